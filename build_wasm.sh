@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# AttnLab build driver. One script for people and for CI, so both take the same path.
+#
+#   ./build_wasm.sh serve     set up, build the web app into dist/ and serve it on 127.0.0.1:8080
+#   ./build_wasm.sh build     set up and build the static site into dist/
+#   ./build_wasm.sh test      set up, build both targets and run every test suite
+#   ./build_wasm.sh sanitize  native unit tests under AddressSanitizer + UndefinedBehaviorSanitizer
+#   ./build_wasm.sh setup     only install what is missing (Debian packages, ImGui sources, npm packages)
+#   ./build_wasm.sh clean     remove build/ and dist/ (third_party/ and node_modules/ stay)
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cd "$ROOT"
+JOBS="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
+PORT="${PORT:-8080}"
+
+# Debian's emscripten 3.1.6 resolves acorn and friends from Debian's node modules.
+export NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}"
+
+APT_PACKAGES=(
+  build-essential cmake pkg-config dpkg-dev
+  emscripten binaryen
+  libeigen3-dev libglfw3-dev catch2
+  chromium xvfb xauth libgl1-mesa-dri
+  fonts-dejavu-core
+)
+
+say() { printf '\033[1m[attnlab]\033[0m %s\n' "$*"; }
+die() { printf '\033[1;31m[attnlab] error:\033[0m %s\n' "$*" >&2; exit 1; }
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"
+  elif command -v sudo >/dev/null; then sudo "$@"
+  else die "need root to run: $*  (install sudo or run as root)"; fi
+}
+
+missing_packages() {
+  local p
+  for p in "${APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || echo "$p"
+  done
+  command -v node >/dev/null || echo nodejs
+  command -v npm >/dev/null || echo npm
+}
+
+APT_UPDATED=0
+apt_update_once() {
+  if [ "$APT_UPDATED" = 0 ]; then
+    say "apt-get update"
+    as_root apt-get update -qq
+    APT_UPDATED=1
+  fi
+}
+
+ensure_packages() {
+  local missing
+  missing="$(missing_packages | tr '\n' ' ')"
+  [ -z "${missing// /}" ] && return 0
+  say "installing Debian packages: $missing"
+  apt_update_once
+  # shellcheck disable=SC2086
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
+  missing="$(missing_packages | tr '\n' ' ')"
+  [ -z "${missing// /}" ] || die "packages still missing after install: $missing"
+}
+
+# `apt-get source` needs a deb-src entry. Add one that mirrors the machine's own deb entry.
+ensure_deb_src() {
+  if grep -rqsE '^(deb-src|Types:.*deb-src)' /etc/apt/sources.list /etc/apt/sources.list.d/; then return 0; fi
+  local f=/etc/apt/sources.list.d/debian.sources
+  if [ -f "$f" ]; then
+    say "adding a deb-src entry (mirroring $f)"
+    # Copy each stanza with Types: deb -> deb-src; keep URIs, suites, components and keyring.
+    awk 'BEGIN{RS=""; ORS="\n\n"} /Types:[ \t]*deb/ { sub(/Types:[^\n]*/, "Types: deb-src"); print }' "$f" \
+      | as_root tee /etc/apt/sources.list.d/attnlab-deb-src.sources >/dev/null
+  elif [ -f /etc/apt/sources.list ] && grep -qE '^deb ' /etc/apt/sources.list; then
+    say "adding deb-src lines (mirroring /etc/apt/sources.list)"
+    grep -E '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' \
+      | as_root tee /etc/apt/sources.list.d/attnlab-deb-src.list >/dev/null
+  else
+    die "no Debian apt source found to derive a deb-src entry from"
+  fi
+  APT_UPDATED=0
+}
+
+# Dear ImGui core sources are not in libimgui-dev, so take Debian's source package.
+ensure_imgui() {
+  local dst="$ROOT/third_party/imgui"
+  if [ -f "$dst/imgui.cpp" ] && [ -f "$dst/backends/imgui_impl_glfw.cpp" ]; then return 0; fi
+  ensure_deb_src
+  apt_update_once
+  say "fetching Dear ImGui sources (apt-get source imgui)"
+  local tmp="$ROOT/third_party/.imgui-src"
+  rm -rf "$tmp" && mkdir -p "$tmp"
+  (cd "$tmp" && apt-get source -qq imgui >/dev/null) || die "apt-get source imgui failed"
+  local src
+  src="$(find "$tmp" -maxdepth 1 -mindepth 1 -type d -name 'imgui-*' | head -n 1)"
+  [ -n "$src" ] && [ -f "$src/imgui.cpp" ] || die "apt-get source imgui produced no imgui.cpp"
+  rm -rf "$dst" && mv "$src" "$dst" && rm -rf "$tmp"
+  say "ImGui sources in third_party/imgui"
+}
+
+ensure_npm() {
+  local dir="$ROOT/tests/e2e"
+  local stamp="$dir/node_modules/.attnlab-lock"
+  if [ -f "$stamp" ] && cmp -s "$dir/package-lock.json" "$stamp"; then return 0; fi
+  say "installing npm packages for the browser test (npm ci)"
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) || die "npm ci failed in tests/e2e"
+  cp "$dir/package-lock.json" "$stamp"
+}
+
+setup() {
+  ensure_packages
+  ensure_imgui
+  ensure_npm
+}
+
+configure() { # dir, extra cmake args...
+  local dir="$1"; shift
+  if [ ! -f "$dir/CMakeCache.txt" ]; then cmake -S "$ROOT" -B "$dir" "$@" >/dev/null; fi
+}
+
+build_native() {
+  say "native build (build/native)"
+  configure build/native -DCMAKE_BUILD_TYPE=Release
+  cmake --build build/native -j "$JOBS"
+}
+
+build_wasm() {
+  say "WebAssembly build (build/wasm)"
+  if [ ! -f build/wasm/CMakeCache.txt ]; then
+    emcmake cmake -S "$ROOT" -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
+  fi
+  cmake --build build/wasm -j "$JOBS"
+  # dist/ mirrors the site folder exactly, so that `serve` serves what `build` made.
+  rm -rf dist.tmp && cp -r build/wasm/site dist.tmp && rm -rf dist && mv dist.tmp dist
+  say "static site in dist/ ($(du -sh dist | cut -f1))"
+}
+
+build_sanitize() {
+  say "native unit tests under ASan + UBSan (build/sanitize)"
+  configure build/sanitize -DCMAKE_BUILD_TYPE=Debug -DATTNLAB_SANITIZE=ON -DATTNLAB_APPS=OFF
+  cmake --build build/sanitize -j "$JOBS"
+}
+
+# Each suite appends "name passed failed" to $RESULTS; the summary line adds them up.
+RESULTS=""
+record() { RESULTS="$RESULTS$1 $2 $3"$'\n'; }
+
+run_ctest() { # label, build dir
+  local label="$1" dir="$2" log
+  log="$(mktemp)"
+  if (cd "$dir" && ctest --output-on-failure -j "$JOBS") | tee "$log"; then :; fi
+  local total failed
+  total="$(sed -nE 's/.*tests passed, ([0-9]+) tests failed out of ([0-9]+).*/\2/p' "$log" | tail -n 1)"
+  failed="$(sed -nE 's/.*tests passed, ([0-9]+) tests failed out of ([0-9]+).*/\1/p' "$log" | tail -n 1)"
+  rm -f "$log"
+  if [ -z "$total" ]; then record "$label" 0 1; return; fi
+  record "$label" "$((total - failed))" "$failed"
+}
+
+summary() {
+  local passed=0 failed=0 name p f
+  echo
+  say "summary"
+  while read -r name p f; do
+    [ -z "$name" ] && continue
+    printf '  %-28s %4d passed %4d failed\n' "$name" "$p" "$f"
+    passed=$((passed + p)); failed=$((failed + f))
+  done <<< "$RESULTS"
+  echo "attnlab: $passed passed, $failed failed"
+  [ "$failed" -eq 0 ]
+}
+
+run_tests() {
+  build_native
+  run_ctest "native (ctest)" build/native
+  build_wasm
+  run_ctest "wasm under node (ctest)" build/wasm
+  say "browser end-to-end test (headless Chromium)"
+  local out="$ROOT/build/e2e"
+  if node tests/e2e/run.mjs --site dist --out "$out"; then record "browser e2e" 1 0
+  else record "browser e2e" 0 1; fi
+  say "screenshots in build/e2e/"
+  summary
+}
+
+serve() {
+  say "serving dist/ at http://127.0.0.1:$PORT/  (Ctrl-C to stop)"
+  exec python3 -m http.server "$PORT" --bind 127.0.0.1 --directory "$ROOT/dist"
+}
+
+cmd="${1:-build}"
+case "$cmd" in
+  setup)    setup ;;
+  build)    setup; build_wasm ;;
+  serve)    setup; build_wasm; serve ;;
+  test)     setup; run_tests ;;
+  sanitize) setup; build_sanitize; run_ctest "native ASan+UBSan (ctest)" build/sanitize; summary ;;
+  native)   setup; build_native ;;
+  clean)    rm -rf build dist ;;
+  *) die "unknown command '$cmd' (use: serve | build | test | sanitize | setup | native | clean)" ;;
+esac

@@ -1,0 +1,67 @@
+#pragma once
+// A small plot kit on ImDrawList: axes with ticks, linear or log scales, lines, bands,
+// bars and markers, a legend (click an entry to hide its series) and a hover read-out.
+//
+//   if (plot::begin("##fade", size, {"context length L", plot::Scale::Log}, {"weight", plot::Scale::Log})) {
+//       plot::band("Lemma 1 band", xs, lo, hi, plot::colors::sky);
+//       plot::line("max weight", xs, ys, {plot::colors::blue});
+//       plot::end();
+//   }
+//
+// Series are buffered between begin() and end(), so the axes can fit the data before
+// anything is drawn; the caller's spans only need to live until the call returns.
+#include <imgui.h>
+
+#include <optional>
+#include <span>
+
+#include "app/plot_axis.h"
+
+namespace attnlab::plot {
+
+// Okabe-Ito: distinguishable under the common colour-vision deficiencies.
+namespace colors {
+inline constexpr ImU32 black = IM_COL32(0, 0, 0, 255);
+inline constexpr ImU32 orange = IM_COL32(230, 159, 0, 255);
+inline constexpr ImU32 sky = IM_COL32(86, 180, 233, 255);
+inline constexpr ImU32 green = IM_COL32(0, 158, 115, 255);
+inline constexpr ImU32 yellow = IM_COL32(240, 228, 66, 255);
+inline constexpr ImU32 blue = IM_COL32(0, 114, 178, 255);
+inline constexpr ImU32 vermillion = IM_COL32(213, 94, 0, 255);
+inline constexpr ImU32 purple = IM_COL32(204, 121, 167, 255);
+inline constexpr ImU32 grey = IM_COL32(120, 120, 120, 255);
+}  // namespace colors
+
+struct Axis {
+    const char* label = "";
+    Scale scale = Scale::Linear;
+    std::optional<double> lo = {};  // fixed ends; unset ends fit the data
+    std::optional<double> hi = {};
+};
+
+enum class Dash { Solid, Dashed, Dotted };
+
+struct LineStyle {
+    ImU32 color = colors::blue;
+    Dash dash = Dash::Solid;
+    float thickness = 2.0f;  // in unscaled pixels; multiplied by the UI scale
+    bool markers = false;
+};
+
+// Starts a plot filling `size` (0 = available width/height). Returns false when clipped away;
+// call end() only when it returned true.
+bool begin(const char* id, ImVec2 size, const Axis& x, const Axis& y, const char* title = nullptr);
+void line(const char* label, std::span<const double> x, std::span<const double> y, LineStyle style = {});
+// Shaded region between lo and hi (alpha applied to `color`).
+void band(const char* label, std::span<const double> x, std::span<const double> lo, std::span<const double> hi,
+          ImU32 color);
+// Bars from the bottom of the axis (or from 0 on linear axes) up to y, `width` in x units.
+void bars(const char* label, std::span<const double> x, std::span<const double> y, double width, ImU32 color);
+// A vertical marker at x, e.g. the current value of a slider.
+void vline(const char* label, double x, LineStyle style = {colors::grey, Dash::Dashed, 1.5f});
+// A single highlighted point.
+void point(const char* label, double x, double y, ImU32 color);
+// Draws everything buffered since begin().
+void end();
+
+}  // namespace attnlab::plot

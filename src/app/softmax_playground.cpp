@@ -1,0 +1,179 @@
+#include "app/softmax_playground.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+
+#include "app/plot.h"
+#include "app/json_object.h"
+
+namespace attnlab {
+
+static bool same(const LogitSpec& x, const LogitSpec& y) {
+    return x.preset == y.preset && x.seed == y.seed && x.spread == y.spread;
+}
+
+constexpr int kMaxL = 4096;
+constexpr double kMinT = 0.01, kMaxT = 100.0;
+
+void update(SoftmaxPlayground& p) {
+    // The fade curve spans every L, so it depends on T but not on the chosen L; the
+    // sensitivity curve spans every T, so it depends on L but not on the chosen T.
+    if (!same(p.fade_spec, p.spec) || p.fade_T != p.T) {
+        p.fade = fade_curve(p.spec, p.T, log_grid_int(2, kMaxL, 72));
+        p.fade_spec = p.spec;
+        p.fade_T = p.T;
+        p.sensitivity_L = -1;  // the logits may have changed too
+    }
+    if (!same(p.sensitivity_spec, p.spec) || p.sensitivity_L != p.L) {
+        p.logits = synthetic_logits(p.spec, p.L);
+        p.sensitivity = sensitivity_curve(p.logits, log_grid(kMinT, kMaxT, 161));
+        p.sensitivity_spec = p.spec;
+        p.sensitivity_L = p.L;
+    }
+    p.weights = softmax(p.logits, p.T);
+    p.max_weight = *std::max_element(p.weights.begin(), p.weights.end());
+    p.a = max_abs(p.logits);
+    p.band = lemma1_band(p.L, p.a, p.T);
+    p.jacobian_norm = softmax_jacobian_norm(p.weights, p.T);
+}
+
+static void draw_controls(SoftmaxPlayground& p) {
+    ImGui::TextWrapped("Synthetic logits l_1..l_L, weights alpha = softmax(l / T).");
+    ImGui::Spacing();
+
+    ImGui::SetNextItemWidth(-1);
+    if (ImGui::BeginCombo("##preset", preset_name(p.spec.preset))) {
+        for (LogitPreset preset : {LogitPreset::RandomGaussian, LogitPreset::RandomUniform, LogitPreset::OneStrong, LogitPreset::TwoTied})
+            if (ImGui::Selectable(preset_name(preset), preset == p.spec.preset)) p.spec.preset = preset;
+        ImGui::EndCombo();
+    }
+    const bool random = p.spec.preset == LogitPreset::RandomGaussian || p.spec.preset == LogitPreset::RandomUniform;
+    ImGui::BeginDisabled(!random);
+    int seed = static_cast<int>(p.spec.seed);
+    if (ImGui::InputInt("seed", &seed)) p.spec.seed = static_cast<std::uint64_t>(std::max(0, seed));
+    ImGui::SameLine();
+    if (ImGui::Button("New")) p.spec.seed = (p.spec.seed * 6364136223846793005ULL + 1442695040888963407ULL) % 1000000;
+    ImGui::EndDisabled();
+
+    float spread = static_cast<float>(p.spec.spread);
+    if (ImGui::SliderFloat("spread", &spread, 0.0f, 10.0f, "%.2f")) p.spec.spread = spread;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Random: the scale of the logits. Presets: the leaders' logit (the others are 0).");
+
+    ImGui::SliderInt("length L", &p.L, 2, kMaxL, "%d", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
+    float T = static_cast<float>(p.T);
+    if (ImGui::SliderFloat("temperature T", &T, static_cast<float>(kMinT), static_cast<float>(kMaxT), "%.3g",
+                           ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
+        p.T = T;
+    const ImVec2 smin = ImGui::GetItemRectMin(), smax = ImGui::GetItemRectMax();
+    p.temperature_slider[0] = smin.x;
+    p.temperature_slider[1] = smin.y;
+    p.temperature_slider[2] = smax.x - smin.x;
+    p.temperature_slider[3] = smax.y - smin.y;
+    ImGui::TextDisabled("Ctrl+click a slider to type a value.");
+
+    update(p);
+
+    ImGui::Separator();
+    ImGui::TextDisabled("At this L and T");
+    const double uniform = 1.0 / p.L;
+    ImGui::Text("largest weight      %.6g", p.max_weight);
+    ImGui::Text("1/L                 %.6g", uniform);
+    ImGui::Text("a = max |l_i|       %.4g", p.a);
+    ImGui::Text("Lemma 1 band        [%.3g, %.3g]", p.band.lower, p.band.upper);
+    ImGui::Spacing();
+    ImGui::Text("||J||_2 exact       %.6g", p.jacobian_norm);
+    ImGui::Text("tight bound 1/(2T)  %.6g", jacobian_bound_tight(p.T));
+    ImGui::Text("paper min{1/(4T),sqrt 2}  %.6g", jacobian_bound_paper(p.T));
+    const double excess = p.jacobian_norm / jacobian_bound_paper(p.T);
+    if (excess > 1.0 + 1e-9) {
+        ImGui::PushStyleColor(ImGuiCol_Text, plot::colors::vermillion);
+        ImGui::TextWrapped("||J||_2 exceeds the paper's bound by a factor %.3g here.", excess);
+        ImGui::PopStyleColor();
+    }
+    ImGui::Spacing();
+    ImGui::TextDisabled("T = 1 is plain softmax. On GPT-2 the logits are\nq.k / sqrt(d_head), so the paper's T is T * 8.");
+}
+
+static void draw_fade_plot(const SoftmaxPlayground& p, ImVec2 size) {
+    const FadeCurve& f = p.fade;
+    char title[96];
+    std::snprintf(title, sizeof title, "Attention fades as 1/L (Lemma 1), T = %.3g", p.T);
+    if (!plot::begin("##fade", size, {"context length L", plot::Scale::Log}, {"weight", plot::Scale::Log, {}, 1.0}, title)) return;
+    plot::band("Lemma 1 band (1/L) e^(+-2a/T)", f.L, f.band_lower, f.band_upper, plot::colors::sky);
+    plot::line("1/L", f.L, f.uniform, {plot::colors::grey, plot::Dash::Dashed, 1.5f});
+    plot::line("largest weight", f.L, f.max_weight, {plot::colors::blue, plot::Dash::Solid, 2.0f});
+    plot::vline("##L", p.L);
+    plot::point("current L", p.L, p.max_weight, plot::colors::vermillion);
+    plot::end();
+}
+
+static void draw_sensitivity_plot(const SoftmaxPlayground& p, ImVec2 size) {
+    const SensitivityCurve& s = p.sensitivity;
+    char title[96];
+    std::snprintf(title, sizeof title, "Sensitivity vs temperature (Lemma 2), L = %d", p.L);
+    if (!plot::begin("##sensitivity", size, {"temperature T", plot::Scale::Log}, {"||J||_2", plot::Scale::Log}, title)) return;
+    plot::line("paper: min{1/(4T), sqrt 2}", s.T, s.bound_paper, {plot::colors::orange, plot::Dash::Dashed, 2.0f});
+    plot::line("tight: 1/(2T)", s.T, s.bound_tight, {plot::colors::green, plot::Dash::Dotted, 2.5f});
+    plot::line("exact ||J||_2", s.T, s.jacobian_norm, {plot::colors::blue, plot::Dash::Solid, 2.0f});
+    plot::vline("##T", p.T);
+    plot::point("current T", p.T, p.jacobian_norm, plot::colors::vermillion);
+    plot::end();
+}
+
+static void draw_weights_plot(const SoftmaxPlayground& p, ImVec2 size) {
+    // The distribution itself: the 32 largest weights, largest first.
+    std::vector<double> sorted = p.weights;
+    const size_t n = std::min<size_t>(32, sorted.size());
+    std::partial_sort(sorted.begin(), sorted.begin() + n, sorted.end(), std::greater<>());
+    sorted.resize(n);
+    std::vector<double> rank(n);
+    std::iota(rank.begin(), rank.end(), 1.0);
+    const std::vector<double> ref_x = {0.5, n + 0.5}, ref_y(2, 1.0 / p.L);
+    if (!plot::begin("##weights", size, {"rank"}, {"weight", plot::Scale::Linear, 0.0}, "The largest weights now")) return;
+    plot::bars("weight", rank, sorted, 0.8, plot::colors::blue);
+    plot::line("1/L", ref_x, ref_y, {plot::colors::grey, plot::Dash::Dashed, 1.5f});
+    plot::end();
+}
+
+void draw_softmax_playground(SoftmaxPlayground& p) {
+    const float controls_w = ImGui::GetFontSize() * 21.0f;
+    ImGui::BeginChild("##controls", ImVec2(controls_w, 0), true);
+    draw_controls(p);
+    const float weights_h = std::max(ImGui::GetContentRegionAvail().y, ImGui::GetFontSize() * 10.0f);
+    draw_weights_plot(p, ImVec2(0, weights_h));
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("##plots", ImVec2(0, 0), false);
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float h = (avail.y - ImGui::GetStyle().ItemSpacing.y) * 0.5f;
+    draw_fade_plot(p, ImVec2(avail.x, h));
+    draw_sensitivity_plot(p, ImVec2(avail.x, h));
+    ImGui::EndChild();
+}
+
+std::string playground_status_json(const SoftmaxPlayground& p, float pixel_ratio) {
+    JsonObject o;
+    o.add("preset", preset_name(p.spec.preset));
+    o.add("seed", static_cast<double>(p.spec.seed));
+    o.add("spread", p.spec.spread);
+    o.add("L", p.L);
+    o.add("T", p.T);
+    o.add("max_weight", p.max_weight);
+    o.add("band_lower", p.band.lower);
+    o.add("band_upper", p.band.upper);
+    o.add("jacobian_norm", p.jacobian_norm);
+    o.add("bound_paper", jacobian_bound_paper(p.T));
+    o.add("bound_tight", jacobian_bound_tight(p.T));
+    JsonObject slider;  // CSS pixels, so a page script can aim at it
+    slider.add("x", p.temperature_slider[0] / pixel_ratio);
+    slider.add("y", p.temperature_slider[1] / pixel_ratio);
+    slider.add("w", p.temperature_slider[2] / pixel_ratio);
+    slider.add("h", p.temperature_slider[3] / pixel_ratio);
+    o.add_raw("temperature_slider", slider.str());
+    return o.str();
+}
+
+}  // namespace attnlab

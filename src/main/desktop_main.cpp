@@ -1,0 +1,71 @@
+// Entry point of the desktop window (attnlab-desktop): the same panels as the web page.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "app/app.h"
+#include "platform/desktop_loop.h"
+#include "platform/ui_host.h"
+
+static void usage(FILE* out) {
+    std::fprintf(out,
+                 "usage: attnlab-desktop [--size WxH] [--frames N [--screenshot FILE.ppm]]\n"
+                 "  --size WxH         window size in pixels (default 1280x800)\n"
+                 "  --frames N         draw N frames, then exit (unattended runs and tests)\n"
+                 "  --screenshot FILE  with --frames: save the last frame as a binary PPM\n");
+}
+
+static bool parse_int(const char* s, int lo, int hi, int& out) {
+    char* end = nullptr;
+    const long v = std::strtol(s, &end, 10);
+    if (end == s || *end != '\0' || v < lo || v > hi) return false;
+    out = static_cast<int>(v);
+    return true;
+}
+
+int main(int argc, char** argv) {
+    int width = 1280, height = 800;
+    attnlab::DesktopRun run;
+    for (int i = 1; i < argc; ++i) {
+        const char* arg = argv[i];
+        const char* value = i + 1 < argc ? argv[i + 1] : nullptr;
+        if (!std::strcmp(arg, "--help") || !std::strcmp(arg, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!std::strcmp(arg, "--size") && value) {
+            if (std::sscanf(value, "%dx%d", &width, &height) != 2 || width < 200 || height < 150 || width > 16384 || height > 16384) {
+                std::fprintf(stderr, "attnlab-desktop: --size wants WxH between 200x150 and 16384x16384, got '%s'\n", value);
+                return 2;
+            }
+            ++i;
+        } else if (!std::strcmp(arg, "--frames") && value) {
+            if (!parse_int(value, 1, 1000000, run.frames)) {
+                std::fprintf(stderr, "attnlab-desktop: --frames wants a whole number from 1 to 1000000, got '%s'\n", value);
+                return 2;
+            }
+            ++i;
+        } else if (!std::strcmp(arg, "--screenshot") && value) {
+            run.screenshot = value;
+            ++i;
+        } else {
+            std::fprintf(stderr, "attnlab-desktop: unknown or incomplete option '%s'\n", arg);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (!run.screenshot.empty() && run.frames == 0) {
+        std::fprintf(stderr, "attnlab-desktop: --screenshot needs --frames N\n");
+        return 2;
+    }
+
+    attnlab::AppState app;
+    attnlab::UiHost host;
+    std::string error;
+    if (!host.open("AttnLab", width, height, 1.0f, ATTNLAB_FONT_FILE, error)) {
+        std::fprintf(stderr, "attnlab-desktop: %s\n", error.c_str());
+        return 1;
+    }
+    host.resize(width, height, attnlab::desktop_pixel_ratio(host.window()));
+    return attnlab::run_desktop_loop(host, [&] { attnlab::draw_app(app); }, run);
+}

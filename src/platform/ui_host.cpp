@@ -1,0 +1,175 @@
+#include "platform/ui_host.h"
+
+#include <imgui.h>
+#include <imgui_impl_glfw.h>
+#include <imgui_impl_opengl3.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include <GLFW/glfw3.h>
+
+namespace attnlab {
+
+namespace {
+
+constexpr float kFontPixels = 15.0f;  // at pixel ratio 1; the plot kit scales from this
+
+// Latin, Greek and the mathematical symbols the panels print (alpha, sqrt, <=, ||, ...).
+const ImWchar kGlyphRanges[] = {
+    0x0020, 0x00FF,  // Basic Latin + Latin-1
+    0x0370, 0x03FF,  // Greek
+    0x2000, 0x206F,  // General punctuation
+    0x2070, 0x209F,  // Superscripts and subscripts
+    0x2190, 0x21FF,  // Arrows
+    0x2200, 0x22FF,  // Mathematical operators
+    0,
+};
+
+bool file_readable(const std::string& path) { return !path.empty() && std::ifstream(path, std::ios::binary).good(); }
+
+}  // namespace
+
+UiHost::~UiHost() {
+    if (imgui_ready_) {
+        ImGui_ImplOpenGL3_Shutdown();
+        ImGui_ImplGlfw_Shutdown();
+        ImGui::DestroyContext();
+    }
+    if (window_) glfwDestroyWindow(window_);
+    if (window_) glfwTerminate();
+}
+
+// Every input or window event means the picture may change.
+void UiHost::on_event(GLFWwindow* w) {
+    auto* host = static_cast<UiHost*>(glfwGetWindowUserPointer(w));
+    if (!host) return;
+    host->request_redraw();
+    if (host->wake_) host->wake_();
+}
+
+void UiHost::request_redraw(int frames) {
+    if (frames > redraw_frames_) redraw_frames_ = frames;
+}
+
+bool UiHost::open(const char* title, int width, int height, float pixel_ratio, const char* font_file, std::string& error) {
+    glfwSetErrorCallback([](int code, const char* what) { std::fprintf(stderr, "GLFW error %d: %s\n", code, what); });
+    if (!glfwInit()) {
+        error = "could not initialise GLFW (is there a display?)";
+        return false;
+    }
+#ifdef __EMSCRIPTEN__
+    const char* glsl_version = "#version 300 es";
+    glfwWindowHint(GLFW_CLIENT_API, GLFW_OPENGL_ES_API);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
+#else
+    const char* glsl_version = "#version 130";
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
+#endif
+    window_ = glfwCreateWindow(width, height, title, nullptr, nullptr);
+    if (!window_) {
+        error = "could not create an OpenGL 3 window (WebGL2 in the browser)";
+        glfwTerminate();
+        return false;
+    }
+    glfwMakeContextCurrent(window_);
+    glfwSwapInterval(1);
+    glfwSetWindowUserPointer(window_, this);
+
+    // Our listeners go in first: ImGui's backend chains to whatever was installed before it.
+    glfwSetCursorPosCallback(window_, [](GLFWwindow* w, double, double) { on_event(w); });
+    glfwSetMouseButtonCallback(window_, [](GLFWwindow* w, int, int, int) { on_event(w); });
+    glfwSetScrollCallback(window_, [](GLFWwindow* w, double, double) { on_event(w); });
+    glfwSetKeyCallback(window_, [](GLFWwindow* w, int, int, int, int) { on_event(w); });
+    glfwSetCharCallback(window_, [](GLFWwindow* w, unsigned int) { on_event(w); });
+    glfwSetCursorEnterCallback(window_, [](GLFWwindow* w, int) { on_event(w); });
+    glfwSetWindowSizeCallback(window_, [](GLFWwindow* w, int, int) { on_event(w); });
+    glfwSetWindowFocusCallback(window_, [](GLFWwindow* w, int) { on_event(w); });
+    glfwSetWindowRefreshCallback(window_, [](GLFWwindow* w) { on_event(w); });
+
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;  // layout comes from the code (and later from the shared link)
+    io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+    ImGui_ImplGlfw_InitForOpenGL(window_, true);
+    ImGui_ImplOpenGL3_Init(glsl_version);
+    imgui_ready_ = true;
+
+    font_file_ = font_file ? font_file : "";
+    if (!file_readable(font_file_))
+        std::fprintf(stderr, "attnlab: UI font '%s' not readable; using ImGui's built-in font\n", font_file_.c_str());
+    pixel_ratio_ = pixel_ratio > 0.0f ? pixel_ratio : 1.0f;
+    return true;
+}
+
+void UiHost::resize(int width, int height, float pixel_ratio) {
+    if (!window_ || width <= 0 || height <= 0) return;
+    int w = 0, h = 0;
+    glfwGetWindowSize(window_, &w, &h);
+    if (w != width || h != height) glfwSetWindowSize(window_, width, height);
+    if (pixel_ratio > 0.0f) pixel_ratio_ = pixel_ratio;
+    request_redraw();
+}
+
+void UiHost::load_fonts_and_style() {
+    ImGuiIO& io = ImGui::GetIO();
+    io.Fonts->Clear();
+    ImFontConfig cfg;
+    cfg.OversampleH = 2;
+    cfg.PixelSnapH = false;
+    const float px = std::round(kFontPixels * pixel_ratio_);
+    ImFont* font = nullptr;
+    if (file_readable(font_file_)) font = io.Fonts->AddFontFromFileTTF(font_file_.c_str(), px, &cfg, kGlyphRanges);
+    if (!font) {
+        ImFontConfig fallback;
+        fallback.SizePixels = px;
+        io.Fonts->AddFontDefault(&fallback);
+    }
+    ImGui_ImplOpenGL3_DestroyFontsTexture();
+    ImGui_ImplOpenGL3_CreateFontsTexture();
+
+    ImGuiStyle style;
+    ImGui::StyleColorsLight(&style);
+    style.WindowRounding = 4.0f;
+    style.FrameRounding = 3.0f;
+    style.GrabRounding = 3.0f;
+    style.ChildRounding = 4.0f;
+    style.FramePadding = ImVec2(6.0f, 4.0f);
+    style.ItemSpacing = ImVec2(8.0f, 6.0f);
+    style.ScaleAllSizes(pixel_ratio_);
+    ImGui::GetStyle() = style;
+    fonts_ratio_ = pixel_ratio_;
+}
+
+bool UiHost::frame(const std::function<void()>& draw_ui) {
+    if (redraw_frames_ <= 0) return false;
+    if (fonts_ratio_ != pixel_ratio_) load_fonts_and_style();
+
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    draw_ui();
+    ImGui::Render();
+
+    int fb_w = 0, fb_h = 0;
+    glfwGetFramebufferSize(window_, &fb_w, &fb_h);
+    glViewport(0, 0, fb_w, fb_h);
+    glClearColor(0.94f, 0.94f, 0.94f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    if (after_render_) after_render_(fb_w, fb_h);
+    glfwSwapBuffers(window_);
+
+    ++frames_drawn_;
+    --redraw_frames_;
+    // While the user holds a widget (dragging a slider), keep drawing: the mouse may be still
+    // while the value is still being applied.
+    if (ImGui::IsAnyItemActive() || ImGui::IsMouseDown(ImGuiMouseButton_Left)) request_redraw(1);
+    return true;
+}
+
+}  // namespace attnlab

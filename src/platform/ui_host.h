@@ -1,0 +1,60 @@
+#pragma once
+// The seam shared by the web page and the desktop window: a GLFW window (a <canvas> under
+// Emscripten) with an OpenGL 3 / WebGL2 context and Dear ImGui on it, fonts rasterised for
+// the screen's pixel ratio, and frame pacing that draws only when something changed.
+#include <functional>
+#include <string>
+
+struct GLFWwindow;
+
+namespace attnlab {
+
+class UiHost {
+public:
+    UiHost() = default;
+    UiHost(const UiHost&) = delete;
+    UiHost& operator=(const UiHost&) = delete;
+    ~UiHost();
+
+    // Opens the window and ImGui. width/height are in window pixels (backing pixels on the
+    // web). font_file: a TTF; when it cannot be read, ImGui's built-in font is used.
+    bool open(const char* title, int width, int height, float pixel_ratio, const char* font_file, std::string& error);
+
+    // Draws one frame when there is a reason to (input, resize, a pending redraw) and returns
+    // whether it drew. draw_ui issues the ImGui calls.
+    bool frame(const std::function<void()>& draw_ui);
+
+    // Asks for `frames` more frames. ImGui needs a few frames to settle after a change.
+    void request_redraw(int frames = 3);
+    bool wants_redraw() const { return redraw_frames_ > 0; }
+
+    // Called on every input event, after request_redraw (the web page resumes its loop).
+    void set_wake_callback(std::function<void()> wake) { wake_ = std::move(wake); }
+
+    // Called after a frame is rendered and before it is shown, with the framebuffer size;
+    // the one moment its pixels can be read back (screenshots).
+    void set_after_render_callback(std::function<void(int, int)> after) { after_render_ = std::move(after); }
+
+    // The web page's canvas changed size or pixel ratio. Sizes in backing pixels.
+    void resize(int width, int height, float pixel_ratio);
+
+    float pixel_ratio() const { return pixel_ratio_; }
+    long frames_drawn() const { return frames_drawn_; }
+    GLFWwindow* window() const { return window_; }
+
+private:
+    void load_fonts_and_style();
+    static void on_event(GLFWwindow* w);
+
+    GLFWwindow* window_ = nullptr;
+    std::string font_file_;
+    float pixel_ratio_ = 1.0f;
+    float fonts_ratio_ = 0.0f;  // the ratio the font atlas was built for
+    int redraw_frames_ = 3;
+    long frames_drawn_ = 0;
+    bool imgui_ready_ = false;
+    std::function<void()> wake_;
+    std::function<void(int, int)> after_render_;
+};
+
+}  // namespace attnlab

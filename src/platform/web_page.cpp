@@ -1,0 +1,103 @@
+#include "platform/web_page.h"
+
+#include <emscripten.h>
+#include <emscripten/html5.h>
+
+#include <cmath>
+#include <string>
+
+// The page (web/index.html) defines these hooks on Module.
+EM_JS(void, js_first_frame, (), { if (Module.onFirstFrame) Module.onFirstFrame(); });
+EM_JS(void, js_fatal_error, (const char* message), { if (Module.onFatalError) Module.onFatalError(UTF8ToString(message)); });
+
+namespace attnlab {
+
+namespace {
+
+struct Page {
+    UiHost* host = nullptr;
+    std::function<void()> draw_ui;
+    std::function<void(JsonObject&)> status;
+    bool paused = false;
+    std::string status_json;  // kept alive for the JS caller
+};
+Page g_page;
+
+void main_loop() {
+    Page& p = g_page;
+    if (!p.host->wants_redraw()) {
+        // Nothing to draw: stop asking for animation frames until an event wakes us.
+        emscripten_pause_main_loop();
+        p.paused = true;
+        return;
+    }
+    p.host->frame(p.draw_ui);
+    if (p.host->frames_drawn() == 1) js_first_frame();
+}
+
+void wake() {
+    if (g_page.paused) {
+        g_page.paused = false;
+        emscripten_resume_main_loop();
+    }
+}
+
+}  // namespace
+
+CanvasSize canvas_size() {
+    double css_w = 0, css_h = 0;
+    emscripten_get_element_css_size("#canvas", &css_w, &css_h);
+    const double dpr = emscripten_get_device_pixel_ratio();
+    return {static_cast<int>(std::lround(css_w * dpr)), static_cast<int>(std::lround(css_h * dpr)), static_cast<float>(dpr)};
+}
+
+void show_fatal_error(const char* message) {
+    js_fatal_error(message);
+}
+
+void run_web_page(UiHost& host, std::function<void()> draw_ui, std::function<void(JsonObject&)> status) {
+    g_page.host = &host;
+    g_page.draw_ui = std::move(draw_ui);
+    g_page.status = std::move(status);
+    host.set_wake_callback(wake);
+    emscripten_set_main_loop(main_loop, 0, true);
+    __builtin_unreachable();
+}
+
+}  // namespace attnlab
+
+// --- called from web/index.html ------------------------------------------------------------
+
+extern "C" {
+
+// The JSON behind window.attnlab.status().
+EMSCRIPTEN_KEEPALIVE const char* attnlab_status_json() {
+    using attnlab::g_page;
+    attnlab::JsonObject o;
+    const long frames = g_page.host ? g_page.host->frames_drawn() : 0;
+    o.add("ready", frames > 0);
+    o.add("frames", static_cast<double>(frames));
+    o.add("idle", g_page.paused);
+    if (g_page.host) {
+        o.add("pixel_ratio", static_cast<double>(g_page.host->pixel_ratio()));
+        if (g_page.status) g_page.status(o);
+    }
+    g_page.status_json = o.str();
+    return g_page.status_json.c_str();
+}
+
+// The page calls this on resize and when devicePixelRatio changes (zoom, another screen).
+EMSCRIPTEN_KEEPALIVE void attnlab_set_canvas_size(double css_width, double css_height, double pixel_ratio) {
+    if (!attnlab::g_page.host) return;
+    attnlab::g_page.host->resize(static_cast<int>(std::lround(css_width * pixel_ratio)),
+                                 static_cast<int>(std::lround(css_height * pixel_ratio)), static_cast<float>(pixel_ratio));
+    attnlab::wake();
+}
+
+EMSCRIPTEN_KEEPALIVE void attnlab_request_redraw() {
+    if (!attnlab::g_page.host) return;
+    attnlab::g_page.host->request_redraw();
+    attnlab::wake();
+}
+
+}  // extern "C"
