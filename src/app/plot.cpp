@@ -211,8 +211,14 @@ void end() {
         ys.insert(ys.end(), s.y2.begin(), s.y2.end());
         if (s.kind == Kind::Bars && p.y.scale == Scale::Linear) ys.push_back(0.0);
     }
-    AxisRange xr = fit_range(xs, p.x.scale, p.x.scale == Scale::Log ? 0.0 : 0.02);
-    AxisRange yr = fit_range(ys, p.y.scale, 0.05);
+    // A fixed end also bounds the fit of the other end: values beyond it are off the plot.
+    const auto within = [](std::vector<double>& v, const Axis& axis) {
+        std::erase_if(v, [&](double x) { return (axis.lo && x < *axis.lo) || (axis.hi && x > *axis.hi); });
+    };
+    within(xs, p.x);
+    within(ys, p.y);
+    AxisRange xr = fit_range(xs, p.x.scale, p.x.scale == Scale::Log ? 0.0 : 0.02, p.x.max_decades);
+    AxisRange yr = fit_range(ys, p.y.scale, 0.05, p.y.max_decades);
     if (p.x.lo) xr.lo = *p.x.lo;
     if (p.x.hi) xr.hi = *p.x.hi;
     if (p.y.lo) yr.lo = *p.y.lo;
@@ -276,7 +282,10 @@ void end() {
         if (s.hidden) continue;
         const float thick = s.style.thickness * sc;
         switch (s.kind) {
-            case Kind::Band:
+            case Kind::Band: {
+                // Adjacent quads with anti-aliased edges would leave faint seams between them.
+                const ImDrawListFlags saved = dl->Flags;
+                dl->Flags &= ~ImDrawListFlags_AntiAliasedFill;
                 for (size_t i = 1; i < s.x.size(); ++i) {
                     if (!drawable(xr, s.x[i - 1]) || !drawable(xr, s.x[i])) continue;
                     const float x0 = to_screen(xr, s.x[i - 1], a.x, b.x), x1 = to_screen(xr, s.x[i], a.x, b.x);
@@ -287,7 +296,9 @@ void end() {
                         ImVec2(x1, to_screen(yr, s.y2[i], b.y, a.y)), ImVec2(x0, to_screen(yr, s.y2[i - 1], b.y, a.y))};
                     dl->AddConvexPolyFilled(quad, 4, with_alpha(s.style.color, 0.30f));
                 }
+                dl->Flags = saved;
                 break;
+            }
             case Kind::Bars: {
                 const double base = yr.scale == Scale::Log ? yr.lo : 0.0;
                 for (size_t i = 0; i < s.x.size(); ++i) {

@@ -37,6 +37,7 @@ struct Axis {
     Scale scale = Scale::Linear;
     std::optional<double> lo = {};  // fixed ends; unset ends fit the data
     std::optional<double> hi = {};
+    double max_decades = 12.0;  // log axes: how far below the top the fitted range may reach
 };
 
 enum class Dash { Solid, Dashed, Dotted };

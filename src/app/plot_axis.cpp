@@ -118,7 +118,7 @@ std::vector<Tick> axis_ticks(const AxisRange& axis, int max_major) {
     const bool minors = stride == 1 && decades <= 8;
     for (int k = first - 1; k <= last; ++k) {
         const double base = std::pow(10.0, k);
-        if (k >= first && (k - first) % stride == 0) ticks.push_back({base, true, format_number(base, 3)});
+        if (k >= first && (k - first) % stride == 0) ticks.push_back({base, true, format_number(base, 6)});
         else if (k >= first) ticks.push_back({base, false, {}});
         if (!minors) continue;
         for (int m = 2; m <= 9; ++m) {

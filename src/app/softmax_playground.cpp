@@ -41,7 +41,7 @@ void update(SoftmaxPlayground& p) {
 }
 
 static void draw_controls(SoftmaxPlayground& p) {
-    ImGui::TextWrapped("Synthetic logits l_1..l_L, weights alpha = softmax(l / T).");
+    ImGui::TextWrapped("Synthetic logits l₁ … l_L, weights α = softmax(l / T).");
     ImGui::Spacing();
 
     ImGui::SetNextItemWidth(-1);
@@ -78,31 +78,41 @@ static void draw_controls(SoftmaxPlayground& p) {
 
     ImGui::Separator();
     ImGui::TextDisabled("At this L and T");
-    const double uniform = 1.0 / p.L;
-    ImGui::Text("largest weight      %.6g", p.max_weight);
-    ImGui::Text("1/L                 %.6g", uniform);
-    ImGui::Text("a = max |l_i|       %.4g", p.a);
-    ImGui::Text("Lemma 1 band        [%.3g, %.3g]", p.band.lower, p.band.upper);
-    ImGui::Spacing();
-    ImGui::Text("||J||_2 exact       %.6g", p.jacobian_norm);
-    ImGui::Text("tight bound 1/(2T)  %.6g", jacobian_bound_tight(p.T));
-    ImGui::Text("paper min{1/(4T),sqrt 2}  %.6g", jacobian_bound_paper(p.T));
+    const auto row = [](const char* name, const char* fmt, auto... values) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(name);
+        ImGui::TableNextColumn();
+        ImGui::Text(fmt, values...);
+    };
+    if (ImGui::BeginTable("##now", 2, ImGuiTableFlags_SizingFixedFit)) {
+        row("largest weight", "%.6g", p.max_weight);
+        row("1/L", "%.6g", 1.0 / p.L);
+        row("a = max |l_i|", "%.4g", p.a);
+        row("Lemma 1 band", "[%.2g, %.2g]", p.band.lower, p.band.upper);
+        row("exact ‖J‖₂", "%.6g", p.jacobian_norm);
+        row("tight bound 1/(2T)", "%.6g", jacobian_bound_tight(p.T));
+        row("paper: min{1/(4T), √2}", "%.6g", jacobian_bound_paper(p.T));
+        ImGui::EndTable();
+    }
     const double excess = p.jacobian_norm / jacobian_bound_paper(p.T);
     if (excess > 1.0 + 1e-9) {
         ImGui::PushStyleColor(ImGuiCol_Text, plot::colors::vermillion);
-        ImGui::TextWrapped("||J||_2 exceeds the paper's bound by a factor %.3g here.", excess);
+        ImGui::TextWrapped("‖J‖₂ exceeds the paper's bound here, by a factor of %.3g.", excess);
         ImGui::PopStyleColor();
     }
     ImGui::Spacing();
-    ImGui::TextDisabled("T = 1 is plain softmax. On GPT-2 the logits are\nq.k / sqrt(d_head), so the paper's T is T * 8.");
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("T = 1 is plain softmax. On GPT-2 the logits are q·k/√d_head, so the paper's T is 8 × ours.");
+    ImGui::PopStyleColor();
 }
 
 static void draw_fade_plot(const SoftmaxPlayground& p, ImVec2 size) {
     const FadeCurve& f = p.fade;
     char title[96];
     std::snprintf(title, sizeof title, "Attention fades as 1/L (Lemma 1), T = %.3g", p.T);
-    if (!plot::begin("##fade", size, {"context length L", plot::Scale::Log}, {"weight", plot::Scale::Log, {}, 1.0}, title)) return;
-    plot::band("Lemma 1 band (1/L) e^(+-2a/T)", f.L, f.band_lower, f.band_upper, plot::colors::sky);
+    if (!plot::begin("##fade", size, {"context length L", plot::Scale::Log}, {"weight", plot::Scale::Log, {}, 1.5, 8.0}, title)) return;
+    plot::band("Lemma 1 band (1/L)·e^(±2a/T)", f.L, f.band_lower, f.band_upper, plot::colors::sky);
     plot::line("1/L", f.L, f.uniform, {plot::colors::grey, plot::Dash::Dashed, 1.5f});
     plot::line("largest weight", f.L, f.max_weight, {plot::colors::blue, plot::Dash::Solid, 2.0f});
     plot::vline("##L", p.L);
@@ -114,10 +124,10 @@ static void draw_sensitivity_plot(const SoftmaxPlayground& p, ImVec2 size) {
     const SensitivityCurve& s = p.sensitivity;
     char title[96];
     std::snprintf(title, sizeof title, "Sensitivity vs temperature (Lemma 2), L = %d", p.L);
-    if (!plot::begin("##sensitivity", size, {"temperature T", plot::Scale::Log}, {"||J||_2", plot::Scale::Log}, title)) return;
-    plot::line("paper: min{1/(4T), sqrt 2}", s.T, s.bound_paper, {plot::colors::orange, plot::Dash::Dashed, 2.0f});
+    if (!plot::begin("##sensitivity", size, {"temperature T", plot::Scale::Log}, {"‖J‖₂", plot::Scale::Log}, title)) return;
+    plot::line("paper: min{1/(4T), √2}", s.T, s.bound_paper, {plot::colors::orange, plot::Dash::Dashed, 2.0f});
     plot::line("tight: 1/(2T)", s.T, s.bound_tight, {plot::colors::green, plot::Dash::Dotted, 2.5f});
-    plot::line("exact ||J||_2", s.T, s.jacobian_norm, {plot::colors::blue, plot::Dash::Solid, 2.0f});
+    plot::line("exact ‖J‖₂", s.T, s.jacobian_norm, {plot::colors::blue, plot::Dash::Solid, 2.0f});
     plot::vline("##T", p.T);
     plot::point("current T", p.T, p.jacobian_norm, plot::colors::vermillion);
     plot::end();

@@ -66,6 +66,6 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "attnlab-desktop: %s\n", error.c_str());
         return 1;
     }
-    host.resize(width, height, attnlab::desktop_pixel_ratio(host.window()));
+    host.set_pixel_ratio(attnlab::desktop_pixel_ratio(host.window()));
     return attnlab::run_desktop_loop(host, [&] { attnlab::draw_app(app); }, run);
 }

@@ -106,11 +106,7 @@ bool UiHost::open(const char* title, int width, int height, float pixel_ratio, c
     return true;
 }
 
-void UiHost::resize(int width, int height, float pixel_ratio) {
-    if (!window_ || width <= 0 || height <= 0) return;
-    int w = 0, h = 0;
-    glfwGetWindowSize(window_, &w, &h);
-    if (w != width || h != height) glfwSetWindowSize(window_, width, height);
+void UiHost::set_pixel_ratio(float pixel_ratio) {
     if (pixel_ratio > 0.0f) pixel_ratio_ = pixel_ratio;
     request_redraw();
 }

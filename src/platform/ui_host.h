@@ -35,8 +35,9 @@ public:
     // the one moment its pixels can be read back (screenshots).
     void set_after_render_callback(std::function<void(int, int)> after) { after_render_ = std::move(after); }
 
-    // The web page's canvas changed size or pixel ratio. Sizes in backing pixels.
-    void resize(int width, int height, float pixel_ratio);
+    // The screen's pixel ratio changed (or is first known): fonts and sizes are rebuilt
+    // for it before the next frame.
+    void set_pixel_ratio(float pixel_ratio);
 
     float pixel_ratio() const { return pixel_ratio_; }
     long frames_drawn() const { return frames_drawn_; }

@@ -6,9 +6,14 @@
 #include <cmath>
 #include <string>
 
+#include <GLFW/glfw3.h>
+
 // The page (web/index.html) defines these hooks on Module.
 EM_JS(void, js_first_frame, (), { if (Module.onFirstFrame) Module.onFirstFrame(); });
 EM_JS(void, js_fatal_error, (const char* message), { if (Module.onFatalError) Module.onFatalError(UTF8ToString(message)); });
+// Sets the canvas's backing store; GLFW hears of it through Browser's resize listeners.
+// (glfwSetWindowSize would ask for fullscreen whenever the size equals the screen's.)
+EM_JS(void, js_set_canvas_size, (int width, int height), { Browser.setCanvasSize(width, height); });
 
 namespace attnlab {
 
@@ -79,6 +84,10 @@ EMSCRIPTEN_KEEPALIVE const char* attnlab_status_json() {
     o.add("frames", static_cast<double>(frames));
     o.add("idle", g_page.paused);
     if (g_page.host) {
+        int w = 0, h = 0;
+        glfwGetWindowSize(g_page.host->window(), &w, &h);
+        o.add("width", w);  // backing pixels
+        o.add("height", h);
         o.add("pixel_ratio", static_cast<double>(g_page.host->pixel_ratio()));
         if (g_page.status) g_page.status(o);
     }
@@ -88,9 +97,9 @@ EMSCRIPTEN_KEEPALIVE const char* attnlab_status_json() {
 
 // The page calls this on resize and when devicePixelRatio changes (zoom, another screen).
 EMSCRIPTEN_KEEPALIVE void attnlab_set_canvas_size(double css_width, double css_height, double pixel_ratio) {
-    if (!attnlab::g_page.host) return;
-    attnlab::g_page.host->resize(static_cast<int>(std::lround(css_width * pixel_ratio)),
-                                 static_cast<int>(std::lround(css_height * pixel_ratio)), static_cast<float>(pixel_ratio));
+    if (!attnlab::g_page.host || css_width <= 0 || css_height <= 0 || pixel_ratio <= 0) return;
+    js_set_canvas_size(static_cast<int>(std::lround(css_width * pixel_ratio)), static_cast<int>(std::lround(css_height * pixel_ratio)));
+    attnlab::g_page.host->set_pixel_ratio(static_cast<float>(pixel_ratio));
     attnlab::wake();
 }
 

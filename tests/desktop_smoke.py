@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Desktop smoke test: the native window draws the panels under a virtual X server.
+
+    desktop_smoke.py ATTNLAB_DESKTOP OUT_DIR
+
+Runs attnlab-desktop under xvfb-run for a few frames, reads back its last frame, checks
+that it is a picture (many colours, not one flat fill) and keeps it as OUT_DIR/desktop.png.
+Standard library only.
+"""
+import os
+import struct
+import subprocess
+import sys
+import zlib
+
+
+def read_ppm(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    magic, size, maxval, pixels = data.split(b"\n", 3)
+    if magic != b"P6" or maxval != b"255":
+        raise ValueError(f"{path}: not an 8-bit binary PPM")
+    w, h = map(int, size.split())
+    if len(pixels) != w * h * 3:
+        raise ValueError(f"{path}: {len(pixels)} bytes of pixels, expected {w * h * 3}")
+    return w, h, pixels
+
+
+def write_png(path, w, h, rgb):
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+    raw = b"".join(b"\x00" + rgb[y * w * 3:(y + 1) * w * 3] for y in range(h))
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+                + chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b""))
+
+
+def main():
+    exe, out = sys.argv[1], sys.argv[2]
+    os.makedirs(out, exist_ok=True)
+    ppm = os.path.join(out, "desktop.ppm")
+    cmd = ["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", exe, "--frames", "6", "--screenshot", ppm]
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    print(run.stdout + run.stderr, end="")
+    if run.returncode != 0:
+        print(f"FAIL: attnlab-desktop exited with {run.returncode}")
+        return 1
+    w, h, rgb = read_ppm(ppm)
+    colours = {rgb[i:i + 3] for i in range(0, len(rgb), 3 * 7)}
+    counts = {}
+    for i in range(0, len(rgb), 3 * 7):
+        counts[rgb[i:i + 3]] = counts.get(rgb[i:i + 3], 0) + 1
+    inked = 1 - max(counts.values()) / sum(counts.values())
+    write_png(os.path.join(out, "desktop.png"), w, h, rgb)
+    os.remove(ppm)
+    print(f"{w}x{h}, {len(colours)} colours, {inked:.1%} of pixels off the background; kept {out}/desktop.png")
+    if (w, h) != (1280, 800) or len(colours) < 50 or inked < 0.05:
+        print("FAIL: the desktop window looks blank")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
