@@ -47,13 +47,18 @@ void draw_app(AppState& app) {
 
     if (ImGui::BeginTabBar("##panels")) {
         if (ImGui::BeginTabItem("Softmax playground")) {
-            draw_softmax_playground(app.playground);
+            draw_softmax_playground(app.playground, app.widgets);
             ImGui::EndTabItem();
         }
         ImGui::EndTabBar();
     }
     ImGui::End();
     draw_about(&app.show_about);
+}
+
+void add_app_status(const AppState& app, float pixel_ratio, JsonObject& status) {
+    status.add_raw("playground", playground_status_json(app.playground));
+    status.add_raw("widgets", widget_rects_json(app.widgets, pixel_ratio));
 }
 
 }  // namespace attnlab

@@ -40,7 +40,7 @@ void update(SoftmaxPlayground& p) {
     p.jacobian_norm = softmax_jacobian_norm(p.weights, p.T);
 }
 
-static void draw_controls(SoftmaxPlayground& p) {
+static void draw_controls(SoftmaxPlayground& p, WidgetRects& widgets) {
     ImGui::TextWrapped("Synthetic logits l₁ … l_L, weights α = softmax(l / T).");
     ImGui::Spacing();
 
@@ -50,28 +50,28 @@ static void draw_controls(SoftmaxPlayground& p) {
             if (ImGui::Selectable(preset_name(preset), preset == p.spec.preset)) p.spec.preset = preset;
         ImGui::EndCombo();
     }
+    remember_last_item(widgets, "playground.preset");
     const bool random = p.spec.preset == LogitPreset::RandomGaussian || p.spec.preset == LogitPreset::RandomUniform;
     ImGui::BeginDisabled(!random);
     int seed = static_cast<int>(p.spec.seed);
     if (ImGui::InputInt("seed", &seed)) p.spec.seed = static_cast<std::uint64_t>(std::max(0, seed));
+    remember_last_item(widgets, "playground.seed");
     ImGui::SameLine();
     if (ImGui::Button("New")) p.spec.seed = (p.spec.seed * 6364136223846793005ULL + 1442695040888963407ULL) % 1000000;
     ImGui::EndDisabled();
 
     float spread = static_cast<float>(p.spec.spread);
     if (ImGui::SliderFloat("spread", &spread, 0.0f, 10.0f, "%.2f")) p.spec.spread = spread;
+    remember_last_item(widgets, "playground.spread");
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Random: the scale of the logits. Presets: the leaders' logit (the others are 0).");
 
     ImGui::SliderInt("length L", &p.L, 2, kMaxL, "%d", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
+    remember_last_item(widgets, "playground.length");
     float T = static_cast<float>(p.T);
     if (ImGui::SliderFloat("temperature T", &T, static_cast<float>(kMinT), static_cast<float>(kMaxT), "%.3g",
                            ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
         p.T = T;
-    const ImVec2 smin = ImGui::GetItemRectMin(), smax = ImGui::GetItemRectMax();
-    p.temperature_slider[0] = smin.x;
-    p.temperature_slider[1] = smin.y;
-    p.temperature_slider[2] = smax.x - smin.x;
-    p.temperature_slider[3] = smax.y - smin.y;
+    remember_last_item(widgets, "playground.temperature");
     ImGui::TextDisabled("Ctrl+click a slider to type a value.");
 
     update(p);
@@ -148,10 +148,10 @@ static void draw_weights_plot(const SoftmaxPlayground& p, ImVec2 size) {
     plot::end();
 }
 
-void draw_softmax_playground(SoftmaxPlayground& p) {
+void draw_softmax_playground(SoftmaxPlayground& p, WidgetRects& widgets) {
     const float controls_w = ImGui::GetFontSize() * 21.0f;
     ImGui::BeginChild("##controls", ImVec2(controls_w, 0), true);
-    draw_controls(p);
+    draw_controls(p, widgets);
     const float weights_h = std::max(ImGui::GetContentRegionAvail().y, ImGui::GetFontSize() * 10.0f);
     draw_weights_plot(p, ImVec2(0, weights_h));
     ImGui::EndChild();
@@ -164,7 +164,7 @@ void draw_softmax_playground(SoftmaxPlayground& p) {
     ImGui::EndChild();
 }
 
-std::string playground_status_json(const SoftmaxPlayground& p, float pixel_ratio) {
+std::string playground_status_json(const SoftmaxPlayground& p) {
     JsonObject o;
     o.add("preset", preset_name(p.spec.preset));
     o.add("seed", static_cast<double>(p.spec.seed));
@@ -177,12 +177,6 @@ std::string playground_status_json(const SoftmaxPlayground& p, float pixel_ratio
     o.add("jacobian_norm", p.jacobian_norm);
     o.add("bound_paper", jacobian_bound_paper(p.T));
     o.add("bound_tight", jacobian_bound_tight(p.T));
-    JsonObject slider;  // CSS pixels, so a page script can aim at it
-    slider.add("x", p.temperature_slider[0] / pixel_ratio);
-    slider.add("y", p.temperature_slider[1] / pixel_ratio);
-    slider.add("w", p.temperature_slider[2] / pixel_ratio);
-    slider.add("h", p.temperature_slider[3] / pixel_ratio);
-    o.add_raw("temperature_slider", slider.str());
     return o.str();
 }
 

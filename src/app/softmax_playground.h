@@ -7,6 +7,7 @@
 #include "analysis/softmax.h"
 #include "analysis/softmax_sweeps.h"
 #include "analysis/synthetic_logits.h"
+#include "app/widget_rects.h"
 
 namespace attnlab {
 
@@ -25,17 +26,14 @@ struct SoftmaxPlayground {
     std::vector<double> logits, weights;  // at (spec, L, T)
     double max_weight = 0.0, a = 0.0, jacobian_norm = 0.0;
     Lemma1Band band{};
-
-    // Where the temperature slider was drawn (ImGui pixels), for the browser test to drag.
-    float temperature_slider[4] = {0, 0, 0, 0};
 };
 
 // Brings the derived numbers up to date with the inputs. Pure computation.
 void update(SoftmaxPlayground& p);
 
-void draw_softmax_playground(SoftmaxPlayground& p);
+void draw_softmax_playground(SoftmaxPlayground& p, WidgetRects& widgets);
 
 // The panel's current numbers as a JSON object, for window.attnlab.status().
-std::string playground_status_json(const SoftmaxPlayground& p, float pixel_ratio);
+std::string playground_status_json(const SoftmaxPlayground& p);
 
 }  // namespace attnlab

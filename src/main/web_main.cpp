@@ -16,7 +16,5 @@ int main() {
     }
     attnlab::run_web_page(
         host, [] { attnlab::draw_app(app); },
-        [](attnlab::JsonObject& status) {
-            status.add_raw("playground", attnlab::playground_status_json(app.playground, host.pixel_ratio()));
-        });
+        [](attnlab::JsonObject& status) { attnlab::add_app_status(app, host.pixel_ratio(), status); });
 }

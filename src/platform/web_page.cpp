@@ -7,10 +7,28 @@
 #include <string>
 
 #include <GLFW/glfw3.h>
+#include <imgui.h>
 
 // The page (web/index.html) defines these hooks on Module.
 EM_JS(void, js_first_frame, (), { if (Module.onFirstFrame) Module.onFirstFrame(); });
 EM_JS(void, js_fatal_error, (const char* message), { if (Module.onFatalError) Module.onFatalError(UTF8ToString(message)); });
+// The system clipboard. Browsers let a page write it during a key press, but read it only in
+// a 'paste' event, which arrives right after the Ctrl+V key-down and before the next frame:
+// we keep its text, and ImGui reads that copy when it handles the key.
+EM_JS(void, js_write_clipboard, (const char* text), {
+    if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(UTF8ToString(text)).catch(() => {});
+});
+EM_JS(void, js_listen_for_paste, (), {
+    window.addEventListener("paste", (event) => {
+        const text = event.clipboardData ? event.clipboardData.getData("text") : "";
+        const size = lengthBytesUTF8(text) + 1;
+        const ptr = _malloc(size);
+        stringToUTF8(text, ptr, size);
+        _attnlab_on_paste(ptr);
+        _free(ptr);
+        event.preventDefault();
+    });
+});
 // Sets the canvas's backing store; GLFW hears of it through Browser's resize listeners.
 // (glfwSetWindowSize would ask for fullscreen whenever the size equals the screen's.)
 EM_JS(void, js_set_canvas_size, (int width, int height), { Browser.setCanvasSize(width, height); });
@@ -25,6 +43,7 @@ struct Page {
     std::function<void(JsonObject&)> status;
     bool paused = false;
     std::string status_json;  // kept alive for the JS caller
+    std::string clipboard;    // last text copied in the app or pasted into the page
 };
 Page g_page;
 
@@ -65,6 +84,13 @@ void run_web_page(UiHost& host, std::function<void()> draw_ui, std::function<voi
     g_page.draw_ui = std::move(draw_ui);
     g_page.status = std::move(status);
     host.set_wake_callback(wake);
+    ImGuiIO& io = ImGui::GetIO();
+    io.SetClipboardTextFn = [](void*, const char* text) {
+        g_page.clipboard = text;
+        js_write_clipboard(text);
+    };
+    io.GetClipboardTextFn = [](void*) { return g_page.clipboard.c_str(); };
+    js_listen_for_paste();
     emscripten_set_main_loop(main_loop, 0, true);
     __builtin_unreachable();
 }
@@ -100,6 +126,12 @@ EMSCRIPTEN_KEEPALIVE void attnlab_set_canvas_size(double css_width, double css_h
     if (!attnlab::g_page.host || css_width <= 0 || css_height <= 0 || pixel_ratio <= 0) return;
     js_set_canvas_size(static_cast<int>(std::lround(css_width * pixel_ratio)), static_cast<int>(std::lround(css_height * pixel_ratio)));
     attnlab::g_page.host->set_pixel_ratio(static_cast<float>(pixel_ratio));
+    attnlab::wake();
+}
+
+EMSCRIPTEN_KEEPALIVE void attnlab_on_paste(const char* text) {
+    attnlab::g_page.clipboard = text;
+    if (attnlab::g_page.host) attnlab::g_page.host->request_redraw();
     attnlab::wake();
 }
 

@@ -100,16 +100,32 @@ async function waitFor(page, fn, arg, timeout = 10000) {
 }
 
 // --- one visit at a given pixel ratio --------------------------------------------------
+// Centre of a widget the app reports in status().widgets (CSS pixels).
+async function widget(page, name) {
+  const r = (await page.evaluate(() => window.attnlab.status().widgets))[name];
+  if (!r) throw new Error(`status().widgets has no '${name}'`);
+  return { ...r, cx: r.x + r.w / 2, cy: r.y + r.h / 2 };
+}
+
+const playground = (page) => page.evaluate(() => window.attnlab.status().playground);
+
 async function visit(browser, url, dpr) {
   console.log(`devicePixelRatio ${dpr}:`);
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: dpr });
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: url });
   const page = await context.newPage();
   const errors = [];
   page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
   page.on("pageerror", (e) => errors.push(String(e)));
   page.on("requestfailed", (r) => errors.push(`request failed: ${r.url()}`));
 
+  // Hold the wasm back a moment, so the loading indicator can be seen doing its job.
+  let release;
+  const held = new Promise((resolve) => { release = resolve; });
+  await page.route("**/attnlab.wasm", async (route) => { await held; await route.continue(); });
   await page.goto(url);
+  check(await page.isVisible("#loading"), "a loading indicator shows until the first frame");
+  release();
   const ready = await waitFor(page, () => window.attnlab && window.attnlab.status().ready, undefined, 60000);
   if (!check(ready, "window.attnlab.status().ready becomes true")) {
     await page.screenshot({ path: path.join(out, `not-ready-dpr${dpr}.png`) });
@@ -141,20 +157,51 @@ async function visit(browser, url, dpr) {
 
   // Drag the temperature slider to the left: T falls, the plotted values follow.
   const before = idle.playground;
-  const s = before.temperature_slider;
+  const s = await widget(page, "playground.temperature");
   check(s.w > 20 && s.h > 5, "the temperature slider is on screen", JSON.stringify(s));
-  const y = s.y + s.h / 2;
-  await page.mouse.move(s.x + s.w * 0.5, y);
+  await page.mouse.move(s.cx, s.cy);
   await page.mouse.down();
-  for (let i = 1; i <= 10; i++) await page.mouse.move(s.x + s.w * (0.5 - 0.04 * i), y);
+  for (let i = 1; i <= 10; i++) await page.mouse.move(s.x + s.w * (0.5 - 0.04 * i), s.cy);
   await page.mouse.up();
   const moved = await waitFor(page, (t) => window.attnlab.status().playground.T < t * 0.5, before.T);
-  const after = (await page.evaluate(() => window.attnlab.status())).playground;
+  const after = await playground(page);
   check(moved, "dragging the temperature slider lowers T", `T ${before.T} -> ${after.T}`);
   check(after.jacobian_norm !== before.jacobian_norm && after.max_weight !== before.max_weight,
         "the plotted ||J||_2 and largest weight change with T",
         `||J|| ${before.jacobian_norm} -> ${after.jacobian_norm}, max weight ${before.max_weight} -> ${after.max_weight}`);
   await page.screenshot({ path: path.join(out, `after-drag-dpr${dpr}.png`) });
+
+  // Keyboard: Ctrl+click a slider, type a value, press Enter.
+  const len = await widget(page, "playground.length");
+  await page.keyboard.down("Control");
+  await page.mouse.click(len.cx, len.cy);
+  await page.keyboard.up("Control");
+  await page.keyboard.press("Control+A");
+  await page.keyboard.type("1000");
+  await page.keyboard.press("Enter");
+  const typed = await waitFor(page, () => window.attnlab.status().playground.L === 1000);
+  check(typed, "Ctrl+click on the length slider and typing 1000 sets L = 1000", `L = ${(await playground(page)).L}`);
+
+  // Clipboard: paste a seed from the system clipboard, then copy it back out.
+  await page.evaluate(() => navigator.clipboard.writeText("4242"));
+  const seed = await widget(page, "playground.seed");
+  await page.mouse.click(seed.x + seed.w * 0.2, seed.cy);
+  await page.keyboard.press("Control+A");
+  await page.keyboard.press("Control+V");
+  await page.keyboard.press("Enter");
+  const pasted = await waitFor(page, () => window.attnlab.status().playground.seed === 4242);
+  check(pasted, "Ctrl+V pastes the system clipboard into the seed field", `seed = ${(await playground(page)).seed}`);
+  await page.evaluate(() => navigator.clipboard.writeText(""));
+  await page.mouse.click(seed.x + seed.w * 0.2, seed.cy);
+  await page.keyboard.press("Control+A");
+  await page.keyboard.press("Control+C");
+  await page.keyboard.press("Escape");
+  let copied = "";
+  for (let i = 0; i < 20 && copied !== "4242"; i++) {
+    await page.waitForTimeout(50);
+    copied = await page.evaluate(() => navigator.clipboard.readText());
+  }
+  check(copied === "4242", "Ctrl+C copies the seed field to the system clipboard", JSON.stringify(copied));
 
   // Resize: the canvas and the UI follow.
   await page.setViewportSize({ width: 900, height: 640 });
