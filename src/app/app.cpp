@@ -56,7 +56,7 @@ void draw_app(AppState& app) {
     draw_about(&app.show_about);
 }
 
-void add_app_status(const AppState& app, float pixel_ratio, JsonObject& status) {
+void add_app_status(const AppState& app, float pixel_ratio, json::ObjectBuilder& status) {
     status.add_raw("playground", playground_status_json(app.playground));
     status.add_raw("widgets", widget_rects_json(app.widgets, pixel_ratio));
 }

@@ -7,7 +7,7 @@
 #include <numeric>
 
 #include "app/plot.h"
-#include "app/json_object.h"
+#include "model/json.h"
 
 namespace attnlab {
 
@@ -165,7 +165,7 @@ void draw_softmax_playground(SoftmaxPlayground& p, WidgetRects& widgets) {
 }
 
 std::string playground_status_json(const SoftmaxPlayground& p) {
-    JsonObject o;
+    json::ObjectBuilder o;
     o.add("preset", preset_name(p.spec.preset));
     o.add("seed", static_cast<double>(p.spec.seed));
     o.add("spread", p.spec.spread);

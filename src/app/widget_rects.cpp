@@ -2,7 +2,7 @@
 
 #include <imgui.h>
 
-#include "app/json_object.h"
+#include "model/json.h"
 
 namespace attnlab {
 
@@ -12,9 +12,9 @@ void remember_last_item(WidgetRects& rects, const char* name) {
 }
 
 std::string widget_rects_json(const WidgetRects& rects, float pixel_ratio) {
-    JsonObject all;
+    json::ObjectBuilder all;
     for (const auto& [name, r] : rects) {
-        JsonObject o;
+        json::ObjectBuilder o;
         o.add("x", r.x / pixel_ratio).add("y", r.y / pixel_ratio).add("w", r.w / pixel_ratio).add("h", r.h / pixel_ratio);
         all.add_raw(name, o.str());
     }

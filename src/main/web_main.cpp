@@ -16,5 +16,5 @@ int main() {
     }
     attnlab::run_web_page(
         host, [] { attnlab::draw_app(app); },
-        [](attnlab::JsonObject& status) { attnlab::add_app_status(app, host.pixel_ratio(), status); });
+        [](attnlab::json::ObjectBuilder& status) { attnlab::add_app_status(app, host.pixel_ratio(), status); });
 }

@@ -40,7 +40,7 @@ namespace {
 struct Page {
     UiHost* host = nullptr;
     std::function<void()> draw_ui;
-    std::function<void(JsonObject&)> status;
+    std::function<void(json::ObjectBuilder&)> status;
     bool paused = false;
     std::string status_json;  // kept alive for the JS caller
     std::string clipboard;    // last text copied in the app or pasted into the page
@@ -79,7 +79,7 @@ void show_fatal_error(const char* message) {
     js_fatal_error(message);
 }
 
-void run_web_page(UiHost& host, std::function<void()> draw_ui, std::function<void(JsonObject&)> status) {
+void run_web_page(UiHost& host, std::function<void()> draw_ui, std::function<void(json::ObjectBuilder&)> status) {
     g_page.host = &host;
     g_page.draw_ui = std::move(draw_ui);
     g_page.status = std::move(status);
@@ -104,7 +104,7 @@ extern "C" {
 // The JSON behind window.attnlab.status().
 EMSCRIPTEN_KEEPALIVE const char* attnlab_status_json() {
     using attnlab::g_page;
-    attnlab::JsonObject o;
+    attnlab::json::ObjectBuilder o;
     const long frames = g_page.host ? g_page.host->frames_drawn() : 0;
     o.add("ready", frames > 0);
     o.add("frames", static_cast<double>(frames));

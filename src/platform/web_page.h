@@ -4,7 +4,7 @@
 // window.attnlab.status() (see web/index.html).
 #include <functional>
 
-#include "app/json_object.h"
+#include "model/json.h"
 #include "platform/ui_host.h"
 
 namespace attnlab {
@@ -23,6 +23,6 @@ void show_fatal_error(const char* message);
 
 // Runs the page until it is closed. `status` adds the app's fields to window.attnlab.status().
 // Does not return: Emscripten unwinds main() and keeps the runtime alive.
-[[noreturn]] void run_web_page(UiHost& host, std::function<void()> draw_ui, std::function<void(JsonObject&)> status);
+[[noreturn]] void run_web_page(UiHost& host, std::function<void()> draw_ui, std::function<void(json::ObjectBuilder&)> status);
 
 }  // namespace attnlab
