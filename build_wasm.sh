@@ -100,13 +100,17 @@ ensure_imgui() {
   say "ImGui sources in third_party/imgui"
 }
 
+# Node packages for the tests (each folder under tests/ with a package-lock.json).
 ensure_npm() {
-  local dir="$ROOT/tests/e2e"
-  local stamp="$dir/node_modules/.attnlab-lock"
-  if [ -f "$stamp" ] && cmp -s "$dir/package-lock.json" "$stamp"; then return 0; fi
-  say "installing npm packages for the browser test (npm ci)"
-  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) || die "npm ci failed in tests/e2e"
-  cp "$dir/package-lock.json" "$stamp"
+  local lock dir stamp
+  for lock in "$ROOT"/tests/*/package-lock.json; do
+    dir="$(dirname "$lock")"
+    stamp="$dir/node_modules/.attnlab-lock"
+    if [ -f "$stamp" ] && cmp -s "$lock" "$stamp"; then continue; fi
+    say "installing npm packages in ${dir#"$ROOT"/} (npm ci)"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) || die "npm ci failed in ${dir#"$ROOT"/}"
+    cp "$lock" "$stamp"
+  done
 }
 
 setup() {
