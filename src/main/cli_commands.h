@@ -1,0 +1,12 @@
+#pragma once
+// The attnlab CLI's subcommands, one file each (cli_<name>.cpp). Each gets argv with
+// argv[first] the first option after the subcommand's name, prints its result to stdout
+// and errors to stderr, and returns the exit code (0 ok, 1 failure, 2 bad usage).
+namespace attnlab {
+
+int cli_tokenize(int argc, char** argv, int first);
+int cli_logits(int argc, char** argv, int first);
+int cli_attention(int argc, char** argv, int first);
+int cli_generate(int argc, char** argv, int first);
+
+}  // namespace attnlab

@@ -1,0 +1,40 @@
+// Entry point of the attnlab command-line tool (native build).
+#include <cstdio>
+#include <cstring>
+
+#include "main/cli_commands.h"
+
+namespace {
+
+struct Command {
+    const char* name;
+    int (*run)(int, char**, int);
+    const char* summary;
+};
+
+const Command kCommands[] = {
+    {"tokenize", attnlab::cli_tokenize, "tokenize [--json]                  GPT-2 token ids of standard input"},
+    {"logits", attnlab::cli_logits, "logits --model FILE --ids 1,2,3 [--json]   next-token logits at the last position"},
+    {"attention", attnlab::cli_attention, "attention --model FILE --ids ... --layer L --head H [--json]   one head's T x T weights"},
+    {"generate", attnlab::cli_generate,
+     "generate --model FILE --prompt TEXT -n N [--temperature T --top-k K --top-p P --seed S]"},
+};
+
+void usage(FILE* out) {
+    std::fprintf(out, "usage: attnlab COMMAND [OPTIONS]\n\ncommands:\n");
+    for (const Command& c : kCommands) std::fprintf(out, "  %s\n", c.summary);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    for (const Command& c : kCommands)
+        if (!std::strcmp(argv[1], c.name)) return c.run(argc, argv, 2);
+    std::fprintf(stderr, "attnlab: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}
