@@ -1,8 +1,9 @@
 #pragma once
 // Safetensors files, read exactly as the format defines them: an 8-byte little-endian header
 // size N, N bytes of a JSON object mapping tensor names to {dtype, shape, data_offsets}
-// (plus an optional "__metadata__" that is ignored), then the data section. Offsets are
-// relative to the data section, in order, without holes or overlaps.
+// (plus an optional "__metadata__" of string pairs, checked and otherwise ignored), then the
+// data section. Offsets are relative to the data section; sorted by offset, the tensors tile
+// it exactly, from byte 0 to the end of the file, without holes or overlaps.
 //
 // No I/O: the reader indexes bytes the caller holds (an mmap natively, the downloaded
 // buffer in the browser) and hands out views into them, so F32 weights need no copy.
