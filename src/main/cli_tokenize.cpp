@@ -1,0 +1,65 @@
+// attnlab tokenize [--json] [--vocab-dir DIR]: GPT-2 token ids of standard input.
+//
+// Standard input is read whole and byte-exactly (a trailing newline is text like any other).
+// The ids go to stdout on one line, separated by spaces, or as one JSON array with --json.
+// Invalid UTF-8 is read as U+FFFD with a warning on stderr; the ids are still printed.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "main/cli_args.h"
+#include "main/cli_commands.h"
+#include "main/cli_vocabulary.h"
+#include "model/gpt2_tokenizer.h"
+
+namespace attnlab {
+
+namespace {
+
+bool read_stdin(std::string& out) {
+    // Raw blocks, no text-mode translation (POSIX streams are binary): every byte counts.
+    char block[1 << 16];
+    size_t n = 0;
+    while ((n = std::fread(block, 1, sizeof block, stdin)) > 0) out.append(block, n);
+    return !std::ferror(stdin);
+}
+
+}  // namespace
+
+int cli_tokenize(int argc, char** argv, int first) {
+    CliArgs args;
+    std::string error;
+    if (!args.parse(argc, argv, first, {"vocab-dir"}, {"json"}, error)) {
+        std::fprintf(stderr, "attnlab tokenize: %s\nusage: attnlab tokenize [--json] [--vocab-dir DIR] < text\n", error.c_str());
+        return 2;
+    }
+    Gpt2Tokenizer tokenizer;
+    if (!load_vocabulary(args.value("vocab-dir"), tokenizer, error)) {
+        std::fprintf(stderr, "attnlab tokenize: %s\n", error.c_str());
+        return 1;
+    }
+
+    std::string input;
+    if (!read_stdin(input)) {
+        std::fprintf(stderr, "attnlab tokenize: cannot read standard input\n");
+        return 1;
+    }
+    std::vector<std::string> warnings;
+    const std::vector<int> ids = tokenizer.encode(input, &warnings);
+    for (const std::string& w : warnings) std::fprintf(stderr, "attnlab tokenize: warning: %s\n", w.c_str());
+
+    const bool json = args.flag("json");
+    std::string line = json ? "[" : "";
+    for (size_t i = 0; i < ids.size(); ++i) {
+        if (i) line += json ? "," : " ";
+        line += std::to_string(ids[i]);
+    }
+    line += json ? "]\n" : "\n";
+    if (std::fwrite(line.data(), 1, line.size(), stdout) != line.size() || std::fflush(stdout) != 0) {
+        std::fprintf(stderr, "attnlab tokenize: cannot write standard output\n");
+        return 1;
+    }
+    return 0;
+}
+
+}  // namespace attnlab
