@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "analysis/random.h"
+#include "model/random.h"
 
 using attnlab::SplitMix64;
 

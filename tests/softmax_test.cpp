@@ -6,7 +6,7 @@
 #include <numbers>
 #include <vector>
 
-#include "analysis/random.h"
+#include "model/random.h"
 #include "analysis/softmax.h"
 
 using namespace attnlab;

@@ -2,7 +2,7 @@
 
 #include <cstddef>
 
-#include "analysis/random.h"
+#include "model/random.h"
 
 namespace attnlab {
 

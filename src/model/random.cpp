@@ -1,4 +1,4 @@
-#include "analysis/random.h"
+#include "model/random.h"
 
 #include <cmath>
 #include <numbers>

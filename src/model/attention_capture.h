@@ -1,0 +1,43 @@
+#pragma once
+// An AttentionObserver that keeps every layer's Q, K and V, and recomputes any head's
+// attention matrix from them on demand: under another temperature, or handed to another
+// normalizer, without running the model again. Keeping Q/K/V costs 3 x n_layer x T x C
+// floats (113 MB for GPT-2 small at T = 1024); all 144 T x T matrices would cost 600 MB.
+#include <vector>
+
+#include "model/gpt2.h"
+
+namespace attnlab {
+
+class AttentionCapture final : public AttentionObserver {
+public:
+    void on_layer(const LayerQkv& qkv) override;
+
+    int layers() const { return static_cast<int>(layers_.size()); }
+    int length() const { return length_; }  // tokens captured
+    int n_head() const { return n_head_; }
+    int head_dim() const { return head_dim_; }
+
+    // (T, head_dim) slices, copied out: one head's queries, keys or values.
+    std::vector<float> queries(int layer, int head) const;
+    std::vector<float> keys(int layer, int head) const;
+    std::vector<float> values(int layer, int head) const;
+
+    // (T, T) pre-softmax scores q.k / sqrt(d), -inf above the diagonal (causal).
+    std::vector<float> scores(int layer, int head) const;
+    // (T, T) softmax(scores / temperature) row by row, 0 above the diagonal.
+    std::vector<float> weights(int layer, int head, float temperature = 1.0f) const;
+
+    void clear();
+
+private:
+    struct Layer {
+        std::vector<float> q, k, v;  // (T, n_head, d)
+    };
+    std::vector<Layer> layers_;
+    int length_ = 0, n_head_ = 0, head_dim_ = 0;
+
+    std::vector<float> slice(const std::vector<float>& m, int head) const;
+};
+
+}  // namespace attnlab

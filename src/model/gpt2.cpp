@@ -1,0 +1,225 @@
+#include "model/gpt2.h"
+
+#include <Eigen/Core>
+#include <algorithm>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include <cmath>
+#include <limits>
+
+namespace attnlab {
+
+namespace {
+
+using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using Matrix = Eigen::Map<RowMatrix>;
+using ConstMatrix = Eigen::Map<const RowMatrix>;
+using Stride = Eigen::OuterStride<>;
+// One head's slice of a (rows, n_head * d) matrix: rows x d with row stride C.
+using HeadSlice = Eigen::Map<RowMatrix, 0, Stride>;
+using ConstHeadSlice = Eigen::Map<const RowMatrix, 0, Stride>;
+using ConstRow = Eigen::Map<const Eigen::RowVectorXf>;
+
+// Queries per attention block: small enough for a block's scores to stay in cache, large
+// enough for efficient matrix products.
+constexpr int kQueryBlock = 64;
+
+// Natively, OpenMP spreads independent work over the cores; in wasm everything runs on one.
+#ifdef _OPENMP
+#define ATTNLAB_PRAGMA(x) _Pragma(#x)
+int max_threads() { return omp_get_max_threads(); }
+int thread_index() { return omp_get_thread_num(); }
+#else
+#define ATTNLAB_PRAGMA(x)
+int max_threads() { return 1; }
+int thread_index() { return 0; }
+#endif
+
+// x <- 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), with Eigen's vectorised tanh.
+void gelu_tanh_inplace(std::vector<float>& v) {
+    constexpr std::ptrdiff_t chunk = 1 << 14;
+    const std::ptrdiff_t size = static_cast<std::ptrdiff_t>(v.size());
+    ATTNLAB_PRAGMA(omp parallel for schedule(static))
+    for (std::ptrdiff_t at = 0; at < size; at += chunk) {
+        auto x = Eigen::Map<Eigen::ArrayXf>(v.data() + at, std::min(chunk, size - at));
+        x = 0.5f * x * (1.0f + (0.7978845608028654f * (x + 0.044715f * x.cube())).tanh());
+    }
+}
+
+// x += y, element by element.
+void add_inplace(std::vector<float>& x, const std::vector<float>& y) {
+    const std::ptrdiff_t size = static_cast<std::ptrdiff_t>(x.size());
+    ATTNLAB_PRAGMA(omp parallel for schedule(static) if (size >= (1 << 16)))
+    for (std::ptrdiff_t i = 0; i < size; ++i) x[static_cast<size_t>(i)] += y[static_cast<size_t>(i)];
+}
+
+// out = LayerNorm(in) row by row; in, out: (n, C).
+void layer_norm(const float* in, float* out, int n, int C, const float* w, const float* b, float eps) {
+    ATTNLAB_PRAGMA(omp parallel for schedule(static) if (n >= 16))
+    for (int i = 0; i < n; ++i) {
+        const float* x = in + static_cast<size_t>(i) * C;
+        float* y = out + static_cast<size_t>(i) * C;
+        double mean = 0.0, var = 0.0;  // double: C = 768 sums of fp32 lose digits otherwise
+        for (int c = 0; c < C; ++c) mean += x[c];
+        mean /= C;
+        for (int c = 0; c < C; ++c) var += (x[c] - mean) * (x[c] - mean);
+        var /= C;
+        const float m = static_cast<float>(mean);
+        const float inv = static_cast<float>(1.0 / std::sqrt(var + eps));
+        for (int c = 0; c < C; ++c) y[c] = (x[c] - m) * inv * w[c] + b[c];
+    }
+}
+
+// out (n, cols) = in (n, rows) @ W (rows, cols) + bias.
+void linear(const float* in, int n, int rows, const float* W, const float* bias, int cols, float* out) {
+    Matrix y(out, n, cols);
+    y.noalias() = ConstMatrix(in, n, rows) * ConstMatrix(W, rows, cols);
+    y.rowwise() += ConstRow(bias, cols);
+}
+
+}  // namespace
+
+float gelu_tanh(float x) {
+    const float k = 0.7978845608028654f;  // sqrt(2 / pi)
+    return 0.5f * x * (1.0f + std::tanh(k * (x + 0.044715f * x * x * x)));
+}
+
+Gpt2State::Gpt2State(const Gpt2Model& model) : model_(model) {
+    const Gpt2Config& c = model.config();
+    const size_t cache = static_cast<size_t>(c.n_layer) * c.n_positions * c.n_embd;
+    k_cache_.assign(cache, 0.0f);
+    v_cache_.assign(cache, 0.0f);
+}
+
+bool Gpt2State::forward(std::span<const int> tokens, std::vector<float>& logits, std::string& error, bool all_logits,
+                        AttentionObserver* observer) {
+    const Gpt2Config& cfg = model_.config();
+    const Gpt2Weights& w = model_.weights();
+    const int n = static_cast<int>(tokens.size());
+    const int C = cfg.n_embd, H = cfg.n_head, d = cfg.head_dim(), V = cfg.vocab_size;
+    if (n == 0) {
+        error = "no tokens to run";
+        return false;
+    }
+    if (t_ + n > cfg.n_positions) {
+        error = "the sequence would be " + std::to_string(t_ + n) + " tokens long; this model takes at most " +
+                std::to_string(cfg.n_positions) + " (n_positions)";
+        return false;
+    }
+    for (int i = 0; i < n; ++i) {
+        if (tokens[i] < 0 || tokens[i] >= V) {
+            error = "token id " + std::to_string(tokens[i]) + " at position " + std::to_string(i) + " is outside the vocabulary 0.." +
+                    std::to_string(V - 1);
+            return false;
+        }
+    }
+    const int T = t_ + n;  // keys visible to the last new token
+    const size_t nC = static_cast<size_t>(n) * C;
+    x_.resize(nC);
+    h_.resize(nC);
+    qkv_.resize(nC * 3);
+    q_.resize(nC);
+    attn_out_.resize(nC);
+    fc_.resize(nC * 4);
+
+    // x: (n, C) = token embedding + position embedding
+    for (int i = 0; i < n; ++i) {
+        const float* te = w.wte + static_cast<size_t>(tokens[i]) * C;
+        const float* pe = w.wpe + static_cast<size_t>(t_ + i) * C;
+        float* x = x_.data() + static_cast<size_t>(i) * C;
+        for (int c = 0; c < C; ++c) x[c] = te[c] + pe[c];
+    }
+
+    const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+    for (int l = 0; l < cfg.n_layer; ++l) {
+        const Gpt2LayerWeights& L = w.layers[l];
+        float* k_cache = k_cache_.data() + static_cast<size_t>(l) * cfg.n_positions * C;  // (n_positions, C)
+        float* v_cache = v_cache_.data() + static_cast<size_t>(l) * cfg.n_positions * C;
+
+        // qkv: (n, 3C) = ln_1(x) @ c_attn
+        layer_norm(x_.data(), h_.data(), n, C, L.ln_1_w, L.ln_1_b, cfg.layer_norm_epsilon);
+        linear(h_.data(), n, C, L.c_attn_w, L.c_attn_b, 3 * C, qkv_.data());
+        for (int i = 0; i < n; ++i) {
+            const float* row = qkv_.data() + static_cast<size_t>(i) * 3 * C;
+            std::copy(row, row + C, q_.data() + static_cast<size_t>(i) * C);                      // q: (n, H, d)
+            std::copy(row + C, row + 2 * C, k_cache + static_cast<size_t>(t_ + i) * C);           // k: (T, H, d)
+            std::copy(row + 2 * C, row + 3 * C, v_cache + static_cast<size_t>(t_ + i) * C);       // v: (T, H, d)
+        }
+        if (observer) observer->on_layer({l, t_, n, H, d, q_.data(), k_cache, v_cache});
+
+        // Per head and block of queries: scores = q k^T / sqrt(d) over the keys the block can see
+        // (none after its last query: causal), weights = softmax(scores / tau), out = weights v.
+        // Blocks keep the scratch in cache and skip most of the masked triangle; they are
+        // independent, so natively they run in parallel. A head an observer asked for runs as
+        // one block, so that the observer sees whole (n, T) matrices.
+        const int block = std::min(n, kQueryBlock);
+        const int blocks = (n + block - 1) / block;
+        std::vector<char> whole(static_cast<size_t>(H), 0);
+        bool any_whole = false;
+        for (int hd = 0; hd < H && observer; ++hd) any_whole |= (whole[static_cast<size_t>(hd)] = observer->wants_head(l, hd)) != 0;
+        const size_t scratch_floats = static_cast<size_t>(any_whole ? n : block) * T * 2;
+        scores_.resize(static_cast<size_t>(max_threads()) * scratch_floats);
+        ATTNLAB_PRAGMA(omp parallel for schedule(dynamic) if (!any_whole))
+        for (int item = 0; item < H * blocks; ++item) {
+            const int hd = item / blocks, b = item % blocks;
+            const bool observed = whole[static_cast<size_t>(hd)] != 0;
+            if (observed && b != 0) continue;  // block 0 does the whole head
+            const int r0 = observed ? 0 : b * block, r1 = observed ? n : std::min(n, r0 + block);
+            const int rows = r1 - r0, keys = t_ + r1;  // the block's last query sees keys 0..keys-1
+            float* scratch = scores_.data() + static_cast<size_t>(thread_index()) * scratch_floats;
+            Matrix S(scratch, rows, keys);                                       // (rows, keys)
+            Matrix P(scratch + static_cast<size_t>(rows) * keys, rows, keys);   // (rows, keys)
+            const ConstHeadSlice Q(q_.data() + static_cast<size_t>(r0) * C + hd * d, rows, d, Stride(C));
+            const ConstHeadSlice K(k_cache + hd * d, keys, d, Stride(C));
+            const ConstHeadSlice Vh(v_cache + hd * d, keys, d, Stride(C));
+            S.noalias() = (Q * K.transpose()) * scale;
+            const float tau = temperatures.at(l, hd, H);
+            for (int i = 0; i < rows; ++i) {
+                const int visible = t_ + r0 + i + 1;  // query at position t_ + r0 + i sees keys 0..t_ + r0 + i
+                auto sv = S.row(i).head(visible).array();
+                auto pv = P.row(i).head(visible).array();
+                pv = ((sv - sv.maxCoeff()) * (1.0f / tau)).exp();  // Eigen's exp is vectorised
+                pv *= 1.0f / pv.sum();
+                P.row(i).tail(keys - visible).setZero();
+                S.row(i).tail(keys - visible).setConstant(-std::numeric_limits<float>::infinity());
+            }
+            if (observed) observer->on_head({l, hd, t_, n, T, tau, S.data(), P.data()});
+            HeadSlice out(attn_out_.data() + static_cast<size_t>(r0) * C + hd * d, rows, d, Stride(C));
+            out.noalias() = P * Vh;
+        }
+
+        // x += attn_out @ c_proj
+        linear(attn_out_.data(), n, C, L.c_proj_w, L.c_proj_b, C, h_.data());
+        add_inplace(x_, h_);
+
+        // x += gelu(ln_2(x) @ c_fc) @ c_proj
+        layer_norm(x_.data(), h_.data(), n, C, L.ln_2_w, L.ln_2_b, cfg.layer_norm_epsilon);
+        linear(h_.data(), n, C, L.fc_w, L.fc_b, 4 * C, fc_.data());
+        gelu_tanh_inplace(fc_);
+        linear(fc_.data(), n, 4 * C, L.mlp_proj_w, L.mlp_proj_b, C, h_.data());
+        add_inplace(x_, h_);
+    }
+
+    ln_f_out_.resize(nC);
+    layer_norm(x_.data(), ln_f_out_.data(), n, C, w.ln_f_w, w.ln_f_b, cfg.layer_norm_epsilon);
+
+    // logits: (rows, V) = ln_f(x) @ lm_head^T, for the last token or all of them
+    const int rows = all_logits ? n : 1;
+    const float* from = ln_f_out_.data() + static_cast<size_t>(n - rows) * C;
+    logits.resize(static_cast<size_t>(rows) * V);
+    // In slices of the vocabulary: for one row this is a matrix-vector product, which Eigen
+    // would run on one core, and reading the 154 MB of lm_head is most of a decode step.
+    constexpr int slice = 2048;
+    ATTNLAB_PRAGMA(omp parallel for schedule(static))
+    for (int v0 = 0; v0 < V; v0 += slice) {
+        const int count = std::min(slice, V - v0);
+        Eigen::Map<RowMatrix, 0, Stride>(logits.data() + v0, rows, count, Stride(V)).noalias() =
+            ConstMatrix(from, rows, C) * ConstMatrix(w.lm_head + static_cast<size_t>(v0) * C, count, C).transpose();
+    }
+
+    t_ = T;
+    return true;
+}
+
+}  // namespace attnlab

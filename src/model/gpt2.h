@@ -1,0 +1,147 @@
+#pragma once
+// GPT-2, as in the Hugging Face implementation, in fp32 with Eigen: prefill a prompt, then
+// decode token by token with a KV cache. Weights are views into the checkpoint's bytes when
+// they are F32 (no copy) and into one owned buffer otherwise.
+//
+// What the paper needs comes out through AttentionObserver: per layer the queries, keys and
+// values, and on request one head's pre-softmax scores and weights. Heads can be given their
+// own attention temperature, applied inside the forward pass.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/safetensors.h"
+
+namespace attnlab {
+
+struct Gpt2Config {
+    int n_layer = 12;
+    int n_head = 12;
+    int n_embd = 768;
+    int n_positions = 1024;
+    int vocab_size = 50257;
+    float layer_norm_epsilon = 1e-5f;
+
+    int head_dim() const { return n_embd / n_head; }
+};
+
+// Reads the Hugging Face config.json fields AttnLab uses. `source` names the file in errors.
+bool parse_gpt2_config(std::string_view json_text, std::string_view source, Gpt2Config& config, std::string& error);
+
+// One layer's parameters. Conv1D layout: weights are (in, out), applied as x @ W + b.
+struct Gpt2LayerWeights {
+    const float* ln_1_w;    // (C)
+    const float* ln_1_b;    // (C)
+    const float* c_attn_w;  // (C, 3C): q, k, v side by side
+    const float* c_attn_b;  // (3C)
+    const float* c_proj_w;  // (C, C)
+    const float* c_proj_b;  // (C)
+    const float* ln_2_w;    // (C)
+    const float* ln_2_b;    // (C)
+    const float* fc_w;      // (C, 4C)
+    const float* fc_b;      // (4C)
+    const float* mlp_proj_w;  // (4C, C)
+    const float* mlp_proj_b;  // (C)
+};
+
+struct Gpt2Weights {
+    const float* wte;  // (V, C) token embeddings, also the output projection when tied
+    const float* wpe;  // (n_positions, C)
+    std::vector<Gpt2LayerWeights> layers;
+    const float* ln_f_w;  // (C)
+    const float* ln_f_b;  // (C)
+    const float* lm_head;  // (V, C): wte unless the checkpoint has its own
+};
+
+// What a layer's attention saw, handed to an observer. Pointers are valid during the call.
+struct LayerQkv {
+    int layer;
+    int t0;        // position of the first new token
+    int n;         // new tokens in this call
+    int n_head;
+    int head_dim;
+    const float* q;  // (n, n_head, head_dim): this call's queries
+    const float* k;  // (t0 + n, n_head, head_dim): every key so far (the cache)
+    const float* v;  // (t0 + n, n_head, head_dim)
+};
+
+// One head's attention for this call's queries.
+struct HeadAttention {
+    int layer, head, t0, n;
+    int t_total;            // t0 + n keys
+    float temperature;      // the override in force (1 = GPT-2)
+    const float* scores;    // (n, t_total): q.k / sqrt(d), -inf above the diagonal
+    const float* weights;   // (n, t_total): softmax(scores / temperature), 0 above the diagonal
+};
+
+class AttentionObserver {
+public:
+    virtual ~AttentionObserver() = default;
+    virtual void on_layer(const LayerQkv& qkv) = 0;
+    // Heads for which on_head is called (checked once per layer and head).
+    virtual bool wants_head(int /*layer*/, int /*head*/) const { return false; }
+    virtual void on_head(const HeadAttention& /*attention*/) {}
+};
+
+class Gpt2Model {
+public:
+    // Binds the model to a checkpoint. `reader` and the bytes under it must outlive the model.
+    // `config` comes from config.json when there is one; pass nullptr to infer it from the tensor
+    // shapes (n_head = n_embd / 64, with a warning). Tensor names may carry "transformer.".
+    bool load(const SafetensorsReader& reader, const Gpt2Config* config, std::string& error,
+              std::vector<std::string>* warnings = nullptr);
+
+    const Gpt2Config& config() const { return config_; }
+    const Gpt2Weights& weights() const { return w_; }
+    std::int64_t parameter_count() const { return parameter_count_; }
+
+private:
+    Gpt2Config config_;
+    Gpt2Weights w_{};
+    std::vector<float> owned_;  // F16/BF16/misaligned tensors converted to fp32
+    std::int64_t parameter_count_ = 0;
+};
+
+// Per-head attention temperatures, (n_layer, n_head), 1 everywhere = GPT-2.
+struct HeadTemperatures {
+    std::vector<float> values;
+    void reset(const Gpt2Config& c) { values.assign(static_cast<size_t>(c.n_layer) * c.n_head, 1.0f); }
+    float at(int layer, int head, int n_head) const {
+        return values.empty() ? 1.0f : values[static_cast<size_t>(layer) * n_head + head];
+    }
+};
+
+// The running state of one sequence: KV cache and scratch space.
+class Gpt2State {
+public:
+    explicit Gpt2State(const Gpt2Model& model);
+
+    // Runs the new tokens through the model after the `length()` already seen. Writes the
+    // logits of the last new token into `logits` (V floats), or of every new token when
+    // all_logits is set ((n, V) floats). Returns false with a message for ids outside the
+    // vocabulary or a sequence longer than n_positions (nothing is consumed then).
+    bool forward(std::span<const int> tokens, std::vector<float>& logits, std::string& error, bool all_logits = false,
+                 AttentionObserver* observer = nullptr);
+
+    int length() const { return t_; }
+    void reset() { t_ = 0; }
+
+    // Attention temperatures applied from the next forward() on.
+    HeadTemperatures temperatures;
+
+    // The last forward()'s final layer-norm output, (n, C), for checks against references.
+    const std::vector<float>& final_hidden() const { return ln_f_out_; }
+
+private:
+    const Gpt2Model& model_;
+    int t_ = 0;
+    std::vector<float> k_cache_, v_cache_;  // (n_layer, n_positions, C)
+    std::vector<float> x_, h_, qkv_, q_, attn_out_, fc_, scores_, ln_f_out_;  // scratch
+};
+
+// GELU, tanh approximation, as GPT-2 uses it.
+float gelu_tanh(float x);
+
+}  // namespace attnlab

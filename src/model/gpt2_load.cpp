@@ -1,0 +1,201 @@
+// Binding a safetensors checkpoint in the Hugging Face GPT-2 layout to Gpt2Model.
+#include <cstring>
+#include <functional>
+
+#include "model/gpt2.h"
+#include "model/json.h"
+
+namespace attnlab {
+
+namespace {
+
+std::string shape_str(const std::vector<std::int64_t>& shape) {
+    std::string s = "[";
+    for (size_t i = 0; i < shape.size(); ++i) {
+        if (i) s += ", ";
+        s += std::to_string(shape[i]);
+    }
+    return s + "]";
+}
+
+}  // namespace
+
+bool parse_gpt2_config(std::string_view json_text, std::string_view source, Gpt2Config& config, std::string& error) {
+    const std::string where(source);
+    const json::ParseResult parsed = json::parse(json_text);
+    if (!parsed.value) {
+        error = where + ": not valid JSON (" + parsed.error + ")";
+        return false;
+    }
+    const json::Value& root = *parsed.value;
+    if (!root.is_object()) {
+        error = where + ": expected a JSON object";
+        return false;
+    }
+    Gpt2Config c;
+    const auto get_int = [&](const char* key, const char* alt, int lo, int hi, int& out, bool required) {
+        const json::Value* v = root.find(key);
+        if (!v && alt) v = root.find(alt);
+        if (!v) {
+            if (required) error = where + ": missing \"" + key + "\"";
+            return !required;
+        }
+        const auto i = v->as_int(lo, hi);
+        if (!i) {
+            error = where + ": \"" + key + "\" must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi);
+            return false;
+        }
+        out = static_cast<int>(*i);
+        return true;
+    };
+    if (!get_int("n_layer", nullptr, 1, 1024, c.n_layer, true) || !get_int("n_head", nullptr, 1, 1024, c.n_head, true) ||
+        !get_int("n_embd", nullptr, 1, 65536, c.n_embd, true) ||
+        !get_int("n_positions", "n_ctx", 1, 1 << 20, c.n_positions, true) ||
+        !get_int("vocab_size", nullptr, 1, 1 << 22, c.vocab_size, true))
+        return false;
+    if (const json::Value* eps = root.find("layer_norm_epsilon")) {
+        if (!eps->is_number() || !(eps->as_number() > 0.0) || eps->as_number() > 1.0) {
+            error = where + ": \"layer_norm_epsilon\" must be a number in (0, 1]";
+            return false;
+        }
+        c.layer_norm_epsilon = static_cast<float>(eps->as_number());
+    }
+    if (const json::Value* act = root.find("activation_function")) {
+        // GPT-2 checkpoints say "gelu_new": the tanh approximation this engine computes.
+        if (!act->is_string() || (act->as_string() != "gelu_new" && act->as_string() != "gelu_pytorch_tanh")) {
+            error = where + ": activation_function " + (act->is_string() ? "\"" + act->as_string() + "\"" : "of the wrong type") +
+                    " is not GPT-2's tanh GELU (\"gelu_new\")";
+            return false;
+        }
+    }
+    if (c.n_embd % c.n_head != 0) {
+        error = where + ": n_embd " + std::to_string(c.n_embd) + " is not a multiple of n_head " + std::to_string(c.n_head);
+        return false;
+    }
+    config = c;
+    return true;
+}
+
+bool Gpt2Model::load(const SafetensorsReader& reader, const Gpt2Config* config, std::string& error,
+                     std::vector<std::string>* warnings) {
+    const std::string& src = reader.source();
+    // Hugging Face's GPT2Model saves bare names; GPT2LMHeadModel and some conversions prefix them.
+    std::string prefix;
+    if (reader.find("wte.weight")) prefix = "";
+    else if (reader.find("transformer.wte.weight")) prefix = "transformer.";
+    else {
+        error = src + ": no tensor 'wte.weight' (nor 'transformer.wte.weight'): not a GPT-2 checkpoint";
+        return false;
+    }
+    const TensorInfo* wte = reader.find(prefix + "wte.weight");
+    const TensorInfo* wpe = reader.find(prefix + "wpe.weight");
+    if (!wpe) {
+        error = src + ": missing tensor '" + prefix + "wpe.weight'";
+        return false;
+    }
+
+    Gpt2Config c;
+    if (config) {
+        c = *config;
+    } else {
+        if (wte->shape.size() != 2 || wpe->shape.size() != 2) {
+            error = src + ": cannot infer the configuration: wte/wpe are not matrices";
+            return false;
+        }
+        c.vocab_size = static_cast<int>(wte->shape[0]);
+        c.n_embd = static_cast<int>(wte->shape[1]);
+        c.n_positions = static_cast<int>(wpe->shape[0]);
+        c.n_layer = 0;
+        while (reader.find(prefix + "h." + std::to_string(c.n_layer) + ".ln_1.weight")) ++c.n_layer;
+        if (c.n_embd % 64 != 0 || c.n_layer == 0) {
+            error = src + ": cannot infer the configuration (n_embd " + std::to_string(c.n_embd) + ", " +
+                    std::to_string(c.n_layer) + " layers); provide config.json";
+            return false;
+        }
+        c.n_head = c.n_embd / 64;
+        if (warnings)
+            warnings->push_back(src + ": no config.json; inferred " + std::to_string(c.n_layer) + " layers, n_embd " +
+                                std::to_string(c.n_embd) + ", n_head " + std::to_string(c.n_head) + " (assuming head size 64)");
+    }
+
+    // Every tensor we use, with the shape it must have and where its pointer goes.
+    struct Need {
+        std::string name;
+        std::vector<std::int64_t> shape;
+        const float** dest;
+        const TensorInfo* info = nullptr;
+    };
+    std::vector<Need> needs;
+    const std::int64_t C = c.n_embd, V = c.vocab_size;
+    Gpt2Weights w{};
+    w.layers.resize(static_cast<size_t>(c.n_layer));
+    const auto need = [&](const std::string& name, std::vector<std::int64_t> shape, const float** dest) {
+        needs.push_back({prefix + name, std::move(shape), dest});
+    };
+    need("wte.weight", {V, C}, &w.wte);
+    need("wpe.weight", {c.n_positions, C}, &w.wpe);
+    for (int l = 0; l < c.n_layer; ++l) {
+        const std::string h = "h." + std::to_string(l) + ".";
+        Gpt2LayerWeights& L = w.layers[static_cast<size_t>(l)];
+        need(h + "ln_1.weight", {C}, &L.ln_1_w);
+        need(h + "ln_1.bias", {C}, &L.ln_1_b);
+        need(h + "attn.c_attn.weight", {C, 3 * C}, &L.c_attn_w);
+        need(h + "attn.c_attn.bias", {3 * C}, &L.c_attn_b);
+        need(h + "attn.c_proj.weight", {C, C}, &L.c_proj_w);
+        need(h + "attn.c_proj.bias", {C}, &L.c_proj_b);
+        need(h + "ln_2.weight", {C}, &L.ln_2_w);
+        need(h + "ln_2.bias", {C}, &L.ln_2_b);
+        need(h + "mlp.c_fc.weight", {C, 4 * C}, &L.fc_w);
+        need(h + "mlp.c_fc.bias", {4 * C}, &L.fc_b);
+        need(h + "mlp.c_proj.weight", {4 * C, C}, &L.mlp_proj_w);
+        need(h + "mlp.c_proj.bias", {C}, &L.mlp_proj_b);
+    }
+    need("ln_f.weight", {C}, &w.ln_f_w);
+    need("ln_f.bias", {C}, &w.ln_f_b);
+    // The output projection is tied to wte unless the checkpoint carries its own.
+    const bool own_head = reader.find("lm_head.weight") != nullptr;
+    if (own_head) needs.push_back({"lm_head.weight", {V, C}, &w.lm_head});
+
+    // Check everything before converting anything, and size the one owned buffer.
+    size_t owned = 0;
+    std::int64_t params = 0;
+    for (Need& n : needs) {
+        n.info = reader.find(n.name);
+        if (!n.info) {
+            error = src + ": missing tensor '" + n.name + "'";
+            return false;
+        }
+        if (n.info->shape != n.shape) {
+            error = src + ": tensor '" + n.name + "' has shape " + shape_str(n.info->shape) + ", expected " + shape_str(n.shape) +
+                    (config ? " from config.json" : "");
+            return false;
+        }
+        if (n.info->dtype != DType::F32 && n.info->dtype != DType::F16 && n.info->dtype != DType::BF16) {
+            error = src + ": tensor '" + n.name + "' is " + dtype_name(n.info->dtype) + "; AttnLab reads F32, F16 and BF16";
+            return false;
+        }
+        if (reader.f32_view(*n.info).empty()) owned += static_cast<size_t>(n.info->element_count());
+        params += n.info->element_count();
+    }
+    owned_.assign(owned, 0.0f);
+    size_t at = 0;
+    for (Need& n : needs) {
+        const std::span<const float> view = reader.f32_view(*n.info);
+        if (!view.empty()) {
+            *n.dest = view.data();  // zero-copy: straight from the checkpoint's bytes
+            continue;
+        }
+        const std::span<float> out(owned_.data() + at, static_cast<size_t>(n.info->element_count()));
+        if (!reader.to_f32(*n.info, out, error)) return false;
+        *n.dest = out.data();
+        at += out.size();
+    }
+    if (!own_head) w.lm_head = w.wte;
+
+    config_ = c;
+    w_ = std::move(w);
+    parameter_count_ = params;
+    return true;
+}
+
+}  // namespace attnlab
