@@ -13,7 +13,7 @@ struct Command {
 };
 
 const Command kCommands[] = {
-    {"tokenize", attnlab::cli_tokenize, "tokenize [--json]                  GPT-2 token ids of standard input"},
+    {"tokenize", attnlab::cli_tokenize, "tokenize [--json] [--vocab-dir DIR]   GPT-2 token ids of standard input"},
     {"logits", attnlab::cli_logits, "logits --model FILE --ids 1,2,3 [--json]   next-token logits at the last position"},
     {"attention", attnlab::cli_attention, "attention --model FILE --ids ... --layer L --head H [--json]   one head's T x T weights"},
     {"generate", attnlab::cli_generate,

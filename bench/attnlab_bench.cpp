@@ -1,0 +1,234 @@
+// attnlab_bench: how fast the GPT-2 engine runs, measured against a pure GEMM of the same
+// FLOPs on the same machine in the same run (the ratio is the figure that matters; absolute
+// times on shared machines are noisy). Not a test: it asserts nothing.
+//
+//   attnlab_bench [--quick]      prefill L = 128, 512, 1024; decode; tokenizer; peak memory
+//
+// The checkpoint is GPT-2 small's shape (124M parameters) with random weights, written as a
+// safetensors file in memory and loaded through the same reader as a real one.
+#include <Eigen/Core>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "model/attention_capture.h"
+#include "model/gpt2.h"
+#include "model/gpt2_tokenizer.h"
+#include "model/json.h"
+#include "model/random.h"
+#include "model/safetensors.h"
+
+#ifdef __EMSCRIPTEN__
+#include <emscripten/heap.h>
+#else
+#include <sys/resource.h>
+#endif
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+using namespace attnlab;
+
+namespace {
+
+double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+double peak_memory_mb() {
+#ifdef __EMSCRIPTEN__
+    return static_cast<double>(emscripten_get_heap_size()) / (1 << 20);  // the heap only grows
+#else
+    rusage r{};
+    getrusage(RUSAGE_SELF, &r);
+    return static_cast<double>(r.ru_maxrss) / 1024.0;
+#endif
+}
+
+int threads() {
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+// A GPT-2-small-shaped safetensors file with small random F32 weights.
+std::vector<std::uint8_t> random_checkpoint(const Gpt2Config& c) {
+    struct T {
+        std::string name;
+        std::vector<std::int64_t> shape;
+    };
+    const std::int64_t C = c.n_embd;
+    std::vector<T> ts = {{"wte.weight", {c.vocab_size, C}}, {"wpe.weight", {c.n_positions, C}}};
+    for (int l = 0; l < c.n_layer; ++l) {
+        const std::string h = "h." + std::to_string(l) + ".";
+        for (const T& t : std::vector<T>{{h + "ln_1.weight", {C}}, {h + "ln_1.bias", {C}}, {h + "attn.c_attn.weight", {C, 3 * C}},
+                                         {h + "attn.c_attn.bias", {3 * C}}, {h + "attn.c_proj.weight", {C, C}}, {h + "attn.c_proj.bias", {C}},
+                                         {h + "ln_2.weight", {C}}, {h + "ln_2.bias", {C}}, {h + "mlp.c_fc.weight", {C, 4 * C}},
+                                         {h + "mlp.c_fc.bias", {4 * C}}, {h + "mlp.c_proj.weight", {4 * C, C}}, {h + "mlp.c_proj.bias", {C}}})
+            ts.push_back(t);
+    }
+    ts.push_back({"ln_f.weight", {C}});
+    ts.push_back({"ln_f.bias", {C}});
+    json::ObjectBuilder header;
+    std::uint64_t offset = 0;
+    for (const T& t : ts) {
+        std::int64_t n = 1;
+        std::string shape = "[";
+        for (size_t i = 0; i < t.shape.size(); ++i) {
+            n *= t.shape[i];
+            if (i) shape += ',';
+            shape += std::to_string(t.shape[i]);
+        }
+        const std::uint64_t bytes = static_cast<std::uint64_t>(n) * 4;
+        header.add_raw(t.name, "{\"dtype\":\"F32\",\"shape\":" + shape + "],\"data_offsets\":[" + std::to_string(offset) + "," +
+                                   std::to_string(offset + bytes) + "]}");
+        offset += bytes;
+    }
+    std::string text = header.str();
+    text.append((8 - text.size() % 8) % 8, ' ');
+    std::vector<std::uint8_t> file(8 + text.size() + offset);
+    const std::uint64_t n = text.size();
+    for (int i = 0; i < 8; ++i) file[static_cast<size_t>(i)] = static_cast<std::uint8_t>(n >> (8 * i));
+    std::memcpy(file.data() + 8, text.data(), text.size());
+    float* data = reinterpret_cast<float*>(file.data() + 8 + text.size());
+    SplitMix64 rng(1);
+    for (std::uint64_t i = 0; i < offset / 4; ++i) data[i] = static_cast<float>(rng.uniform() - 0.5) * 0.04f;
+    return file;
+}
+
+// FLOPs one prefill of L tokens needs: per layer 24 L C^2 for the four linear maps, and
+// 2 L (L + 1) C for scores and weighted values over the causal triangle (query i sees i + 1
+// keys), plus the last token's logits. Work the engine wastes (masked entries it computes
+// anyway, layer norms, softmax) is not counted, so it shows up in the ratio against it.
+double prefill_flops(const Gpt2Config& c, int L) {
+    const double C = c.n_embd;
+    return c.n_layer * (24.0 * L * C * C + 2.0 * L * (L + 1.0) * C) + 2.0 * C * c.vocab_size;
+}
+
+// Seconds a pure fp32 GEMM would take for `flops`, timed on the model's own most common
+// shape, (L x C) @ (C x 4C), and scaled to the FLOP count.
+double gemm_seconds(int L, int C, double flops, int repeats) {
+    using M = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    const int N = 4 * C;
+    M a = M::Random(L, C), b = M::Random(C, N), out(L, N);
+    double best = 1e30;
+    for (int r = 0; r < repeats + 1; ++r) {  // +1: the first touches the memory
+        const double t0 = now();
+        out.noalias() = a * b;
+        best = std::min(best, now() - t0);
+    }
+    if (out(0, 0) == 12345.0f) std::printf(" ");  // keep the product alive
+    return best * flops / (2.0 * L * C * N);
+}
+
+std::string read_file(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    std::ostringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const bool quick = argc > 1 && !std::strcmp(argv[1], "--quick");
+    const int repeats = quick ? 1 : 3;
+#ifdef __EMSCRIPTEN__
+    const char* build = "wasm (SIMD128), 1 thread";
+#else
+    const char* build = "native";
+#endif
+    std::printf("# attnlab_bench: %s, %d thread(s), Eigen %d.%d.%d\n\n", build, threads(), EIGEN_WORLD_VERSION, EIGEN_MAJOR_VERSION,
+                EIGEN_MINOR_VERSION);
+
+    const Gpt2Config config;  // GPT-2 small
+    double t0 = now();
+    const std::vector<std::uint8_t> file = random_checkpoint(config);
+    SafetensorsReader reader;
+    Gpt2Model model;
+    std::string error;
+    if (!reader.open(file, "random-gpt2-small.safetensors", error) || !model.load(reader, &config, error)) {
+        std::fprintf(stderr, "attnlab_bench: %s\n", error.c_str());
+        return 1;
+    }
+    std::printf("checkpoint: %.1fM parameters, %.0f MB, made and loaded in %.2f s\n\n", model.parameter_count() / 1e6,
+                file.size() / 1e6, now() - t0);
+
+    std::printf("| prefill L | time (ms) | GFLOP/s | pure GEMM, same FLOPs (ms) | ratio |\n|---|---|---|---|---|\n");
+    std::vector<int> tokens(1024);
+    SplitMix64 rng(2);
+    for (int& t : tokens) t = static_cast<int>(rng.next() % static_cast<std::uint64_t>(config.vocab_size));
+    for (int L : {128, 512, 1024}) {
+        if (quick && L > 128) break;
+        double best = 1e30;
+        std::vector<float> logits;
+        for (int r = 0; r < repeats; ++r) {
+            Gpt2State state(model);
+            const double s = now();
+            if (!state.forward(std::span<const int>(tokens).first(static_cast<size_t>(L)), logits, error)) {
+                std::fprintf(stderr, "attnlab_bench: %s\n", error.c_str());
+                return 1;
+            }
+            best = std::min(best, now() - s);
+        }
+        const double flops = prefill_flops(config, L);
+        const double gemm = gemm_seconds(L, config.n_embd, flops, repeats);
+        std::printf("| %d | %.1f | %.1f | %.1f | %.2f |\n", L, best * 1e3, flops / best / 1e9, gemm * 1e3, best / gemm);
+    }
+
+    // Full attention capture at L = 1024: Q/K/V kept, matrices recomputed on demand.
+    if (!quick) {
+        AttentionCapture capture;
+        Gpt2State state(model);
+        std::vector<float> logits;
+        const double before = peak_memory_mb();
+        const double s = now();
+        state.forward(std::span<const int>(tokens).first(1024), logits, error, false, &capture);
+        const double dt = now() - s;
+        const double kept = 3.0 * config.n_layer * 1024 * config.n_embd * 4 / 1e6;
+        const double all_matrices = 1.0 * config.n_layer * config.n_head * 1024 * 1024 * 4 / 1e6;
+        const double r0 = now();
+        const std::vector<float> w = capture.weights(5, 1);
+        std::printf("\ncapture at L = 1024: prefill %.0f ms with the observer; Q/K/V kept: %.0f MB (all %d matrices would be %.0f MB);"
+                    " peak memory %.0f -> %.0f MB; one head's 1024 x 1024 weights recomputed in %.0f ms\n",
+                    dt * 1e3, kept, config.n_layer * config.n_head, all_matrices, before, peak_memory_mb(), (now() - r0) * 1e3);
+        if (w.empty()) return 1;
+    }
+
+    // Decode: one token at a time after a 128-token prompt.
+    {
+        Gpt2State state(model);
+        std::vector<float> logits;
+        state.forward(std::span<const int>(tokens).first(128), logits, error);
+        const int steps = quick ? 16 : 64;
+        const double s = now();
+        for (int i = 0; i < steps; ++i) state.forward(std::span<const int>(tokens).subspan(static_cast<size_t>(128 + i), 1), logits, error);
+        const double dt = now() - s;
+        std::printf("\ndecode after a 128-token prompt: %.1f tokens/s (%.1f ms/token)\n", steps / dt, dt / steps * 1e3);
+    }
+
+    // Tokenizer: 1 MB of text made by decoding random tokens.
+    {
+        Gpt2Tokenizer tok;
+        const std::string dir = std::string(ATTNLAB_ASSETS_DIR) + "/gpt2";
+        if (!tok.load(read_file(dir + "/encoder.json"), read_file(dir + "/vocab.bpe"), error)) {
+            std::printf("\ntokenizer: skipped (%s)\n", error.c_str());
+        } else {
+            std::string text;
+            SplitMix64 r(3);
+            while (text.size() < (1u << 20)) text += tok.token_bytes(static_cast<int>(r.next() % 50000));
+            const double s = now();
+            const std::vector<int> ids = tok.encode(text);
+            const double dt = now() - s;
+            std::printf("\ntokenizer: %.2f MB encoded in %.3f s (%.1f MB/s, %zu tokens)\n", text.size() / 1e6, dt, text.size() / 1e6 / dt,
+                        ids.size());
+        }
+    }
+    std::printf("\npeak memory: %.0f MB (the checkpoint's bytes are %.0f MB of it)\n", peak_memory_mb(), file.size() / 1e6);
+    return 0;
+}

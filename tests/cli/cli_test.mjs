@@ -1,0 +1,102 @@
+// The attnlab CLI's contract, checked from outside: JSON outputs against the numpy reference
+// fixtures, and bad input giving a message on stderr and a non-zero exit, never a crash.
+//
+//   node tests/cli/cli_test.mjs PATH/TO/attnlab
+import { spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const cli = process.argv[2];
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const fixture = (name) => path.join(root, "tests/fixtures", name);
+let passed = 0, failed = 0;
+
+function check(ok, what, detail = "") {
+  if (ok) { passed++; console.log(`  ok    ${what}`); }
+  else { failed++; console.log(`  FAIL  ${what}${detail ? `: ${detail}` : ""}`); }
+}
+
+function run(args, input) {
+  const r = spawnSync(cli, args, { input, encoding: "utf8", maxBuffer: 1 << 28 });
+  return { code: r.status, signal: r.signal, out: r.stdout, err: r.stderr };
+}
+
+// Largest |a - b| over the largest |b|: error relative to the tensor's scale.
+function relError(a, b) {
+  let err = 0, scale = 0;
+  for (let i = 0; i < b.length; i++) { err = Math.max(err, Math.abs(a[i] - b[i])); scale = Math.max(scale, Math.abs(b[i])); }
+  return a.length === b.length ? err / scale : Infinity;
+}
+
+for (const name of ["tiny-f32", "prefixed-untied-f32", "inferred-f16", "bf16-eps"]) {
+  const expected = JSON.parse(readFileSync(path.join(fixture(name), "expected.json"), "utf8"));
+  const ids = expected.tokens.join(",");
+  const T = expected.tokens.length;
+  const logits = run(["logits", "--model", fixture(name), "--ids", ids, "--json"]);
+  const got = logits.code === 0 ? JSON.parse(logits.out).logits : [];
+  const e1 = relError(got, expected.logits[T - 1]);
+  check(e1 < 1e-4, `${name}: logits --json matches the numpy reference`, `relative error ${e1}, stderr: ${logits.err.trim()}`);
+
+  const { n_layer: L, n_head: H } = expected.config;
+  const att = run(["attention", "--model", path.join(fixture(name), "model.safetensors"), "--ids", ids,
+                   "--layer", String(L - 1), "--head", String(H - 1), "--json"]);
+  const w = att.code === 0 ? JSON.parse(att.out).weights : [];
+  const e2 = relError(w.flat(), expected.attention[L - 1][H - 1].flat());
+  const upperZero = w.every((row, i) => row.every((x, j) => j <= i || x === 0));
+  check(w.length === T && e2 < 1e-4 && upperZero, `${name}: attention --json is T x T, causal, and matches`, `relative error ${e2}`);
+}
+
+// Generation: greedy follows the argmax; a seed makes sampling repeatable.
+{
+  const m = fixture("tiny-f32");
+  const a = run(["generate", "--model", m, "--ids", "1,2,3", "-n", "6", "--temperature", "4", "--top-k", "20", "--seed", "7", "--json"]);
+  const b = run(["generate", "--model", m, "--ids", "1,2,3", "-n", "6", "--temperature", "4", "--top-k", "20", "--seed", "7", "--json"]);
+  const c = run(["generate", "--model", m, "--ids", "1,2,3", "-n", "6", "--temperature", "4", "--top-k", "20", "--seed", "8", "--json"]);
+  check(a.code === 0 && a.out === b.out, "generate with the same seed gives the same tokens", a.err);
+  check(a.out !== c.out, "generate with another seed gives other tokens");
+  const g = run(["generate", "--model", m, "--ids", "1,2,3", "-n", "3", "--json"]);
+  const first = g.code === 0 ? JSON.parse(g.out).ids[0] : -1;
+  const l = JSON.parse(run(["logits", "--model", m, "--ids", "1,2,3", "--json"]).out).logits;
+  check(first === l.indexOf(Math.max(...l)), "greedy generate takes the argmax of logits", `got ${first}`);
+}
+
+// tokenize reads standard input byte-exactly.
+{
+  const r = run(["tokenize", "--json"], "hello world");
+  check(r.code === 0 && r.out.trim() === "[31373,995]", "tokenize --json: \"hello world\" -> [31373,995]", r.out + r.err);
+}
+
+// Bad input: a message on stderr, a non-zero exit, no crash.
+const tmp = mkdtempSync(path.join(tmpdir(), "attnlab-cli-"));
+const good = readFileSync(path.join(fixture("tiny-f32"), "model.safetensors"));
+writeFileSync(path.join(tmp, "truncated.safetensors"), good.subarray(0, good.length - 100));
+writeFileSync(path.join(tmp, "empty.safetensors"), "");
+const m = fixture("tiny-f32");
+const bad = [
+  [["logits", "--model", m, "--ids", "1,96"], "outside", "an id outside the vocabulary"],
+  [["logits", "--model", m, "--ids", "1,,2"], "is not one", "a malformed id list"],
+  [["logits", "--model", m, "--ids", ""], "is not one", "an empty id list"],
+  [["logits", "--model", m], "--ids is required", "no ids"],
+  [["logits", "--ids", "1"], "--model FILE is required", "no model"],
+  [["logits", "--model", path.join(tmp, "missing.safetensors"), "--ids", "1"], "missing.safetensors", "a missing file"],
+  [["logits", "--model", path.join(tmp, "truncated.safetensors"), "--ids", "1"], "truncated.safetensors", "a truncated checkpoint"],
+  [["logits", "--model", path.join(tmp, "empty.safetensors"), "--ids", "1"], "empty.safetensors", "an empty checkpoint"],
+  [["attention", "--model", m, "--ids", "1,2", "--layer", "2", "--head", "0"], "--layer", "a layer out of range"],
+  [["attention", "--model", m, "--ids", "1,2", "--layer", "0", "--head", "-1"], "--head", "a head out of range"],
+  [["attention", "--model", m, "--ids", "1,2", "--layer", "x", "--head", "0"], "--layer", "a layer that is not a number"],
+  [["logits", "--model", m, "--ids", Array(33).fill(1).join(",")], "at most 32", "more tokens than n_positions"],
+  [["generate", "--model", m, "--ids", "1", "-n", "40"], "exceeds", "generating past n_positions"],
+  [["logits", "--model", m, "--ids", "1", "--bogus"], "unknown option", "an unknown option"],
+  [["frobnicate"], "unknown command", "an unknown command"],
+];
+for (const [args, fragment, what] of bad) {
+  const r = run(args);
+  check(r.code !== 0 && r.signal === null && r.err.includes(fragment), `${what}: clear error, non-zero exit`,
+        `exit ${r.code}, signal ${r.signal}, stderr: ${r.err.trim()}`);
+}
+rmSync(tmp, { recursive: true });
+
+console.log(`cli: ${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
