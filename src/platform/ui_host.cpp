@@ -4,6 +4,7 @@
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -41,12 +42,50 @@ UiHost::~UiHost() {
     if (window_) glfwTerminate();
 }
 
+UiHost* UiHost::from(GLFWwindow* w) { return static_cast<UiHost*>(glfwGetWindowUserPointer(w)); }
+
 // Every input or window event means the picture may change.
 void UiHost::on_event(GLFWwindow* w) {
-    auto* host = static_cast<UiHost*>(glfwGetWindowUserPointer(w));
+    UiHost* host = from(w);
     if (!host) return;
     host->request_redraw();
     if (host->wake_) host->wake_();
+}
+
+void UiHost::queue_input(const InputEvent& e) {
+    input_queue_.push_back(e);
+    request_redraw();
+    if (wake_) wake_();
+}
+
+void UiHost::feed_input() {
+    using Kind = InputEvent::Kind;
+    std::vector<int> keys_changed, buttons_changed;
+    bool keyboard_used = false, button_pressed = false;
+    size_t taken = 0;
+    for (; taken < input_queue_.size(); ++taken) {
+        const InputEvent& e = input_queue_[taken];
+        const auto seen = [](const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); };
+        if (e.kind == Kind::MouseButton) {
+            // A click gets a frame of its own, ahead of any typing it makes possible.
+            if (keyboard_used || seen(buttons_changed, e.code)) break;
+            ImGui_ImplGlfw_MouseButtonCallback(window_, e.code, e.action, e.mods);
+            buttons_changed.push_back(e.code);
+            button_pressed |= e.action == GLFW_PRESS;
+        } else {
+            if (button_pressed) break;  // the field a click activates takes keys from the next frame
+            if (e.kind == Kind::Key) {
+                if (seen(keys_changed, e.code)) break;  // one change per key per frame
+                ImGui_ImplGlfw_KeyCallback(window_, e.code, e.scancode, e.action, e.mods);
+                keys_changed.push_back(e.code);
+            } else {
+                ImGui_ImplGlfw_CharCallback(window_, static_cast<unsigned int>(e.code));
+            }
+            keyboard_used = true;
+        }
+    }
+    input_queue_.erase(input_queue_.begin(), input_queue_.begin() + static_cast<std::ptrdiff_t>(taken));
+    if (!input_queue_.empty()) request_redraw(2);  // the rest goes into the next frames
 }
 
 void UiHost::request_redraw(int frames) {
@@ -79,23 +118,38 @@ bool UiHost::open(const char* title, int width, int height, float pixel_ratio, c
     glfwSwapInterval(1);
     glfwSetWindowUserPointer(window_, this);
 
-    // Our listeners go in first: ImGui's backend chains to whatever was installed before it.
-    glfwSetCursorPosCallback(window_, [](GLFWwindow* w, double, double) { on_event(w); });
-    glfwSetMouseButtonCallback(window_, [](GLFWwindow* w, int, int, int) { on_event(w); });
-    glfwSetScrollCallback(window_, [](GLFWwindow* w, double, double) { on_event(w); });
-    glfwSetKeyCallback(window_, [](GLFWwindow* w, int, int, int, int) { on_event(w); });
-    glfwSetCharCallback(window_, [](GLFWwindow* w, unsigned int) { on_event(w); });
-    glfwSetCursorEnterCallback(window_, [](GLFWwindow* w, int) { on_event(w); });
-    glfwSetWindowSizeCallback(window_, [](GLFWwindow* w, int, int) { on_event(w); });
-    glfwSetWindowFocusCallback(window_, [](GLFWwindow* w, int) { on_event(w); });
-    glfwSetWindowRefreshCallback(window_, [](GLFWwindow* w) { on_event(w); });
-
     IMGUI_CHECKVERSION();
     ImGui::CreateContext();
     ImGuiIO& io = ImGui::GetIO();
     io.IniFilename = nullptr;  // layout comes from the code (and later from the shared link)
     io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
-    ImGui_ImplGlfw_InitForOpenGL(window_, true);
+    // Our callbacks feed ImGui's backend themselves: every event also asks for a redraw, and
+    // keys, characters and buttons go through a queue (see feed_input).
+    ImGui_ImplGlfw_InitForOpenGL(window_, false);
+    glfwSetCursorPosCallback(window_, [](GLFWwindow* w, double, double) { on_event(w); });
+    glfwSetMouseButtonCallback(window_, [](GLFWwindow* w, int button, int action, int mods) {
+        if (UiHost* host = from(w)) host->queue_input({InputEvent::Kind::MouseButton, button, action, 0, mods});
+    });
+    glfwSetKeyCallback(window_, [](GLFWwindow* w, int key, int scancode, int action, int mods) {
+        if (UiHost* host = from(w)) host->queue_input({InputEvent::Kind::Key, key, action, scancode, mods});
+    });
+    glfwSetCharCallback(window_, [](GLFWwindow* w, unsigned int c) {
+        if (UiHost* host = from(w)) host->queue_input({InputEvent::Kind::Char, static_cast<int>(c), 0, 0, 0});
+    });
+    glfwSetScrollCallback(window_, [](GLFWwindow* w, double dx, double dy) {
+        ImGui_ImplGlfw_ScrollCallback(w, dx, dy);
+        on_event(w);
+    });
+    glfwSetCursorEnterCallback(window_, [](GLFWwindow* w, int entered) {
+        ImGui_ImplGlfw_CursorEnterCallback(w, entered);
+        on_event(w);
+    });
+    glfwSetWindowFocusCallback(window_, [](GLFWwindow* w, int focused) {
+        ImGui_ImplGlfw_WindowFocusCallback(w, focused);
+        on_event(w);
+    });
+    glfwSetWindowSizeCallback(window_, [](GLFWwindow* w, int, int) { on_event(w); });
+    glfwSetWindowRefreshCallback(window_, [](GLFWwindow* w) { on_event(w); });
     ImGui_ImplOpenGL3_Init(glsl_version);
     imgui_ready_ = true;
 
@@ -145,6 +199,7 @@ bool UiHost::frame(const std::function<void()>& draw_ui) {
     if (redraw_frames_ <= 0) return false;
     if (fonts_ratio_ != pixel_ratio_) load_fonts_and_style();
 
+    feed_input();
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
@@ -162,6 +217,7 @@ bool UiHost::frame(const std::function<void()>& draw_ui) {
 
     ++frames_drawn_;
     --redraw_frames_;
+
     // While the user holds a widget (dragging a slider), keep drawing: the mouse may be still
     // while the value is still being applied.
     if (ImGui::IsAnyItemActive() || ImGui::IsMouseDown(ImGuiMouseButton_Left)) request_redraw(1);

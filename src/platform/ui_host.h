@@ -4,6 +4,7 @@
 // the screen's pixel ratio, and frame pacing that draws only when something changed.
 #include <functional>
 #include <string>
+#include <vector>
 
 struct GLFWwindow;
 
@@ -45,8 +46,22 @@ public:
 
 private:
     void load_fonts_and_style();
+    static UiHost* from(GLFWwindow* w);
     static void on_event(GLFWwindow* w);
 
+    // ImGui 1.86 reads keys as levels once per frame and ignores keys on the frame a text field
+    // is activated, so a burst of events between two frames (a quick Ctrl+V, a click followed by
+    // typing, Ctrl held only around a click) would lose some. Keys, characters and mouse
+    // buttons are queued and fed to ImGui a frame at a time, as later ImGui versions do.
+    struct InputEvent {
+        enum class Kind { Key, Char, MouseButton } kind;
+        int code;    // key, character or button
+        int action;  // GLFW_PRESS / GLFW_RELEASE / GLFW_REPEAT
+        int scancode, mods;
+    };
+    std::vector<InputEvent> input_queue_;
+    void queue_input(const InputEvent& e);
+    void feed_input();  // before a frame: as much of the queue as one frame can take
     GLFWwindow* window_ = nullptr;
     std::string font_file_;
     float pixel_ratio_ = 1.0f;
