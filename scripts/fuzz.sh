@@ -2,7 +2,7 @@
 # Fuzzes every parser AttnLab applies to outside bytes, with libFuzzer + AddressSanitizer +
 # UndefinedBehaviorSanitizer.
 #
-#   scripts/fuzz.sh [SECONDS=60] [TARGET=all]     TARGET: safetensors | json | all
+#   scripts/fuzz.sh [SECONDS=60] [TARGET=all]     TARGET: safetensors | json | tokenizer | all
 #
 # Builds fuzz/<target>_fuzz.cpp with clang into build/fuzz/, seeds a working corpus from the
 # committed fuzz/corpus/<target>/, runs each target for SECONDS and exits non-zero if any
@@ -21,9 +21,9 @@ OUT="$ROOT/build/fuzz"
 
 case "$SECS" in ''|*[!0-9]*) echo "fuzz.sh: SECONDS must be a whole number, got '$SECS'" >&2; exit 2 ;; esac
 case "$WHICH" in
-  all) TARGETS=(safetensors json) ;;
-  safetensors|json) TARGETS=("$WHICH") ;;
-  *) echo "fuzz.sh: unknown target '$WHICH' (safetensors, json or all)" >&2; exit 2 ;;
+  all) TARGETS=(safetensors json tokenizer) ;;
+  safetensors|json|tokenizer) TARGETS=("$WHICH") ;;
+  *) echo "fuzz.sh: unknown target '$WHICH' (safetensors, json, tokenizer or all)" >&2; exit 2 ;;
 esac
 
 CXX=""
@@ -38,12 +38,13 @@ sources_for() {
   case "$1" in
     safetensors) echo src/model/safetensors.cpp src/model/json.cpp ;;
     json) echo src/model/json.cpp ;;
+    tokenizer) echo src/model/gpt2_tokenizer.cpp src/model/unicode_classes.cpp src/model/json.cpp ;;
   esac
 }
 
 FLAGS=(-std=c++20 -O1 -g -fno-omit-frame-pointer
        "-fsanitize=fuzzer,address,undefined" -fno-sanitize-recover=all
-       -Wall -Wextra -Wpedantic -Wshadow -Werror -Isrc)
+       -Wall -Wextra -Wpedantic -Wshadow -Werror -Isrc "-DATTNLAB_ASSETS_DIR=\"$ROOT/assets\"")
 
 mkdir -p "$OUT"
 for t in "${TARGETS[@]}"; do

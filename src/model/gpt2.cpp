@@ -2,11 +2,11 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
-#include <cmath>
-#include <limits>
 
 namespace attnlab {
 
