@@ -11,8 +11,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -22,6 +20,7 @@
 #include "model/json.h"
 #include "model/random.h"
 #include "model/safetensors.h"
+#include "platform/whole_file.h"
 
 #ifdef __EMSCRIPTEN__
 #include <emscripten/heap.h>
@@ -126,13 +125,6 @@ double gemm_seconds(int L, int C, double flops, int repeats) {
     return best * flops / (2.0 * L * C * N);
 }
 
-std::string read_file(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    std::ostringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -216,7 +208,7 @@ int main(int argc, char** argv) {
     {
         Gpt2Tokenizer tok;
         const std::string dir = std::string(ATTNLAB_ASSETS_DIR) + "/gpt2";
-        if (!tok.load(read_file(dir + "/encoder.json"), read_file(dir + "/vocab.bpe"), error)) {
+        if (!tok.load(read_whole_file(dir + "/encoder.json"), read_whole_file(dir + "/vocab.bpe"), error)) {
             std::printf("\ntokenizer: skipped (%s)\n", error.c_str());
         } else {
             std::string text;

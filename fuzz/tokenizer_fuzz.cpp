@@ -3,13 +3,12 @@
 // a warning is given exactly when the input is not valid UTF-8. Built and run by scripts/fuzz.sh.
 #include <cstddef>
 #include <cstdint>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "model/gpt2_tokenizer.h"
+#include "platform/whole_file.h"
 
 namespace {
 
@@ -19,19 +18,12 @@ void check(bool ok) {
     if (!ok) __builtin_trap();
 }
 
-std::string read_file(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    std::ostringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
     std::string error;
     const std::string dir = std::string(ATTNLAB_ASSETS_DIR) + "/gpt2/";
-    check(g_tokenizer.load(read_file(dir + "encoder.json"), read_file(dir + "vocab.bpe"), error));
+    check(g_tokenizer.load(attnlab::read_whole_file(dir + "encoder.json"), attnlab::read_whole_file(dir + "vocab.bpe"), error));
     return 0;
 }
 

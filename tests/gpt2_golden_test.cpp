@@ -9,14 +9,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "model/gpt2.h"
 #include "model/safetensors.h"
 #include "model/sampling.h"
+#include "platform/whole_file.h"
 
 using namespace attnlab;
 
@@ -24,22 +23,15 @@ namespace {
 
 std::string g_dir;
 
-std::string read_file(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    std::ostringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
-
 struct RealGpt2 {
-    std::string bytes = read_file(g_dir + "/model.safetensors");
+    std::string bytes = read_whole_file(g_dir + "/model.safetensors");
     SafetensorsReader reader;
     Gpt2Model model;
     RealGpt2() {
         std::string error;
         Gpt2Config config;
         REQUIRE(reader.open({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()}, "model.safetensors", error));
-        REQUIRE(parse_gpt2_config(read_file(g_dir + "/config.json"), "config.json", config, error));
+        REQUIRE(parse_gpt2_config(read_whole_file(g_dir + "/config.json"), "config.json", config, error));
         INFO(error);
         REQUIRE(model.load(reader, &config, error));
     }

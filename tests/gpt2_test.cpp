@@ -5,8 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -14,17 +12,11 @@
 #include "model/gpt2.h"
 #include "model/json.h"
 #include "model/safetensors.h"
+#include "platform/whole_file.h"
 
 using namespace attnlab;
 
 namespace {
-
-std::string read_file(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    std::ostringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
 
 std::vector<double> flatten(const json::Value& v) {
     std::vector<double> out;
@@ -59,15 +51,15 @@ struct Fixture {
 
     explicit Fixture(const std::string& n) : name(n) {
         const std::string dir = std::string(ATTNLAB_FIXTURES_DIR) + "/" + n;
-        bytes = read_file(dir + "/model.safetensors");
+        bytes = read_whole_file(dir + "/model.safetensors");
         std::string error;
         REQUIRE(reader.open({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()}, n + "/model.safetensors", error));
-        const json::ParseResult e = json::parse(read_file(dir + "/expected.json"));
+        const json::ParseResult e = json::parse(read_whole_file(dir + "/expected.json"));
         REQUIRE(e.value);
         expected = *e.value;
         Gpt2Config config;
         const bool has_config = expected.find("has_config_json")->as_bool();
-        if (has_config) REQUIRE(parse_gpt2_config(read_file(dir + "/config.json"), n + "/config.json", config, error));
+        if (has_config) REQUIRE(parse_gpt2_config(read_whole_file(dir + "/config.json"), n + "/config.json", config, error));
         INFO(error);
         REQUIRE(model.load(reader, has_config ? &config : nullptr, error, &warnings));
         for (const json::Value& t : expected.find("tokens")->items()) tokens.push_back(static_cast<int>(t.as_number()));

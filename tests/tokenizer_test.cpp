@@ -10,14 +10,13 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
-#include <fstream>
 #include <initializer_list>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "model/gpt2_tokenizer.h"
+#include "platform/whole_file.h"
 #include "model/unicode_classes.h"
 
 // Facts from the Unicode Character Database (general categories) and ECMAScript (\s).
@@ -88,10 +87,7 @@ using Ids = std::vector<int>;
 namespace {
 
 std::string read_asset(const std::string& name) {
-    std::ifstream in(std::string(ATTNLAB_ASSETS_DIR) + "/gpt2/" + name, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
+    return attnlab::read_whole_file(std::string(ATTNLAB_ASSETS_DIR) + "/gpt2/" + name);
 }
 
 const std::string& encoder_json() {

@@ -2,9 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -18,6 +16,7 @@
 #include "model/safetensors.h"
 #include "model/sampling.h"
 #include "platform/mapped_file.h"
+#include "platform/whole_file.h"
 
 namespace attnlab {
 
@@ -48,14 +47,10 @@ bool open_checkpoint(const std::string& path, Checkpoint& ck, std::string& error
     const fs::path config_path = file.parent_path() / "config.json";
     std::optional<Gpt2Config> config;
     if (fs::exists(config_path, ec)) {
-        std::ifstream in(config_path, std::ios::binary);
-        std::ostringstream text;
-        text << in.rdbuf();
+        std::string text;
         Gpt2Config c;
-        if (!in || !parse_gpt2_config(text.str(), config_path.string(), c, error)) {
-            if (error.empty()) error = config_path.string() + ": cannot be read";
+        if (!read_whole_file(config_path.string(), text, error) || !parse_gpt2_config(text, config_path.string(), c, error))
             return false;
-        }
         config = c;
     }
     std::vector<std::string> warnings;
