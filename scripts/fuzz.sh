@@ -36,9 +36,9 @@ done
 # else is needed.
 sources_for() {
   case "$1" in
-    safetensors) echo src/model/safetensors.cpp src/model/json.cpp ;;
-    json) echo src/model/json.cpp ;;
-    tokenizer) echo src/model/gpt2_tokenizer.cpp src/model/unicode_classes.cpp src/model/json.cpp ;;
+    safetensors) echo src/model/safetensors.cpp src/model/json.cpp src/model/utf8.cpp ;;
+    json) echo src/model/json.cpp src/model/utf8.cpp ;;
+    tokenizer) echo src/model/gpt2_tokenizer.cpp src/model/unicode_classes.cpp src/model/json.cpp src/model/utf8.cpp ;;
   esac
 }
 

@@ -6,6 +6,7 @@
 
 #include "model/json.h"
 #include "model/unicode_classes.h"
+#include "model/utf8.h"
 
 namespace attnlab {
 
@@ -16,50 +17,6 @@ constexpr std::string_view kEndOfText = "<|endoftext|>";
 // How many invalid UTF-8 sequences encode() describes one by one before it only counts them:
 // a binary file would otherwise give one warning per few bytes.
 constexpr int kMaxUtf8Warnings = 10;
-
-// Reads one UTF-8 sequence at s[i]. Returns its length (1..4) and sets `cp` if it is valid.
-// Otherwise returns -k, where k >= 1 is the length of the "maximal subpart" to replace by one
-// U+FFFD (Unicode ch. 3, "U+FFFD Substitution of Maximal Subparts"; Python's errors='replace'
-// and the WHATWG decoder both follow it): the lead byte plus the continuation bytes that
-// could still have begun a valid sequence.
-int utf8_next(std::string_view s, size_t i, char32_t& cp) {
-    const unsigned char b0 = static_cast<unsigned char>(s[i]);
-    if (b0 < 0x80) {
-        cp = b0;
-        return 1;
-    }
-    int more = 0;  // continuation bytes to come
-    char32_t c = 0;
-    // The first continuation byte has a narrower range after some lead bytes: that is what
-    // rules out overlong forms (E0, F0), surrogates (ED) and values past U+10FFFF (F4).
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (b0 >= 0xC2 && b0 <= 0xDF) {
-        more = 1;
-        c = b0 & 0x1F;
-    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-        more = 2;
-        c = b0 & 0x0F;
-        if (b0 == 0xE0) lo = 0xA0;
-        if (b0 == 0xED) hi = 0x9F;
-    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-        more = 3;
-        c = b0 & 0x07;
-        if (b0 == 0xF0) lo = 0x90;
-        if (b0 == 0xF4) hi = 0x8F;
-    } else {
-        return -1;  // a continuation byte, C0, C1 or F5..FF: never valid as a lead byte
-    }
-    for (int k = 1; k <= more; ++k) {
-        if (i + k >= s.size()) return -k;  // truncated by the end of the input
-        const unsigned char b = static_cast<unsigned char>(s[i + k]);
-        if (b < lo || b > hi) return -k;
-        c = (c << 6) | (b & 0x3F);
-        lo = 0x80;
-        hi = 0xBF;
-    }
-    cp = c;
-    return more + 1;
-}
 
 // GPT-2's files write every byte as a printable character (bytes_to_unicode in encoder.py):
 // the bytes that Latin-1 prints ('!'..'~', U+00A1..U+00AC, U+00AE..U+00FF) stand for

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "model/utf8.h"
+
 namespace attnlab::json {
 
 Value Value::boolean(bool b) {
@@ -242,47 +244,6 @@ private:
         return v;
     }
 
-    static void put_utf8(std::string& out, std::uint32_t cp) {
-        if (cp < 0x80) {
-            out += static_cast<char>(cp);
-        } else if (cp < 0x800) {
-            out += static_cast<char>(0xC0 | (cp >> 6));
-            out += static_cast<char>(0x80 | (cp & 0x3F));
-        } else if (cp < 0x10000) {
-            out += static_cast<char>(0xE0 | (cp >> 12));
-            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-            out += static_cast<char>(0x80 | (cp & 0x3F));
-        } else {
-            out += static_cast<char>(0xF0 | (cp >> 18));
-            out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-            out += static_cast<char>(0x80 | (cp & 0x3F));
-        }
-    }
-
-    // Length of the valid UTF-8 sequence at pos_, or 0.
-    size_t utf8_length() const {
-        const auto b = [&](size_t i) { return static_cast<unsigned char>(s_[pos_ + i]); };
-        const size_t left = s_.size() - pos_;
-        const unsigned char c = b(0);
-        if (c < 0x80) return 1;
-        const auto cont = [&](size_t i) { return i < left && (b(i) & 0xC0) == 0x80; };
-        if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
-        if (c >= 0xE0 && c <= 0xEF) {
-            if (!cont(1) || !cont(2)) return 0;
-            if (c == 0xE0 && b(1) < 0xA0) return 0;  // overlong
-            if (c == 0xED && b(1) > 0x9F) return 0;  // surrogates
-            return 3;
-        }
-        if (c >= 0xF0 && c <= 0xF4) {
-            if (!cont(1) || !cont(2) || !cont(3)) return 0;
-            if (c == 0xF0 && b(1) < 0x90) return 0;  // overlong
-            if (c == 0xF4 && b(1) > 0x8F) return 0;  // above U+10FFFF
-            return 4;
-        }
-        return 0;
-    }
-
     std::optional<std::string> string() {
         ++pos_;  // opening quote
         std::string out;
@@ -292,10 +253,11 @@ private:
             if (c == '"') { ++pos_; return out; }
             if (static_cast<unsigned char>(c) < 0x20) return fail("control character in a string (escape it)");
             if (c != '\\') {
-                const size_t n = utf8_length();
-                if (n == 0) return fail("invalid UTF-8 in a string");
-                out.append(s_.substr(pos_, n));
-                pos_ += n;
+                char32_t cp = 0;
+                const int n = utf8_next(s_, pos_, cp);
+                if (n <= 0) return fail("invalid UTF-8 in a string");
+                out.append(s_.substr(pos_, static_cast<size_t>(n)));
+                pos_ += static_cast<size_t>(n);
                 continue;
             }
             ++pos_;
@@ -324,7 +286,7 @@ private:
                     } else if (*cp >= 0xDC00 && *cp <= 0xDFFF) {
                         return fail("unpaired surrogate in a \\u escape");
                     }
-                    put_utf8(out, *cp);
+                    append_utf8(out, *cp);
                     break;
                 }
                 default: --pos_; return fail(std::string("unknown escape '\\") + printable(e) + "' in a string");
