@@ -80,11 +80,6 @@ void linear(const float* in, int n, int rows, const float* W, const float* bias,
 
 }  // namespace
 
-float gelu_tanh(float x) {
-    const float k = 0.7978845608028654f;  // sqrt(2 / pi)
-    return 0.5f * x * (1.0f + std::tanh(k * (x + 0.044715f * x * x * x)));
-}
-
 Gpt2State::Gpt2State(const Gpt2Model& model) : model_(model) {
     const Gpt2Config& c = model.config();
     const size_t cache = static_cast<size_t>(c.n_layer) * c.n_positions * c.n_embd;

@@ -141,7 +141,4 @@ private:
     std::vector<float> x_, h_, qkv_, q_, attn_out_, fc_, scores_, ln_f_out_;  // scratch
 };
 
-// GELU, tanh approximation, as GPT-2 uses it.
-float gelu_tanh(float x);
-
 }  // namespace attnlab
