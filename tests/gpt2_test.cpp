@@ -11,6 +11,9 @@
 #include "model/attention_capture.h"
 #include "model/gpt2.h"
 #include "model/json.h"
+#include "model/parallel.h"
+#include "model/random.h"
+#include "model/random_checkpoint.h"
 #include "model/safetensors.h"
 #include "platform/whole_file.h"
 
@@ -237,4 +240,38 @@ TEST_CASE("GPT-2 config: inferred when absent (with a warning), checked when pre
     Gpt2Model m;
     CHECK_FALSE(m.load(f.reader, &wrong, error));
     CHECK(error.find("'wpe.weight' has shape") != std::string::npos);
+}
+
+TEST_CASE("gpt2: the forward pass gives the same bits on any number of threads", "[gpt2]") {
+    // A shape the fixtures lack: several query blocks, linear() panels with a ragged last one,
+    // and head and block counts that do not divide evenly among threads.
+    Gpt2Config config;
+    config.n_layer = 2;
+    config.n_head = 3;
+    config.n_embd = 48;
+    config.n_positions = 200;
+    config.vocab_size = 300;
+    const std::vector<std::uint8_t> file = random_checkpoint(config, 11);
+    SafetensorsReader reader;
+    Gpt2Model model;
+    std::string error;
+    REQUIRE(reader.open(file, "random", error));
+    REQUIRE(model.load(reader, &config, error));
+    std::vector<int> tokens(150);
+    SplitMix64 rng(3);
+    for (int& t : tokens) t = static_cast<int>(rng.next() % 300);
+    const int before = max_threads();
+    std::vector<std::vector<float>> logits(2), hidden(2), weights(2);
+    for (int run = 0; run < 2; ++run) {
+        set_max_threads(run == 0 ? 1 : 3);
+        Gpt2State state(model);
+        AttentionCapture capture;
+        REQUIRE(state.forward(tokens, logits[static_cast<size_t>(run)], error, true, &capture));
+        hidden[static_cast<size_t>(run)] = state.final_hidden();
+        weights[static_cast<size_t>(run)] = capture.weights(1, 2);
+    }
+    set_max_threads(before);
+    CHECK(logits[0] == logits[1]);
+    CHECK(hidden[0] == hidden[1]);
+    CHECK(weights[0] == weights[1]);
 }

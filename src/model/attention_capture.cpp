@@ -1,5 +1,7 @@
 #include "model/attention_capture.h"
 
+#include "model/parallel.h"
+
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
@@ -24,6 +26,10 @@ void AttentionCapture::on_layer(const LayerQkv& x) {
     std::copy(x.q, x.q + static_cast<size_t>(x.n) * C, L.q.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(x.t0) * C));
     L.k.assign(x.k, x.k + total);
     L.v.assign(x.v, x.v + total);
+    if (keep_residual_) {
+        L.x.resize(total);
+        std::copy(x.residual, x.residual + static_cast<size_t>(x.n) * C, L.x.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(x.t0) * C));
+    }
     length_ = x.t0 + x.n;
 }
 
@@ -47,7 +53,15 @@ std::vector<float> AttentionCapture::scores(int layer, int head) const {
     const int T = length_, d = head_dim_;
     std::vector<float> s(static_cast<size_t>(T) * T);
     Eigen::Map<RowMatrix> S(s.data(), T, T);
-    S.noalias() = Eigen::Map<const RowMatrix>(q.data(), T, d) * Eigen::Map<const RowMatrix>(k.data(), T, d).transpose();
+    // Fixed row blocks inside a parallel region, as in the forward pass's linear(): the same
+    // bits whatever the thread count.
+    constexpr int block = 256;
+    const Eigen::Map<const RowMatrix> Q(q.data(), T, d), K(k.data(), T, d);
+    ATTNLAB_PRAGMA(omp parallel for schedule(static))
+    for (int r0 = 0; r0 < T; r0 += block) {
+        const int rows = std::min(block, T - r0);
+        S.middleRows(r0, rows).noalias() = Q.middleRows(r0, rows) * K.transpose();
+    }
     S *= 1.0f / std::sqrt(static_cast<float>(d));
     for (int i = 0; i < T; ++i) S.row(i).tail(T - 1 - i).setConstant(-std::numeric_limits<float>::infinity());
     return s;

@@ -11,6 +11,10 @@ namespace attnlab {
 
 class AttentionCapture final : public AttentionObserver {
 public:
+    // keep_residual also keeps each layer's input residual stream, (T, C) per layer (37 MB for
+    // GPT-2 small at T = 1024), for analyses over the 768-d residual vectors.
+    explicit AttentionCapture(bool keep_residual = false) : keep_residual_(keep_residual) {}
+
     void on_layer(const LayerQkv& qkv) override;
 
     int layers() const { return static_cast<int>(layers_.size()); }
@@ -22,6 +26,9 @@ public:
     std::vector<float> queries(int layer, int head) const;
     std::vector<float> keys(int layer, int head) const;
     std::vector<float> values(int layer, int head) const;
+    // (T, C): the layer's input residual stream; empty unless constructed with keep_residual.
+    const std::vector<float>& residual(int layer) const { return layers_.at(static_cast<size_t>(layer)).x; }
+    int width() const { return n_head_ * head_dim_; }  // C
 
     // (T, T) pre-softmax scores q.k / sqrt(d), -inf above the diagonal (causal).
     std::vector<float> scores(int layer, int head) const;
@@ -33,9 +40,11 @@ public:
 private:
     struct Layer {
         std::vector<float> q, k, v;  // (T, n_head, d)
+        std::vector<float> x;        // (T, C), only with keep_residual
     };
     std::vector<Layer> layers_;
     int length_ = 0, n_head_ = 0, head_dim_ = 0;
+    bool keep_residual_ = false;
 
     std::vector<float> slice(const std::vector<float>& m, int head) const;
 };

@@ -3,10 +3,10 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+
+#include "model/parallel.h"
 
 namespace attnlab {
 
@@ -25,25 +25,19 @@ using ConstRow = Eigen::Map<const Eigen::RowVectorXf>;
 // enough for efficient matrix products.
 constexpr int kQueryBlock = 64;
 
-// Natively, OpenMP spreads independent work over the cores; in wasm everything runs on one.
-#ifdef _OPENMP
-#define ATTNLAB_PRAGMA(x) _Pragma(#x)
-int max_threads() { return omp_get_max_threads(); }
-int thread_index() { return omp_get_thread_num(); }
-#else
-#define ATTNLAB_PRAGMA(x)
-int max_threads() { return 1; }
-int thread_index() { return 0; }
-#endif
-
 // x <- 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), with Eigen's vectorised tanh.
 void gelu_tanh_inplace(std::vector<float>& v) {
     constexpr std::ptrdiff_t chunk = 1 << 14;
     const std::ptrdiff_t size = static_cast<std::ptrdiff_t>(v.size());
     ATTNLAB_PRAGMA(omp parallel for schedule(static))
     for (std::ptrdiff_t at = 0; at < size; at += chunk) {
-        auto x = Eigen::Map<Eigen::ArrayXf>(v.data() + at, std::min(chunk, size - at));
+        // Through an aligned copy: on memory of unknown alignment Eigen runs the first few
+        // elements through the scalar tanh, whose last bit differs from the vector one, and the
+        // alignment of a heap buffer changes with the allocator's history (the thread count).
+        auto v_chunk = Eigen::Map<Eigen::ArrayXf>(v.data() + at, std::min(chunk, size - at));
+        Eigen::ArrayXf x = v_chunk;
         x = 0.5f * x * (1.0f + (0.7978845608028654f * (x + 0.044715f * x.cube())).tanh());
+        v_chunk = x;
     }
 }
 
@@ -72,10 +66,22 @@ void layer_norm(const float* in, float* out, int n, int C, const float* w, const
 }
 
 // out (n, cols) = in (n, rows) @ W (rows, cols) + bias.
+//
+// In column panels of a fixed width, one thread each, always inside a parallel region (so
+// Eigen never threads a panel itself). Left to its own threading, Eigen splits the rows by
+// the thread count and its kernels treat the split edges differently, so the last bits of
+// the activations changed with the number of threads; fixed panels give the same bits on any
+// count, which the experiments promise.
 void linear(const float* in, int n, int rows, const float* W, const float* bias, int cols, float* out) {
-    Matrix y(out, n, cols);
-    y.noalias() = ConstMatrix(in, n, rows) * ConstMatrix(W, rows, cols);
-    y.rowwise() += ConstRow(bias, cols);
+    constexpr int panel = 128;  // C = 768 is 6 panels: even work for 2 or 3 threads
+    const ConstMatrix x(in, n, rows);
+    ATTNLAB_PRAGMA(omp parallel for schedule(static))
+    for (int c0 = 0; c0 < cols; c0 += panel) {
+        const int width = std::min(panel, cols - c0);
+        Eigen::Map<RowMatrix, 0, Stride> y(out + c0, n, width, Stride(cols));
+        y.noalias() = x * Eigen::Map<const RowMatrix, 0, Stride>(W + c0, rows, width, Stride(cols));
+        y.rowwise() += ConstRow(bias + c0, width);
+    }
 }
 
 }  // namespace
@@ -141,7 +147,7 @@ bool Gpt2State::forward(std::span<const int> tokens, std::vector<float>& logits,
             std::copy(row + C, row + 2 * C, k_cache + static_cast<size_t>(t_ + i) * C);           // k: (T, H, d)
             std::copy(row + 2 * C, row + 3 * C, v_cache + static_cast<size_t>(t_ + i) * C);       // v: (T, H, d)
         }
-        if (observer) observer->on_layer({l, t_, n, H, d, q_.data(), k_cache, v_cache});
+        if (observer) observer->on_layer({l, t_, n, H, d, x_.data(), q_.data(), k_cache, v_cache});
 
         // Per head and block of queries: scores = q k^T / sqrt(d) over the keys the block can see
         // (none after its last query: causal), weights = softmax(scores / tau), out = weights v.
@@ -153,8 +159,12 @@ bool Gpt2State::forward(std::span<const int> tokens, std::vector<float>& logits,
         std::vector<char> whole(static_cast<size_t>(H), 0);
         bool any_whole = false;
         for (int hd = 0; hd < H && observer; ++hd) any_whole |= (whole[static_cast<size_t>(hd)] = observer->wants_head(l, hd)) != 0;
-        const size_t scratch_floats = static_cast<size_t>(any_whole ? n : block) * T * 2;
-        scores_.resize(static_cast<size_t>(max_threads()) * scratch_floats);
+        // Every thread's scratch starts on a 64-byte boundary: Eigen's vectorised exp and sum
+        // treat the unaligned head of a row differently, so a thread-dependent alignment would
+        // make the results depend on which thread ran the block.
+        const size_t scratch_floats = (static_cast<size_t>(any_whole ? n : block) * T * 2 + 15) / 16 * 16;
+        scores_.resize(static_cast<size_t>(max_threads()) * scratch_floats + 16);
+        float* const scratch_base = scores_.data() + (16 - (reinterpret_cast<std::uintptr_t>(scores_.data()) / sizeof(float)) % 16) % 16;
         ATTNLAB_PRAGMA(omp parallel for schedule(dynamic) if (!any_whole))
         for (int item = 0; item < H * blocks; ++item) {
             const int hd = item / blocks, b = item % blocks;
@@ -162,7 +172,7 @@ bool Gpt2State::forward(std::span<const int> tokens, std::vector<float>& logits,
             if (observed && b != 0) continue;  // block 0 does the whole head
             const int r0 = observed ? 0 : b * block, r1 = observed ? n : std::min(n, r0 + block);
             const int rows = r1 - r0, keys = t_ + r1;  // the block's last query sees keys 0..keys-1
-            float* scratch = scores_.data() + static_cast<size_t>(thread_index()) * scratch_floats;
+            float* scratch = scratch_base + static_cast<size_t>(thread_index()) * scratch_floats;
             Matrix S(scratch, rows, keys);                                       // (rows, keys)
             Matrix P(scratch + static_cast<size_t>(rows) * keys, rows, keys);   // (rows, keys)
             const ConstHeadSlice Q(q_.data() + static_cast<size_t>(r0) * C + hd * d, rows, d, Stride(C));

@@ -62,6 +62,7 @@ struct LayerQkv {
     int n;         // new tokens in this call
     int n_head;
     int head_dim;
+    const float* residual;  // (n, n_head * head_dim): the layer's input, the residual stream before ln_1
     const float* q;  // (n, n_head, head_dim): this call's queries
     const float* k;  // (t0 + n, n_head, head_dim): every key so far (the cache)
     const float* v;  // (t0 + n, n_head, head_dim)

@@ -95,4 +95,26 @@ private:
     std::string body_;
 };
 
+// Builds one JSON array, item by item.
+class ArrayBuilder {
+public:
+    ArrayBuilder& add(double v) { return add_raw(number(v)); }
+    ArrayBuilder& add(long long v) { return add_raw(std::to_string(v)); }
+    ArrayBuilder& add(std::string_view s) { return add_raw(quote(s)); }
+    ArrayBuilder& add_raw(std::string_view json) {
+        if (!body_.empty()) body_ += ',';
+        body_ += json;
+        return *this;
+    }
+    template <typename Range>
+    ArrayBuilder& add_all(const Range& values) {
+        for (const auto& v : values) add(v);
+        return *this;
+    }
+    std::string str() const { return "[" + body_ + "]"; }
+
+private:
+    std::string body_;
+};
+
 }  // namespace attnlab::json

@@ -4,6 +4,7 @@
 // would give different "random" logits for the same seed; we need identical numbers so a
 // shared link or a test case means the same thing in the browser and on the desktop.
 #include <cstdint>
+#include <initializer_list>
 
 namespace attnlab {
 
@@ -28,5 +29,15 @@ public:
 private:
     std::uint64_t state_;
 };
+
+// A seed for one piece of a larger computation, e.g. (run seed, head, query): the pieces get
+// independent streams, and each stream depends only on its own coordinates, not on the order
+// or the thread in which the pieces are computed.
+inline std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t a, std::uint64_t b = 0, std::uint64_t c = 0) {
+    SplitMix64 g(seed);
+    std::uint64_t h = g.next();
+    for (std::uint64_t v : {a, b, c}) h = SplitMix64(h ^ (v * 0xD1B54A32D192ED03ULL)).next();
+    return h;
+}
 
 }  // namespace attnlab
