@@ -2,7 +2,11 @@
 # Fuzzes every parser AttnLab applies to outside bytes, with libFuzzer + AddressSanitizer +
 # UndefinedBehaviorSanitizer.
 #
-#   scripts/fuzz.sh [SECONDS=60] [TARGET=all]     TARGET: safetensors | json | tokenizer | all
+#   scripts/fuzz.sh [SECONDS=60] [TARGET=all]
+#       TARGET: safetensors | json | tokenizer | analyze_input | all
+#
+# analyze_input feeds `attnlab analyze`'s JSON input parser (parse_query_input) and, for small
+# accepted inputs, runs the whole per-query analysis and checks its invariants.
 #
 # Builds fuzz/<target>_fuzz.cpp with clang into build/fuzz/, seeds a working corpus from the
 # committed fuzz/corpus/<target>/, runs each target for SECONDS and exits non-zero if any
@@ -21,9 +25,9 @@ OUT="$ROOT/build/fuzz"
 
 case "$SECS" in ''|*[!0-9]*) echo "fuzz.sh: SECONDS must be a whole number, got '$SECS'" >&2; exit 2 ;; esac
 case "$WHICH" in
-  all) TARGETS=(safetensors json tokenizer) ;;
-  safetensors|json|tokenizer) TARGETS=("$WHICH") ;;
-  *) echo "fuzz.sh: unknown target '$WHICH' (safetensors, json, tokenizer or all)" >&2; exit 2 ;;
+  all) TARGETS=(safetensors json tokenizer analyze_input) ;;
+  safetensors|json|tokenizer|analyze_input) TARGETS=("$WHICH") ;;
+  *) echo "fuzz.sh: unknown target '$WHICH' (safetensors, json, tokenizer, analyze_input or all)" >&2; exit 2 ;;
 esac
 
 CXX=""
@@ -32,19 +36,22 @@ for c in "${FUZZ_CXX:-}" clang++ clang++-14; do
 done
 [ -n "$CXX" ] || { echo "fuzz.sh: clang++ not found (apt-get install clang-14 libclang-rt-14-dev)" >&2; exit 2; }
 
-# Each target links only the sources it exercises: the model layer has no I/O, so nothing
-# else is needed.
+# Each target links only the sources it exercises: the model and analysis layers have no
+# I/O, so nothing else is needed.
 sources_for() {
   case "$1" in
     safetensors) echo src/model/safetensors.cpp src/model/json.cpp src/model/utf8.cpp ;;
     json) echo src/model/json.cpp src/model/utf8.cpp ;;
     tokenizer) echo src/model/gpt2_tokenizer.cpp src/model/unicode_classes.cpp src/model/json.cpp src/model/utf8.cpp ;;
+    analyze_input) echo src/analysis/query_analysis.cpp src/analysis/normalizers.cpp src/analysis/selection.cpp \
+                        src/analysis/separability.cpp src/analysis/softmax.cpp \
+                        src/model/json.cpp src/model/utf8.cpp src/model/random.cpp ;;
   esac
 }
 
 FLAGS=(-std=c++20 -O1 -g -fno-omit-frame-pointer
        "-fsanitize=fuzzer,address,undefined" -fno-sanitize-recover=all
-       -Wall -Wextra -Wpedantic -Wshadow -Werror -Isrc "-DATTNLAB_ASSETS_DIR=\"$ROOT/assets\"")
+       -Wall -Wextra -Wpedantic -Wshadow -Werror -Isrc -isystem /usr/include/eigen3 "-DATTNLAB_ASSETS_DIR=\"$ROOT/assets\"")
 
 mkdir -p "$OUT"
 for t in "${TARGETS[@]}"; do

@@ -2,6 +2,7 @@
 // Softmax with temperature and the exact quantities the paper bounds (PAPER.md §2, §5).
 // Everything here is double precision: these are reference numbers shown to the user,
 // not the fp32 hot path of the model.
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -28,6 +29,19 @@ struct Lemma1Band {
     double upper;
 };
 Lemma1Band lemma1_band(int L, double a, double T);
+
+// Lemma 2's finite-difference metric (paper Algorithm 5):
+//   g(T, eps) = ||softmax((l + eps v)/T) - softmax(l/T)|| / eps,  v a unit direction.
+// Pass the base weights softmax(l/T) when they are at hand (sweeps over eps reuse them).
+double finite_difference_sensitivity(std::span<const double> logits, std::span<const double> base_weights,
+                                     std::span<const double> direction, double T, double eps);
+
+// What g can reach: the mean value theorem gives 1/(2T) (the tight Jacobian bound), and two
+// points of the simplex are at most sqrt 2 apart, so min{1/(2T), sqrt 2 / eps}.
+double sensitivity_bound_tight(double T, double eps);
+
+// A uniformly random direction on the unit sphere in n dimensions, the same on every platform.
+std::vector<double> random_unit_vector(int n, std::uint64_t seed);
 
 // The a of Lemma 1 for a concrete vector: max_i |l_i|.
 double max_abs(std::span<const double> logits);
