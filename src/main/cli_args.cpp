@@ -77,15 +77,24 @@ bool CliArgs::get_double(const std::string& name, double lo, double hi, std::opt
     return true;
 }
 
+// "a,b,c" -> {"a", "b", "c"}; empty items stay, so that "1,,2" is reported, not skipped.
+static std::vector<std::string> split_commas(const std::string& text) {
+    std::vector<std::string> items;
+    size_t start = 0;
+    for (;;) {
+        const size_t comma = text.find(',', start);
+        items.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        if (comma == std::string::npos) return items;
+        start = comma + 1;
+    }
+}
+
 bool CliArgs::get_int_list(const std::string& name, std::int64_t lo, std::int64_t hi, std::vector<std::int64_t>& out,
                            std::string& error) const {
     const auto text = value(name);
     out.clear();
     if (!text) return true;
-    size_t start = 0;
-    for (;;) {
-        const size_t comma = text->find(',', start);
-        const std::string item = text->substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    for (const std::string& item : split_commas(*text)) {
         std::int64_t v = 0;
         if (!parse_int(item, v)) {
             error = "--" + name + " wants comma-separated whole numbers; '" + item + "' is not one";
@@ -96,8 +105,26 @@ bool CliArgs::get_int_list(const std::string& name, std::int64_t lo, std::int64_
             return false;
         }
         out.push_back(v);
-        if (comma == std::string::npos) break;
-        start = comma + 1;
+    }
+    return true;
+}
+
+bool CliArgs::get_double_list(const std::string& name, double lo, double hi, std::vector<double>& out, std::string& error) const {
+    const auto text = value(name);
+    out.clear();
+    if (!text) return true;
+    for (const std::string& item : split_commas(*text)) {
+        char* end = nullptr;
+        const double v = std::strtod(item.c_str(), &end);
+        if (item.empty() || end != item.c_str() + item.size() || !std::isfinite(v)) {
+            error = "--" + name + " wants comma-separated numbers; '" + item + "' is not one";
+            return false;
+        }
+        if (v < lo || v > hi) {
+            error = "--" + name + ": " + item + " is outside " + std::to_string(lo) + ".." + std::to_string(hi);
+            return false;
+        }
+        out.push_back(v);
     }
     return true;
 }

@@ -8,5 +8,7 @@ int cli_tokenize(int argc, char** argv, int first);
 int cli_logits(int argc, char** argv, int first);
 int cli_attention(int argc, char** argv, int first);
 int cli_generate(int argc, char** argv, int first);
+int cli_analyze(int argc, char** argv, int first);
+int cli_experiment(int argc, char** argv, int first);
 
 }  // namespace attnlab

@@ -18,6 +18,10 @@ const Command kCommands[] = {
     {"attention", attnlab::cli_attention, "attention --model FILE --ids ... --layer L --head H [--json]   one head's T x T weights"},
     {"generate", attnlab::cli_generate,
      "generate --model FILE --prompt TEXT -n N [--temperature T --top-k K --top-p P --seed S]"},
+    {"analyze", attnlab::cli_analyze, "analyze --input FILE.json [--json]   the paper's quantities for one query's logits and vectors"},
+    {"experiment", attnlab::cli_experiment,
+     "experiment NAME --model FILE --text FILE --out DIR   the paper's experiments (NAME: distance-vs-L, distance-vs-N,\n"
+     "                 critical-n, separability, gradient, all); `attnlab experiment --help` lists the options"},
 };
 
 void usage(FILE* out) {

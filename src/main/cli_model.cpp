@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "main/cli_args.h"
+#include "main/cli_checkpoint.h"
 #include "main/cli_commands.h"
 #include "main/cli_vocabulary.h"
 #include "model/attention_capture.h"
@@ -25,38 +26,6 @@ namespace {
 int fail(const char* command, const std::string& message, int code = 1) {
     std::fprintf(stderr, "attnlab %s: %s\n", command, message.c_str());
     return code;
-}
-
-// A checkpoint on disk: the file mapped, indexed and bound to a model.
-struct Checkpoint {
-    MappedFile file;
-    SafetensorsReader reader;
-    Gpt2Model model;
-};
-
-// --model names model.safetensors, or the folder holding it; config.json is read from the
-// same folder when it is there (the Hugging Face layout).
-bool open_checkpoint(const std::string& path, Checkpoint& ck, std::string& error) {
-    namespace fs = std::filesystem;
-    fs::path file = path;
-    std::error_code ec;
-    if (fs::is_directory(file, ec)) file /= "model.safetensors";
-    if (!ck.file.open(file.string(), error)) return false;
-    if (!ck.reader.open(ck.file.bytes(), file.string(), error)) return false;
-
-    const fs::path config_path = file.parent_path() / "config.json";
-    std::optional<Gpt2Config> config;
-    if (fs::exists(config_path, ec)) {
-        std::string text;
-        Gpt2Config c;
-        if (!read_whole_file(config_path.string(), text, error) || !parse_gpt2_config(text, config_path.string(), c, error))
-            return false;
-        config = c;
-    }
-    std::vector<std::string> warnings;
-    if (!ck.model.load(ck.reader, config ? &*config : nullptr, error, &warnings)) return false;
-    for (const std::string& w : warnings) std::fprintf(stderr, "attnlab: warning: %s\n", w.c_str());
-    return true;
 }
 
 bool read_ids(const CliArgs& args, const Gpt2Model& model, std::vector<int>& ids, std::string& error) {

@@ -1,0 +1,36 @@
+#include "main/cli_checkpoint.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <vector>
+
+#include "platform/whole_file.h"
+
+namespace attnlab {
+
+bool open_checkpoint(const std::string& path, Checkpoint& ck, std::string& error) {
+    namespace fs = std::filesystem;
+    fs::path file = path;
+    std::error_code ec;
+    if (fs::is_directory(file, ec)) file /= "model.safetensors";
+    ck.path = file.string();
+    if (!ck.file.open(file.string(), error)) return false;
+    if (!ck.reader.open(ck.file.bytes(), file.string(), error)) return false;
+
+    const fs::path config_path = file.parent_path() / "config.json";
+    std::optional<Gpt2Config> config;
+    if (fs::exists(config_path, ec)) {
+        std::string text;
+        Gpt2Config c;
+        if (!read_whole_file(config_path.string(), text, error) || !parse_gpt2_config(text, config_path.string(), c, error))
+            return false;
+        config = c;
+    }
+    std::vector<std::string> warnings;
+    if (!ck.model.load(ck.reader, config ? &*config : nullptr, error, &warnings)) return false;
+    for (const std::string& w : warnings) std::fprintf(stderr, "attnlab: warning: %s\n", w.c_str());
+    return true;
+}
+
+}  // namespace attnlab
