@@ -24,6 +24,7 @@ APT_PACKAGES=(
   chromium xvfb xauth libgl1-mesa-dri
   fonts-dejavu-core
   libclang-rt-14-dev
+  python3-matplotlib
 )
 
 say() { printf '\033[1m[attnlab]\033[0m %s\n' "$*"; }
