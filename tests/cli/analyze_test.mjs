@@ -7,27 +7,15 @@
 // expected_A / expected_B are Monte Carlo in the tool: the reference gives the exact mean (all
 // subsets) or its own 200000-sample estimate, and the two must agree within 5 combined standard
 // errors. sensitivity[k].g uses a random direction, so only its range is checked.
-import { spawnSync } from "node:child_process";
+import { cli, check, run, finish } from "./harness.mjs";
 import { readFileSync, writeFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-const cli = process.argv[2];
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const cases = JSON.parse(readFileSync(path.join(root, "tests/fixtures/analysis/cases.json"), "utf8"));
 const tmp = mkdtempSync(path.join(tmpdir(), "attnlab-analyze-"));
-let passed = 0, failed = 0;
-
-function check(ok, what, detail = "") {
-  if (ok) { passed++; console.log(`  ok    ${what}`); }
-  else { failed++; console.log(`  FAIL  ${what}${detail ? `: ${detail}` : ""}`); }
-}
-
-function run(args) {
-  const r = spawnSync(cli, args, { encoding: "utf8", maxBuffer: 1 << 28 });
-  return { code: r.status, signal: r.signal, out: r.stdout ?? "", err: r.stderr ?? "", error: r.error };
-}
 
 let fileCount = 0;
 function inputFile(content) {
@@ -202,5 +190,4 @@ for (const [what_in, fragment, what] of bad) {
 }
 
 rmSync(tmp, { recursive: true });
-console.log(`analyze: ${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+finish("analyze");

@@ -2,26 +2,14 @@
 // fixtures, and bad input giving a message on stderr and a non-zero exit, never a crash.
 //
 //   node tests/cli/cli_test.mjs PATH/TO/attnlab
-import { spawnSync } from "node:child_process";
+import { cli, check, run, finish } from "./harness.mjs";
 import { readFileSync, writeFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-const cli = process.argv[2];
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const fixture = (name) => path.join(root, "tests/fixtures", name);
-let passed = 0, failed = 0;
-
-function check(ok, what, detail = "") {
-  if (ok) { passed++; console.log(`  ok    ${what}`); }
-  else { failed++; console.log(`  FAIL  ${what}${detail ? `: ${detail}` : ""}`); }
-}
-
-function run(args, input) {
-  const r = spawnSync(cli, args, { input, encoding: "utf8", maxBuffer: 1 << 28 });
-  return { code: r.status, signal: r.signal, out: r.stdout, err: r.stderr };
-}
 
 // Largest |a - b| over the largest |b|: error relative to the tensor's scale.
 function relError(a, b) {
@@ -98,5 +86,4 @@ for (const [args, fragment, what] of bad) {
 }
 rmSync(tmp, { recursive: true });
 
-console.log(`cli: ${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+finish("cli");

@@ -6,29 +6,17 @@
 //
 // The expected row counts and query counts are worked out here from the sweeps (8 heads, 32
 // tokens), not read back from the tool.
-import { spawnSync } from "node:child_process";
+import { cli, check, run, finish } from "./harness.mjs";
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync, mkdtempSync, rmSync, existsSync, readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-const cli = process.argv[2];
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const model = path.join(root, "tests/fixtures/tiny-f32");
 const modelFile = path.join(model, "model.safetensors");
 const tmp = mkdtempSync(path.join(tmpdir(), "attnlab-experiment-"));
-let passed = 0, failed = 0;
-
-function check(ok, what, detail = "") {
-  if (ok) { passed++; console.log(`  ok    ${what}`); }
-  else { failed++; console.log(`  FAIL  ${what}${detail ? `: ${detail}` : ""}`); }
-}
-
-function run(args) {
-  const r = spawnSync(cli, args, { encoding: "utf8", maxBuffer: 1 << 28 });
-  return { code: r.status, signal: r.signal, out: r.stdout ?? "", err: r.stderr ?? "", error: r.error };
-}
 
 const sha256 = (bytes) => createHash("sha256").update(bytes).digest("hex");
 const HEADS = 2 * 4, TOKENS = 32;
@@ -348,5 +336,4 @@ check(readFileSync(existingFile, "utf8") === "not a folder\n" && statSync(existi
 }
 
 rmSync(tmp, { recursive: true });
-console.log(`experiment: ${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+finish("experiment");
