@@ -79,7 +79,7 @@ std::vector<SelectionDistance> selection_distances(std::span<const double> weigh
     const Eigen::RowVectorXd y_total = Y.colwise().sum();            // (d)
     const Eigen::VectorXd x_sq = fast ? Eigen::VectorXd(G.diagonal().head(L)) : Eigen::VectorXd(x.rowwise().squaredNorm());  // (L)
 
-    // Results are produced in increasing N while the selection grows; `slot` maps back.
+    // Results are produced in increasing N while the selection grows; by_size maps back.
     std::vector<int> by_size(Ns.size());
     std::iota(by_size.begin(), by_size.end(), 0);
     std::sort(by_size.begin(), by_size.end(), [&](int a, int b) { return Ns[static_cast<size_t>(a)] < Ns[static_cast<size_t>(b)]; });

@@ -10,6 +10,20 @@
 
 namespace attnlab {
 
+namespace {
+
+// exp of z <= 0, vectorised, with the underflow done right: Eigen's packet exp clamps its
+// argument near -709 (on wasm SIMD128 at least), so exp(-1e5) came out as 1e-308, not 0.
+// Below -700 the scalar std::exp gives the denormal or the exact 0.
+Eigen::ArrayXd exp_nonpositive(const Eigen::ArrayXd& z) {
+    Eigen::ArrayXd e = z.exp();
+    for (Eigen::Index i = 0; i < z.size(); ++i)
+        if (z[i] < -700.0) e[i] = std::exp(z[i]);
+    return e;
+}
+
+}  // namespace
+
 std::vector<double> softmax(std::span<const double> logits, double T) {
     assert(T > 0.0);
     if (logits.empty()) return {};
@@ -17,7 +31,7 @@ std::vector<double> softmax(std::span<const double> logits, double T) {
     // runs over an Eigen-owned (aligned) array: a vectorised sum over a std::vector's memory
     // would split its terms by the address, and results would change with the allocator.
     const Eigen::Map<const Eigen::ArrayXd> l(logits.data(), static_cast<Eigen::Index>(logits.size()));
-    Eigen::ArrayXd e = ((l - l.maxCoeff()) / T).exp();
+    Eigen::ArrayXd e = exp_nonpositive((l - l.maxCoeff()) / T);
     e /= e.sum();
     return std::vector<double>(e.data(), e.data() + e.size());
 }
@@ -80,7 +94,7 @@ double finite_difference_sensitivity(std::span<const double> logits, std::span<c
     const Eigen::Index n = static_cast<Eigen::Index>(logits.size());
     const Eigen::Map<const Eigen::ArrayXd> l(logits.data(), n), v(direction.data(), n), base(base_weights.data(), n);
     const Eigen::ArrayXd moved = l + eps * v;
-    Eigen::ArrayXd w = ((moved - moved.maxCoeff()) / T).exp();
+    Eigen::ArrayXd w = exp_nonpositive((moved - moved.maxCoeff()) / T);
     w /= w.sum();
     return std::sqrt((w - base).square().sum()) / eps;
 }
