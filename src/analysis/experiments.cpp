@@ -137,6 +137,23 @@ bool run_experiment(ExperimentKind kind, const AttentionCapture& capture, const 
     out = ExperimentResult{};
     out.kind = kind;
     out.notes.push_back(std::string("vectors x: ") + (options.residual_vectors ? "the layer's input residual stream" : "the head's value vectors"));
+    // The labels PAPER.md gives each formula, carried into every summary (docs/science.md §9).
+    switch (kind) {
+        case ExperimentKind::DistanceVsL:
+        case ExperimentKind::DistanceVsN:
+            out.notes.push_back("(R) bound_A and bound_B are reconstructed from the paper's proof; approx_A is the paper's main-term "
+                                "approximation of E[d_A] (R), without its Jensen-gap term; d_A is reading A (sum of norms), d_B reading B "
+                                "(norm of the sum)");
+            break;
+        case ExperimentKind::Separability:
+            out.notes.push_back("(R) lower and upper are the Theorem 2 bounds on E[N_s]/N as reconstructed from the paper's proof");
+            break;
+        case ExperimentKind::Gradient:
+            out.notes.push_back("(check) bound_paper = min{1/(4T), sqrt 2} is the paper's Lemma 2 bound, which the exact ||J||_2 exceeds; "
+                                "bound_tight = 1/(2T) is the tight bound; bound_g = min{1/(2T), sqrt 2/eps} bounds g");
+            break;
+        case ExperimentKind::CriticalN: break;
+    }
     switch (kind) {
         case ExperimentKind::DistanceVsL: return run_distance_vs_L(capture, options, out, error, progress);
         case ExperimentKind::DistanceVsN: return run_distance_vs_N(capture, options, out, error, progress);
