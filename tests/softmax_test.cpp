@@ -148,3 +148,20 @@ TEST_CASE("Lemma 1 band holds for every weight", "[softmax][bounds]") {
     CHECK(band.lower == 0.25);
     CHECK(band.upper == 0.25);
 }
+
+TEST_CASE("softmax: tied logits get exactly equal weights wherever they stand", "[softmax]") {
+    // Eigen computes the elements after the last full packet with the scalar exp, which can
+    // differ in the last bit: a tie between the first and the last element broke, and with it
+    // the top-N order (found by the numpy reference test on an SSE build).
+    SplitMix64 rng(5);
+    for (int L = 2; L <= 40; ++L) {
+        std::vector<double> l(static_cast<size_t>(L));
+        for (double& x : l) x = rng.normal();
+        l.back() = l.front() = 0.123456789;
+        for (double T : {0.3, 1.0}) {
+            const std::vector<double> w = softmax(l, T);
+            INFO("L = " << L << ", T = " << T);
+            CHECK(w.front() == w.back());
+        }
+    }
+}

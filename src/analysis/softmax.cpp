@@ -12,12 +12,21 @@ namespace attnlab {
 
 namespace {
 
-// exp of z <= 0, vectorised, with the underflow done right: Eigen's packet exp clamps its
-// argument near -709 (on wasm SIMD128 at least), so exp(-1e5) came out as 1e-308, not 0.
-// Below -700 the scalar std::exp gives the denormal or the exact 0.
+// exp of z <= 0, vectorised, with two things done right:
+// - Equal inputs give equal outputs. Eigen sends the elements after the last full packet
+//   through the scalar std::exp, which differs from its packet exp in the last bit, so tied
+//   logits got weights that were not tied (and a top-N that depended on the position). The
+//   input is padded to a whole number of packets (16 doubles covers every vector unit).
+// - Underflow: the packet exp clamps its argument near -709 (on SSE and wasm SIMD128), so
+//   exp(-1e5) came out as 1e-308, not 0. Below -700 the scalar std::exp gives the denormal or
+//   the exact 0; every element there takes that path, so ties stay ties.
 Eigen::ArrayXd exp_nonpositive(const Eigen::ArrayXd& z) {
-    Eigen::ArrayXd e = z.exp();
-    for (Eigen::Index i = 0; i < z.size(); ++i)
+    const Eigen::Index n = z.size(), padded = (n + 15) / 16 * 16;
+    Eigen::ArrayXd e = Eigen::ArrayXd::Zero(padded);
+    e.head(n) = z;
+    e = e.exp();
+    e.conservativeResize(n);
+    for (Eigen::Index i = 0; i < n; ++i)
         if (z[i] < -700.0) e[i] = std::exp(z[i]);
     return e;
 }
