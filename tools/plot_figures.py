@@ -187,15 +187,22 @@ def distance_panel(ax, t, x_column, keep, reading):
     ax.legend(fontsize=7, loc="best")
 
 
-def figure_distance(folder, out_dir, fmt, written, which):
-    csv_name = "distance_vs_L.csv" if which == "L" else "distance_vs_N.csv"
+def load_figure_inputs(folder, csv_name, columns, stem, experiment):
+    """(table, summary) for one figure, or None (with a message) when its CSV is not in folder."""
     path = os.path.join(folder, csv_name)
-    stem = "fig2a_distance_vs_L" if which == "L" else "fig2b_distance_vs_N"
     if not os.path.isfile(path):
         print(f"skipping {stem}: {csv_name} not found in {folder}")
+        return None
+    return read_table(path, columns), read_summary(folder, experiment)
+
+
+def figure_distance(folder, out_dir, fmt, written, which):
+    csv_name = "distance_vs_L.csv" if which == "L" else "distance_vs_N.csv"
+    stem = "fig2a_distance_vs_L" if which == "L" else "fig2b_distance_vs_N"
+    loaded = load_figure_inputs(folder, csv_name, DISTANCE_COLUMNS, stem, "distance-vs-L" if which == "L" else "distance-vs-N")
+    if loaded is None:
         return
-    t = read_table(path, DISTANCE_COLUMNS)
-    summary = read_summary(folder, "distance-vs-L" if which == "L" else "distance-vs-N")
+    t, summary = loaded
     # The sweep varies one of L, N; the other is fixed (N = 5 for Fig.2a, L = 1024 for Fig.2b).
     # A file with several fixed values would mix curves: plot the paper's value if present.
     fixed_column, paper_value = ("N", 5) if which == "L" else ("L", 1024)
@@ -232,18 +239,16 @@ CRITICAL_N_SCAN_COLUMNS = ["L", "N", "D", "p_value", "exact", "rejected"]
 
 
 def figure_critical_n(folder, out_dir, fmt, written):
-    path = os.path.join(folder, "critical_n.csv")
-    if not os.path.isfile(path):
-        print(f"skipping fig2c_critical_n: critical_n.csv not found in {folder}")
+    loaded = load_figure_inputs(folder, "critical_n.csv", CRITICAL_N_COLUMNS, "fig2c_critical_n", "critical-n")
+    if loaded is None:
         return
-    t = read_table(path, CRITICAL_N_COLUMNS)
+    t, summary = loaded
     scan_path = os.path.join(folder, "critical_n_scan.csv")
     scan = None
     if os.path.isfile(scan_path):
         scan = read_table(scan_path, CRITICAL_N_SCAN_COLUMNS)
     else:
         print("fig2c_critical_n: critical_n_scan.csv not found, drawing N* only")
-    summary = read_summary(folder, "critical-n")
     level = summary.get("parameters", {}).get("ks_level", 0.01)
 
     fig, axes = plt.subplots(1, 2 if scan is not None else 1, figsize=(13 if scan is not None else 7, 5.2), squeeze=False)
@@ -319,12 +324,10 @@ def pick_ns(Ns, wanted=(1, 2, 4, 8, 16, 32, 64), most=10):
 
 
 def figure_separability(folder, out_dir, fmt, written):
-    path = os.path.join(folder, "separability.csv")
-    if not os.path.isfile(path):
-        print(f"skipping fig3_separability: separability.csv not found in {folder}")
+    loaded = load_figure_inputs(folder, "separability.csv", SEPARABILITY_COLUMNS, "fig3_separability", "separability")
+    if loaded is None:
         return
-    t = read_table(path, SEPARABILITY_COLUMNS)
-    summary = read_summary(folder, "separability")
+    t, summary = loaded
     Ns = pick_ns(unique_sorted(t["N"]))
     boxes, lower, upper = [], [], []
     for n in Ns:
@@ -373,12 +376,10 @@ GRADIENT_COLUMNS = ["T", "T_paper", "eps", "g_max_over_heads", "g_mean_over_head
 
 
 def figure_gradient(folder, out_dir, fmt, written):
-    path = os.path.join(folder, "gradient_summary.csv")
-    if not os.path.isfile(path):
-        print(f"skipping fig4_gradient: gradient_summary.csv not found in {folder}")
+    loaded = load_figure_inputs(folder, "gradient_summary.csv", GRADIENT_COLUMNS, "fig4_gradient", "gradient")
+    if loaded is None:
         return
-    t = read_table(path, GRADIENT_COLUMNS)
-    summary = read_summary(folder, "gradient")
+    t, summary = loaded
     epss = unique_sorted(t["eps"])
 
     fig, ax = plt.subplots(figsize=(10, 6.2))

@@ -77,59 +77,59 @@ int heads_of(const AttentionCapture& c) { return c.layers() * c.n_head(); }
 
 }  // namespace
 
-bool run_distance_vs_L(const AttentionCapture& c, const ExperimentOptions& o, ExperimentResult& out, std::string&,
-                       const ExperimentProgress& progress) {
+namespace {
+
+// One table of Algorithm 1 or 2: per head, the per-query distances for `Ns` over the first
+// `end_row` queries, then one row for each (L, index into Ns) point, averaged over the
+// queries 0..L-1 that see more than N tokens.
+struct DistancePoint {
+    int L;
+    size_t n;  // index into Ns
+};
+
+void distance_table(const AttentionCapture& c, const ExperimentOptions& o, std::span<const int> Ns, int end_row,
+                    const std::vector<DistancePoint>& points, const char* name, std::uint64_t tag, ExperimentResult& out,
+                    const ExperimentProgress& progress) {
     const int heads = heads_of(c);
-    const int L_max = *std::max_element(o.Ls.begin(), o.Ls.end());
     std::vector<std::vector<std::vector<double>>> rows(static_cast<size_t>(heads));
     long long done = 0;
-    for_each_head(heads, progress, done, heads, "distance-vs-L", [&](int index) {
+    for_each_head(heads, progress, done, heads, experiment_name(out.kind), [&](int index) {
         const HeadInputs h = head_inputs(c, index / c.n_head(), index % c.n_head(), o.residual_vectors);
         DistanceOptions options;
         options.samples = o.samples;
-        const int Ns[] = {o.N};
-        const auto per_query = head_distances(h, Ns, L_max, options, o.seed, 1);
-        for (int L : o.Ls) {
+        const auto per_query = head_distances(h, Ns, end_row, options, o.seed, tag);
+        for (const DistancePoint& p : points) {
+            const int N = Ns[p.n];
             DistanceSummary s;
-            for (int t = o.N; t < L; ++t) s.add(per_query[0][static_cast<size_t>(t)]);
-            rows[static_cast<size_t>(index)].push_back(distance_row(h, L, o.N, o.N, s));
+            for (int t = N; t < p.L; ++t) s.add(per_query[p.n][static_cast<size_t>(t)]);
+            rows[static_cast<size_t>(index)].push_back(distance_row(h, p.L, N, N, s));
         }
     });
-    Table table{"distance_vs_L", distance_columns(), {}};
+    Table table{name, distance_columns(), {}};
     append_in_order(rows, table);
-    for (int L : o.Ls) {
-        out.queries_used += static_cast<long long>(heads) * (L - o.N);
-        out.queries_skipped += static_cast<long long>(heads) * o.N;
+    for (const DistancePoint& p : points) {
+        out.queries_used += static_cast<long long>(heads) * (p.L - Ns[p.n]);
+        out.queries_skipped += static_cast<long long>(heads) * Ns[p.n];
     }
     out.tables.push_back(std::move(table));
+}
+
+}  // namespace
+
+bool run_distance_vs_L(const AttentionCapture& c, const ExperimentOptions& o, ExperimentResult& out, std::string&,
+                       const ExperimentProgress& progress) {
+    const int Ns[] = {o.N};
+    std::vector<DistancePoint> points;
+    for (int L : o.Ls) points.push_back({L, 0});
+    distance_table(c, o, Ns, *std::max_element(o.Ls.begin(), o.Ls.end()), points, "distance_vs_L", 1, out, progress);
     return true;
 }
 
 bool run_distance_vs_N(const AttentionCapture& c, const ExperimentOptions& o, ExperimentResult& out, std::string&,
                        const ExperimentProgress& progress) {
-    const int heads = heads_of(c);
-    const int L = c.length();
-    std::vector<std::vector<std::vector<double>>> rows(static_cast<size_t>(heads));
-    long long done = 0;
-    for_each_head(heads, progress, done, heads, "distance-vs-N", [&](int index) {
-        const HeadInputs h = head_inputs(c, index / c.n_head(), index % c.n_head(), o.residual_vectors);
-        DistanceOptions options;
-        options.samples = o.samples;
-        const auto per_query = head_distances(h, o.Ns, L, options, o.seed, 2);
-        for (size_t k = 0; k < o.Ns.size(); ++k) {
-            const int N = o.Ns[k];
-            DistanceSummary s;
-            for (int t = N; t < L; ++t) s.add(per_query[k][static_cast<size_t>(t)]);
-            rows[static_cast<size_t>(index)].push_back(distance_row(h, L, N, N, s));
-        }
-    });
-    Table table{"distance_vs_N", distance_columns(), {}};
-    append_in_order(rows, table);
-    for (int N : o.Ns) {
-        out.queries_used += static_cast<long long>(heads) * (L - N);
-        out.queries_skipped += static_cast<long long>(heads) * N;
-    }
-    out.tables.push_back(std::move(table));
+    std::vector<DistancePoint> points;
+    for (size_t k = 0; k < o.Ns.size(); ++k) points.push_back({c.length(), k});
+    distance_table(c, o, o.Ns, c.length(), points, "distance_vs_N", 2, out, progress);
     return true;
 }
 

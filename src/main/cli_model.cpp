@@ -1,7 +1,6 @@
 // attnlab logits | attention | generate: GPT-2 from a safetensors checkpoint.
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,10 +13,7 @@
 #include "model/gpt2.h"
 #include "model/json.h"
 #include "model/random.h"
-#include "model/safetensors.h"
 #include "model/sampling.h"
-#include "platform/mapped_file.h"
-#include "platform/whole_file.h"
 
 namespace attnlab {
 
