@@ -2,7 +2,16 @@
 
 #include <imgui.h>
 
+#include "app/head_summaries.h"
+#include "app/model_tasks.h"
+
 namespace attnlab {
+
+void init_app(AppState& app, std::string_view encoder_json, std::string_view vocab_bpe) {
+    Session& s = app.session;
+    if (!s.tokenizer.load(encoder_json, vocab_bpe, s.tokenizer_error))
+        s.message = "The GPT-2 vocabulary did not load (" + s.tokenizer_error + "); the model panels need it.";
+}
 
 static void draw_about(bool* open) {
     if (!*open) return;
@@ -25,7 +34,78 @@ static void draw_about(bool* open) {
     }
 }
 
+// The reader's message (an error, a notice), until dismissed.
+static void draw_message(AppState& app) {
+    std::string& message = app.session.message;
+    if (message.empty()) return;
+    ImGui::PushStyleColor(ImGuiCol_ChildBg, IM_COL32(253, 236, 206, 255));
+    const float line = ImGui::GetTextLineHeightWithSpacing();
+    const float width = ImGui::GetContentRegionAvail().x;
+    const float text_h = ImGui::CalcTextSize(message.c_str(), nullptr, false, width - 8 * line).y;
+    ImGui::BeginChild("##message", ImVec2(0, text_h + line), true);
+    ImGui::PushTextWrapPos(width - 6 * line);
+    ImGui::TextUnformatted(message.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::SameLine(width - 5 * line);
+    if (ImGui::SmallButton("Dismiss")) message.clear();
+    remember_last_item(app.widgets, "message.dismiss");
+    ImGui::EndChild();
+    ImGui::PopStyleColor();
+}
+
+// Progress of the model's work and of the background summaries, each with a cancel button.
+static void draw_work(AppState& app) {
+    Session& s = app.session;
+    const struct { TaskRunner& runner; const char* id; } runners[] = {{s.model_work, "model"}, {s.background, "background"}};
+    for (const auto& r : runners) {
+        if (!r.runner.busy()) continue;
+        ImGui::PushID(r.id);
+        const float w = ImGui::GetFontSize() * 16;
+        char overlay[32];
+        std::snprintf(overlay, sizeof overlay, "%.0f%%", 100.0 * r.runner.progress());
+        ImGui::ProgressBar(static_cast<float>(r.runner.progress()), ImVec2(w, 0), overlay);
+        ImGui::SameLine();
+        ImGui::TextUnformatted(r.runner.label().c_str());
+        ImGui::SameLine();
+        if (ImGui::SmallButton("Cancel")) r.runner.cancel();
+        remember_last_item(app.widgets, (std::string("work.cancel.") + r.id).c_str());
+        ImGui::PopID();
+    }
+}
+
+struct Tab {
+    Panel panel;
+    const char* title;
+};
+constexpr Tab kTabs[] = {
+    {Panel::Text, "Text & tokens"},          {Panel::Attention, "Attention map"},
+    {Panel::Distance, "Selection distance"}, {Panel::Separability, "Separability"},
+    {Panel::Gradient, "Temperature & gradients"}, {Panel::Playground, "Softmax playground"},
+    {Panel::Help, "Help"},
+};
+
+static void draw_panel(AppState& app, Panel panel, PanelContext& ctx) {
+    switch (panel) {
+        case Panel::Text: draw_text_panel(app.text, ctx); break;
+        case Panel::Attention: draw_attention_panel(app.attention, ctx); break;
+        case Panel::Distance: draw_distance_panel(app.distance, ctx); break;
+        case Panel::Separability: draw_separability_panel(app.separability, ctx); break;
+        case Panel::Gradient: draw_gradient_panel(app.gradient, ctx); break;
+        case Panel::Playground: draw_softmax_playground(app.playground, app.widgets); break;
+        case Panel::Help: draw_help_panel(app.help, ctx); break;
+    }
+}
+
 void draw_app(AppState& app) {
+    Session& s = app.session;
+    // Long work first, so that this frame shows its latest results.
+    constexpr double kWorkBudgetMs = 40.0;  // without threads: at most this much per frame
+    s.model_work.pump(s, kWorkBudgetMs);
+    keep_forward_current(s);
+    clamp_view(s);
+    if (!s.model_work.busy()) s.background.pump(s, kWorkBudgetMs);
+    keep_summaries_current(s);
+
     const ImGuiViewport* vp = ImGui::GetMainViewport();
     ImGui::SetNextWindowPos(vp->WorkPos);
     ImGui::SetNextWindowSize(vp->WorkSize);
@@ -45,9 +125,22 @@ void draw_app(AppState& app) {
         ImGui::EndMenuBar();
     }
 
+    PanelContext ctx{s, app.widgets, app.file_export};
+    draw_model_bar(app.model_bar, ctx, app.model_source);
+    draw_work(app);
+    draw_message(app);
+
+    // A tab chosen from outside (a link, setState) is selected once; afterwards clicks rule.
+    const bool external = s.view.panel != app.shown_panel;
     if (ImGui::BeginTabBar("##panels")) {
-        if (ImGui::BeginTabItem("Softmax playground")) {
-            draw_softmax_playground(app.playground, app.widgets);
+        for (const Tab& tab : kTabs) {
+            const ImGuiTabItemFlags f = external && tab.panel == s.view.panel ? ImGuiTabItemFlags_SetSelected : 0;
+            const bool open = ImGui::BeginTabItem(tab.title, nullptr, f);
+            remember_last_item(app.widgets, (std::string("tab.") + panel_name(tab.panel)).c_str());
+            if (!open) continue;
+            if (!external) s.view.panel = tab.panel;
+            app.shown_panel = tab.panel;
+            draw_panel(app, tab.panel, ctx);
             ImGui::EndTabItem();
         }
         ImGui::EndTabBar();
@@ -56,7 +149,27 @@ void draw_app(AppState& app) {
     draw_about(&app.show_about);
 }
 
+bool app_busy(const AppState& app) {
+    const FetchStatus::Phase phase = app.model_source ? app.model_source->status().phase : FetchStatus::Phase::Idle;
+    return app.session.model_work.busy() || app.session.background.busy() || phase == FetchStatus::Phase::Probing ||
+           phase == FetchStatus::Phase::Downloading || phase == FetchStatus::Phase::Ready;
+}
+
 void add_app_status(const AppState& app, float pixel_ratio, json::ObjectBuilder& status) {
+    const Session& s = app.session;
+    status.add("busy", app_busy(app));
+    status.add("tokens", static_cast<int>(s.tokens.size()));
+    status.add("forward_tokens", static_cast<int>(s.forward ? s.forward->tokens.size() : 0));
+    status.add("error", s.message);
+    json::ObjectBuilder model;
+    model.add("loaded", s.model != nullptr);
+    if (s.model) {
+        const Gpt2Config& c = s.model->model.config();
+        model.add("n_layer", c.n_layer).add("n_head", c.n_head).add("n_embd", c.n_embd).add("n_positions", c.n_positions);
+        model.add("source", s.model->source);
+    }
+    status.add_raw("model", model.str());
+    status.add("panel", panel_name(s.view.panel));
     status.add_raw("playground", playground_status_json(app.playground));
     status.add_raw("widgets", widget_rects_json(app.widgets, pixel_ratio));
 }

@@ -1,20 +1,54 @@
 #pragma once
-// The whole UI: one full-window host with a tab per panel. Panels own their state here.
-#include "model/json.h"
+// The whole UI: the model bar, then a tab per panel. Each panel's state sits next to its code
+// (one file per panel); what they share is the Session.
+#include <string_view>
+
+#include "app/attention_panel.h"
+#include "app/distance_panel.h"
+#include "app/file_export.h"
+#include "app/gradient_panel.h"
+#include "app/help_panel.h"
+#include "app/model_bar.h"
+#include "app/model_source.h"
+#include "app/separability_panel.h"
+#include "app/session.h"
 #include "app/softmax_playground.h"
+#include "app/text_panel.h"
 #include "app/widget_rects.h"
+#include "model/json.h"
 
 namespace attnlab {
 
 struct AppState {
+    Session session;
+    ModelBar model_bar;
+    TextPanel text;
+    AttentionPanel attention;
+    DistancePanel distance;
+    SeparabilityPanel separability;
+    GradientPanel gradient;
     SoftmaxPlayground playground;
+    HelpPanel help;
     WidgetRects widgets;
+
+    // Set by the entry point; either may stay null.
+    ModelSource* model_source = nullptr;
+    FileExport* file_export = nullptr;
+
     bool show_about = false;
+    Panel shown_panel = Panel::Text;  // the tab drawn last frame, to notice setState() changes
 };
+
+// Loads the tokenizer from the GPT-2 vocabulary files' bytes (assets/gpt2). A failure is shown
+// in the UI; the theory panels work without it.
+void init_app(AppState& app, std::string_view encoder_json, std::string_view vocab_bpe);
 
 void draw_app(AppState& app);
 
-// The app's part of window.attnlab.status(): each panel's numbers and the widgets' places.
+// True while work is in flight: the platform keeps drawing frames.
+bool app_busy(const AppState& app);
+
+// The app's part of window.attnlab.status().
 void add_app_status(const AppState& app, float pixel_ratio, json::ObjectBuilder& status);
 
 }  // namespace attnlab

@@ -7,6 +7,7 @@
 #include "app/app.h"
 #include "platform/desktop_loop.h"
 #include "platform/ui_host.h"
+#include "platform/whole_file.h"
 
 static void usage(FILE* out) {
     std::fprintf(out,
@@ -67,5 +68,13 @@ int main(int argc, char** argv) {
         return 1;
     }
     host.set_pixel_ratio(attnlab::desktop_pixel_ratio(host.window()));
-    return attnlab::run_desktop_loop(host, [&] { attnlab::draw_app(app); }, run);
+    attnlab::init_app(app, attnlab::read_whole_file(ATTNLAB_ASSETS_DIR "/gpt2/encoder.json"),
+                      attnlab::read_whole_file(ATTNLAB_ASSETS_DIR "/gpt2/vocab.bpe"));
+    return attnlab::run_desktop_loop(
+        host,
+        [&] {
+            attnlab::draw_app(app);
+            if (attnlab::app_busy(app)) host.request_redraw(1);
+        },
+        run);
 }

@@ -4,6 +4,7 @@
 #include "app/app.h"
 #include "platform/ui_host.h"
 #include "platform/web_page.h"
+#include "platform/whole_file.h"
 
 int main() {
     static attnlab::AppState app;
@@ -14,7 +15,14 @@ int main() {
         attnlab::show_fatal_error(error.c_str());
         return 1;
     }
+    // The vocabulary is embedded in the module (its own file system).
+    attnlab::init_app(app, attnlab::read_whole_file(ATTNLAB_ASSETS_DIR "/gpt2/encoder.json"),
+                      attnlab::read_whole_file(ATTNLAB_ASSETS_DIR "/gpt2/vocab.bpe"));
     attnlab::run_web_page(
-        host, [] { attnlab::draw_app(app); },
+        host,
+        [] {
+            attnlab::draw_app(app);
+            if (attnlab::app_busy(app)) host.request_redraw(1);
+        },
         [](attnlab::json::ObjectBuilder& status) { attnlab::add_app_status(app, host.pixel_ratio(), status); });
 }

@@ -1,0 +1,49 @@
+#pragma once
+// Where a checkpoint's bytes come from, as the app sees it. The platform implements it: on the
+// web, fetch() with progress, Cache Storage, the file picker and drag-and-drop (web/model_fetch.js
+// and src/platform/web_model_source.cpp); natively, files on disk. The app only asks and polls.
+#include <string>
+
+#include "app/session.h"
+
+namespace attnlab {
+
+struct FetchStatus {
+    enum class Phase {
+        Idle,         // nothing asked
+        Probing,      // asking the server for the size, and the cache whether it has the file
+        Confirm,      // size known, waiting for the reader to say "download"
+        Downloading,  // bytes arriving (from the network or the cache)
+        Ready,        // bytes complete: take_result()
+        Failed,       // `error` says why
+    };
+    Phase phase = Phase::Idle;
+    std::string url;              // or file name
+    double total_bytes = -1;      // -1: unknown
+    double done_bytes = 0;
+    double bytes_per_second = 0;
+    bool cached = false;          // the file is in the browser's cache (no download needed)
+    std::string error;
+};
+
+class ModelSource {
+public:
+    virtual ~ModelSource() = default;
+    // Finds the size of the file at `url` and whether it is cached; ends in Confirm (or Failed).
+    virtual void probe(const std::string& url) = 0;
+    // Fetches the file (and config.json beside it, when there is one); ends in Ready or Failed.
+    virtual void download(const std::string& url) = 0;
+    virtual void cancel() = 0;
+    // Asks the reader for a local file (the web's file picker). Ends in Ready or Failed.
+    virtual void pick_file() = 0;
+    virtual bool can_pick_file() const = 0;
+    // Frees the cached checkpoint(s); `done` is reported through status().
+    virtual void clear_cache() = 0;
+    virtual bool has_cache() const = 0;
+    virtual FetchStatus status() const = 0;
+    // After Ready: the bytes, config.json's text ("" when there was none) and a name for the
+    // source. Returns false when nothing is ready. Resets the status to Idle.
+    virtual bool take_result(ModelBytes& bytes, std::string& config_json, std::string& source) = 0;
+};
+
+}  // namespace attnlab

@@ -1,0 +1,68 @@
+#include "app/session.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace attnlab {
+
+std::shared_ptr<const LoadedModel> load_model(ModelBytes bytes, std::string_view config_json, std::string source,
+                                              std::string& error) {
+    auto m = std::make_shared<LoadedModel>();
+    m->bytes = std::move(bytes);
+    m->source = std::move(source);
+    Gpt2Config config;
+    const bool has_config = !config_json.empty();
+    if (has_config && !parse_gpt2_config(config_json, m->source + " config.json", config, error)) return nullptr;
+    if (!m->reader.open(m->bytes.bytes, m->source, error)) return nullptr;
+    if (!m->model.load(m->reader, has_config ? &config : nullptr, error, &m->warnings)) return nullptr;
+    return m;
+}
+
+bool chosen_query_slice(const Session& s, QuerySlice& out, std::string& error) {
+    if (!s.forward || s.forward->tokens.empty()) {
+        error = s.model ? "Waiting for the forward pass." : "Load a model to see its attention.";
+        return false;
+    }
+    if (!parse_normalizer(s.view.normalizer, out.normalizer, error)) return false;
+    const AttentionCapture& cap = s.forward->capture;
+    out.layer = std::clamp(s.view.layer, 0, cap.layers() - 1);
+    out.head = std::clamp(s.view.head, 0, cap.n_head() - 1);
+    out.query = chosen_query(s);
+    out.T = s.view.T;
+    const int d = cap.head_dim(), n = out.query + 1;
+    const std::vector<float> q = cap.queries(out.layer, out.head), k = cap.keys(out.layer, out.head),
+                             v = cap.values(out.layer, out.head);
+    const float* qrow = q.data() + static_cast<size_t>(out.query) * d;
+    const double scale = 1.0 / std::sqrt(static_cast<double>(d));
+    out.logits.assign(static_cast<size_t>(n), 0.0);
+    out.values.resize(n, d);
+    for (int j = 0; j < n; ++j) {
+        double dot = 0.0;
+        for (int c = 0; c < d; ++c) dot += static_cast<double>(qrow[c]) * k[static_cast<size_t>(j) * d + c];
+        out.logits[static_cast<size_t>(j)] = dot * scale;
+        for (int c = 0; c < d; ++c) out.values(j, c) = v[static_cast<size_t>(j) * d + c];
+    }
+    if (!check_normalizer_input(out.normalizer, out.logits, out.T, error)) return false;
+    out.weights = normalize(out.normalizer, out.logits, out.T);
+    return true;
+}
+
+int chosen_query(const Session& s) {
+    const int n = s.forward ? static_cast<int>(s.forward->tokens.size()) : static_cast<int>(s.tokens.size());
+    if (n == 0) return 0;
+    return s.view.query < 0 ? n - 1 : std::min(s.view.query, n - 1);
+}
+
+void clamp_view(Session& s) {
+    ViewState& v = s.view;
+    if (s.model) {
+        const Gpt2Config& c = s.model->model.config();
+        v.layer = std::clamp(v.layer, 0, c.n_layer - 1);
+        v.head = std::clamp(v.head, 0, c.n_head - 1);
+    }
+    const int n = static_cast<int>(s.tokens.size());
+    if (v.query >= n) v.query = -1;
+    v.N = std::clamp(v.N, 1, std::max(1, n - 1));
+}
+
+}  // namespace attnlab

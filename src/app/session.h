@@ -1,0 +1,101 @@
+#pragma once
+// What the panels share: the tokenizer, the loaded model, the text's tokens, the last forward
+// pass, the view the user is looking at, and the long work in flight. One instance lives in
+// AppState; it is read and changed on the UI thread only. Tasks on other threads get their
+// inputs by value or as shared_ptr<const ...>, and hand results back through Task::finish.
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/normalizers.h"
+#include "analysis/selection.h"
+#include "app/task_runner.h"
+#include "app/view_state.h"
+#include "model/attention_capture.h"
+#include "model/gpt2.h"
+#include "model/gpt2_tokenizer.h"
+#include "model/safetensors.h"
+
+namespace attnlab {
+
+// A checkpoint's bytes and whatever keeps them alive (a buffer the page filled, a mapped file).
+struct ModelBytes {
+    std::shared_ptr<const void> owner;
+    std::span<const std::uint8_t> bytes;
+};
+
+// A model ready to run. Immutable once made; shared with tasks on other threads.
+struct LoadedModel {
+    ModelBytes bytes;
+    SafetensorsReader reader;
+    Gpt2Model model;
+    std::string source;  // URL or file name, as shown to the reader
+    std::vector<std::string> warnings;
+};
+
+// Indexes the checkpoint and binds the weights (config_json may be empty: the shape is then
+// inferred). On failure returns null and a message that names `source` and what is wrong.
+std::shared_ptr<const LoadedModel> load_model(ModelBytes bytes, std::string_view config_json, std::string source,
+                                              std::string& error);
+
+// One forward pass over a token sequence.
+struct ForwardResult {
+    std::vector<int> tokens;
+    AttentionCapture capture{true};  // every layer's Q/K/V and input residual stream
+    std::vector<float> next_logits;  // (V): the model's scores for the token after the last
+    HeadTemperatures temperatures;   // the overrides in force; empty = the model as trained
+};
+
+struct HeadSummaries;     // app/head_summaries.h: the all-heads summaries
+struct TemperatureProbe;  // app/model_tasks.h: "apply to the model"
+
+struct Session {
+    Gpt2Tokenizer tokenizer;
+    std::string tokenizer_error;  // set when the vocabulary could not be loaded
+
+    std::shared_ptr<const LoadedModel> model;  // null until a model is loaded
+    std::string model_error;                   // the last load failure, shown until the next attempt
+
+    ViewState view;
+
+    std::vector<int> tokens;      // view.text, encoded (clipped to the model's context)
+    std::string tokens_text;      // the text `tokens` were made from
+    // The pass over `tokens` with the model as trained; null before the first, and lagging
+    // `tokens` while a new pass runs.
+    std::shared_ptr<const ForwardResult> forward;
+
+    std::shared_ptr<const TemperatureProbe> probe;    // the last "apply to the model", or null
+    std::shared_ptr<const HeadSummaries> summaries;   // for `forward`, or null while computing
+
+    TaskRunner model_work;  // forward passes, generation, "apply to the model"
+    TaskRunner background;  // the all-heads summaries
+
+    std::string message;  // an error or notice for the reader, shown until dismissed
+};
+
+// The chosen head and query as the analyses see them: the query's logits over the keys it can
+// see (q.k / sqrt(d), positions 0..query), the weights under the view's normalizer and
+// temperature, and the head's value vectors for those positions.
+struct QuerySlice {
+    int layer = 0, head = 0, query = 0;  // query: a position in forward->tokens
+    Normalizer normalizer;
+    double T = 1.0;
+    std::vector<double> logits;   // (query + 1)
+    std::vector<double> weights;  // (query + 1)
+    RowMatrixXd values;           // (query + 1, head_dim)
+};
+
+// False (with a reason for the reader) before the first forward pass, or when the view's
+// normalizer name is not one AttnLab knows.
+bool chosen_query_slice(const Session& s, QuerySlice& out, std::string& error);
+
+// The position the view's query points at in `forward` (view.query, -1 = last), clamped.
+int chosen_query(const Session& s);
+
+// Keeps view.layer/head/query/N inside the loaded model and the current tokens.
+void clamp_view(Session& s);
+
+}  // namespace attnlab
