@@ -164,8 +164,7 @@ int main(int argc, char** argv) {
                 file.size() / 1e6, now() - t0);
     if (write_dir) {
         const std::string dir = write_dir;
-        const std::string json = "{\"model_type\": \"gpt2\", \"n_layer\": 12, \"n_head\": 12, \"n_embd\": 768, \"n_positions\": 1024, "
-                                 "\"vocab_size\": 50257, \"layer_norm_epsilon\": 1e-05}\n";
+        const std::string json = gpt2_config_json(config);
         if (!write_bytes(dir + "/model.safetensors", file.data(), file.size()) || !write_bytes(dir + "/config.json", json.data(), json.size())) {
             std::fprintf(stderr, "attnlab_bench: cannot write into %s (does the folder exist?)\n", dir.c_str());
             return 1;

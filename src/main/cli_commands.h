@@ -10,5 +10,6 @@ int cli_attention(int argc, char** argv, int first);
 int cli_generate(int argc, char** argv, int first);
 int cli_analyze(int argc, char** argv, int first);
 int cli_experiment(int argc, char** argv, int first);
+int cli_random_checkpoint(int argc, char** argv, int first);
 
 }  // namespace attnlab

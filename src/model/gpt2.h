@@ -29,6 +29,8 @@ struct Gpt2Config {
 
 // Reads the Hugging Face config.json fields AttnLab uses. `source` names the file in errors.
 bool parse_gpt2_config(std::string_view json_text, std::string_view source, Gpt2Config& config, std::string& error);
+// The config.json Hugging Face writes for `config` (the fields above, model_type "gpt2").
+std::string gpt2_config_json(const Gpt2Config& config);
 
 // One layer's parameters. Conv1D layout: weights are (in, out), applied as x @ W + b.
 struct Gpt2LayerWeights {

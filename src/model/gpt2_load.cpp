@@ -1,4 +1,5 @@
 // Binding a safetensors checkpoint in the Hugging Face GPT-2 layout to Gpt2Model.
+#include <charconv>
 #include <cstring>
 #include <functional>
 
@@ -19,6 +20,17 @@ std::string shape_str(const std::vector<std::int64_t>& shape) {
 }
 
 }  // namespace
+
+std::string gpt2_config_json(const Gpt2Config& c) {
+    json::ObjectBuilder o;
+    o.add("model_type", "gpt2").add("activation_function", "gelu_new");
+    o.add("n_layer", c.n_layer).add("n_head", c.n_head).add("n_embd", c.n_embd).add("n_positions", c.n_positions);
+    // The float's shortest decimal form (1e-05, not 9.9999997e-06), as Python writes it.
+    char eps[32];
+    const auto end = std::to_chars(eps, eps + sizeof eps, c.layer_norm_epsilon).ptr;
+    o.add("vocab_size", c.vocab_size).add_raw("layer_norm_epsilon", std::string_view(eps, static_cast<size_t>(end - eps)));
+    return o.str() + "\n";
+}
 
 bool parse_gpt2_config(std::string_view json_text, std::string_view source, Gpt2Config& config, std::string& error) {
     const std::string where(source);

@@ -84,6 +84,28 @@ for (const [args, fragment, what] of bad) {
   check(r.code !== 0 && r.signal === null && r.err.includes(fragment), `${what}: clear error, non-zero exit`,
         `exit ${r.code}, signal ${r.signal}, stderr: ${r.err.trim()}`);
 }
+// random-checkpoint: the browser tests' checkpoints. The config it writes must describe the file
+// (checked through `logits`, which refuses a config that disagrees with the tensors) and the
+// shape asked for must be the one written (the safetensors header, read here by hand).
+{
+  const r = run(["random-checkpoint", "--out", tmp, "--layers", "3", "--heads", "2", "--embd", "16", "--positions", "20",
+                 "--vocab", "300", "--seed", "7"]);
+  check(r.code === 0, "random-checkpoint writes a checkpoint", r.err);
+  const config = JSON.parse(readFileSync(path.join(tmp, "config.json"), "utf8"));
+  check(config.n_layer === 3 && config.n_head === 2 && config.n_embd === 16 && config.n_positions === 20 &&
+        config.vocab_size === 300 && config.layer_norm_epsilon === 1e-5 && config.model_type === "gpt2",
+        "random-checkpoint: config.json has the asked shape", JSON.stringify(config));
+  const file = readFileSync(path.join(tmp, "model.safetensors"));
+  const header = JSON.parse(file.subarray(8, 8 + Number(file.readBigUInt64LE(0))).toString("utf8"));
+  check(JSON.stringify(header["h.2.attn.c_attn.weight"]?.shape) === "[16,48]" && JSON.stringify(header["wte.weight"]?.shape) === "[300,16]" &&
+        !("h.3.ln_1.weight" in header), "random-checkpoint: the tensors have the asked shape");
+  const logits = run(["logits", "--model", path.join(tmp, "model.safetensors"), "--ids", "1,2,299", "--json"]);
+  check(logits.code === 0 && JSON.parse(logits.out).logits?.length === 300, "random-checkpoint: the checkpoint runs", logits.err);
+  const again = run(["random-checkpoint", "--out", path.join(tmp, "again"), "--layers", "1"]);
+  check(again.code === 1 && again.err.includes("again"), "random-checkpoint: a missing folder is named", again.err);
+  const odd = run(["random-checkpoint", "--out", tmp, "--embd", "10", "--heads", "4"]);
+  check(odd.code === 2 && odd.err.includes("multiple of --heads"), "random-checkpoint: n_embd must divide into heads", odd.err);
+}
 rmSync(tmp, { recursive: true });
 
 finish("cli");
