@@ -1,5 +1,6 @@
 // Binding a safetensors checkpoint in the Hugging Face GPT-2 layout to Gpt2Model.
-#include <charconv>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 
@@ -26,9 +27,13 @@ std::string gpt2_config_json(const Gpt2Config& c) {
     o.add("model_type", "gpt2").add("activation_function", "gelu_new");
     o.add("n_layer", c.n_layer).add("n_head", c.n_head).add("n_embd", c.n_embd).add("n_positions", c.n_positions);
     // The float's shortest decimal form (1e-05, not 9.9999997e-06), as Python writes it.
+    // (libc++ 14, Emscripten's, has no std::to_chars for float.)
     char eps[32];
-    const auto end = std::to_chars(eps, eps + sizeof eps, c.layer_norm_epsilon).ptr;
-    o.add("vocab_size", c.vocab_size).add_raw("layer_norm_epsilon", std::string_view(eps, static_cast<size_t>(end - eps)));
+    for (int digits = 1; digits <= 9; ++digits) {
+        std::snprintf(eps, sizeof eps, "%.*g", digits, static_cast<double>(c.layer_norm_epsilon));
+        if (std::strtof(eps, nullptr) == c.layer_norm_epsilon) break;
+    }
+    o.add("vocab_size", c.vocab_size).add_raw("layer_norm_epsilon", eps);
     return o.str() + "\n";
 }
 
