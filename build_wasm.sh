@@ -138,8 +138,16 @@ build_wasm() {
     emcmake cmake -S "$ROOT" -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
   fi
   cmake --build build/wasm -j "$JOBS"
-  # dist/ mirrors the site folder exactly, so that `serve` serves what `build` made.
-  rm -rf dist.tmp && cp -r build/wasm/site dist.tmp && rm -rf dist && mv dist.tmp dist
+  # The threaded page (attnlab-mt.*), which index.html picks when the page is cross-origin
+  # isolated. Only the page: the tests and the bench run in build/wasm.
+  say "WebAssembly build with threads (build/wasm-mt)"
+  if [ ! -f build/wasm-mt/CMakeCache.txt ]; then
+    emcmake cmake -S "$ROOT" -B build/wasm-mt -DCMAKE_BUILD_TYPE=Release -DATTNLAB_WASM_THREADS=ON >/dev/null
+  fi
+  cmake --build build/wasm-mt -j "$JOBS" --target attnlab
+  # dist/ mirrors the site folders exactly, so that `serve` serves what `build` made.
+  rm -rf dist.tmp && cp -r build/wasm/site dist.tmp && cp build/wasm-mt/site/attnlab-mt.* dist.tmp/ \
+    && rm -rf dist && mv dist.tmp dist
   say "static site in dist/ ($(du -sh dist | cut -f1))"
 }
 
