@@ -1,0 +1,122 @@
+#include "analysis/attention_map.h"
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace attnlab {
+
+bool normalize_causal_rows(std::span<const float> scores, int L, const Normalizer& n, double T, std::vector<float>& out,
+                           std::string& error) {
+    if (L < 1 || scores.size() != static_cast<size_t>(L) * L) {
+        error = "The score matrix is not L x L (L = " + std::to_string(L) + ").";
+        return false;
+    }
+    std::vector<float> w(static_cast<size_t>(L) * L, 0.0f);
+    std::vector<double> row;
+    for (int i = 0; i < L; ++i) {
+        const float* s = scores.data() + static_cast<size_t>(i) * L;
+        row.assign(s, s + i + 1);  // query i sees keys 0..i
+        if (!check_normalizer_input(n, row, T, error)) {
+            error = "Query " + std::to_string(i) + ": " + error;
+            return false;
+        }
+        const std::vector<double> p = normalize(n, row, T);
+        std::copy(p.begin(), p.end(), w.begin() + static_cast<std::ptrdiff_t>(i) * L);
+    }
+    out = std::move(w);
+    return true;
+}
+
+void softmax_attention_rows(std::span<const float> q, std::span<const float> k, int L, int d, int r0, int r1,
+                            std::vector<float>& out) {
+    using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    assert(0 <= r0 && r0 <= r1 && r1 <= L);
+    assert(q.size() == static_cast<size_t>(L) * d && k.size() == static_cast<size_t>(L) * d);
+    const int rows = r1 - r0;
+    out.assign(static_cast<size_t>(rows) * L, 0.0f);
+    const Eigen::Map<const RowMatrix> Q(q.data(), L, d), K(k.data(), L, d);
+    Eigen::Map<RowMatrix> S(out.data(), rows, L);
+    S.noalias() = Q.middleRows(r0, rows) * K.transpose();  // (rows, L)
+    S *= 1.0f / std::sqrt(static_cast<float>(d));
+    for (int r = 0; r < rows; ++r) {
+        const int i = r0 + r;  // this row's query position: keys 0..i
+        float* row = out.data() + static_cast<size_t>(r) * L;
+        const float top = *std::max_element(row, row + i + 1);
+        float sum = 0.0f;
+        for (int j = 0; j <= i; ++j) sum += (row[j] = std::exp(row[j] - top));
+        for (int j = 0; j <= i; ++j) row[j] /= sum;
+        std::fill(row + i + 1, row + L, 0.0f);
+    }
+}
+
+PooledMap empty_pooled_map(int L, int max_bins) {
+    PooledMap m;
+    m.L = std::max(L, 0);
+    m.bins = std::min(m.L, std::max(max_bins, 1));
+    m.cells.assign(static_cast<size_t>(m.bins) * m.bins, std::numeric_limits<float>::quiet_NaN());
+    return m;
+}
+
+void pool_rows_max(PooledMap& map, std::span<const float> rows, int r0, int r1) {
+    const int L = map.L, bins = map.bins;
+    assert(rows.size() == static_cast<size_t>(r1 - r0) * L);
+    for (int i = r0; i < r1; ++i) {
+        const float* row = rows.data() + static_cast<size_t>(i - r0) * L;
+        float* out = map.cells.data() + static_cast<size_t>(static_cast<long long>(i) * bins / L) * bins;
+        for (int j = 0; j <= i; ++j) {
+            float& cell = out[static_cast<long long>(j) * bins / L];
+            // NaN compares false: the first value replaces it.
+            if (!(cell >= row[j])) cell = row[j];
+        }
+    }
+    float top = 0.0f;
+    for (float c : map.cells)
+        if (c > top) top = c;
+    map.max = top;
+}
+
+namespace {
+
+// log sum exp of the logits, the normaliser of softmax, in double.
+double log_partition(std::span<const float> logits) {
+    double top = -std::numeric_limits<double>::infinity();
+    for (float l : logits) top = std::max(top, static_cast<double>(l));
+    double sum = 0.0;
+    for (float l : logits) sum += std::exp(static_cast<double>(l) - top);
+    return top + std::log(sum);
+}
+
+// a ranks before b: larger logit, or the same logit and a lower id.
+bool ahead(std::span<const float> logits, int a, int b) {
+    return logits[a] > logits[b] || (logits[a] == logits[b] && a < b);
+}
+
+}  // namespace
+
+std::vector<TokenProbability> top_probabilities(std::span<const float> logits, int k) {
+    const int V = static_cast<int>(logits.size());
+    k = std::clamp(k, 0, V);
+    std::vector<int> ids(static_cast<size_t>(V));
+    for (int i = 0; i < V; ++i) ids[static_cast<size_t>(i)] = i;
+    std::partial_sort(ids.begin(), ids.begin() + k, ids.end(), [&](int a, int b) { return ahead(logits, a, b); });
+    const double lz = log_partition(logits);
+    std::vector<TokenProbability> out(static_cast<size_t>(k));
+    for (int r = 0; r < k; ++r) {
+        const int id = ids[static_cast<size_t>(r)];
+        out[static_cast<size_t>(r)] = {id, std::exp(static_cast<double>(logits[id]) - lz), r};
+    }
+    return out;
+}
+
+TokenProbability token_probability(std::span<const float> logits, int id) {
+    assert(id >= 0 && static_cast<size_t>(id) < logits.size());
+    int rank = 0;
+    for (int j = 0; j < static_cast<int>(logits.size()); ++j) rank += ahead(logits, j, id) ? 1 : 0;
+    return {id, std::exp(static_cast<double>(logits[id]) - log_partition(logits)), rank};
+}
+
+}  // namespace attnlab

@@ -1,0 +1,54 @@
+#pragma once
+// The arithmetic behind the attention map panel: one head's causal L x L map under any
+// normalizer and temperature, block-pooled thumbnails of every head, and the next-token top-k
+// with ranks ("apply to the model"). Pure functions on spans; the panel only draws them.
+#include <span>
+#include <string>
+#include <vector>
+
+#include "analysis/normalizers.h"
+
+namespace attnlab {
+
+// Row i of a causal map sees keys 0..i. `scores` is (L, L) row-major, q.k / sqrt(d) (entries
+// above the diagonal are ignored). Writes (L, L) weights: normalizer `n` at temperature T applied
+// to each row's visible scores, 0 above the diagonal. False (out untouched) with a message naming
+// the row when a row is not valid input (non-finite scores, bad T).
+bool normalize_causal_rows(std::span<const float> scores, int L, const Normalizer& n, double T, std::vector<float>& out,
+                           std::string& error);
+
+// Rows r0..r1-1 of one head's softmax attention (T = 1, the model as trained), computed from its
+// queries and keys (both (L, d) row-major): out is (r1 - r0, L), 0 above the diagonal. The same
+// arithmetic as AttentionCapture::weights, a block of rows at a time so that a caller can keep
+// each piece of work short.
+void softmax_attention_rows(std::span<const float> q, std::span<const float> k, int L, int d, int r0, int r1,
+                            std::vector<float>& out);
+
+// A causal map reduced to bins x bins blocks, each the largest weight among its cells on or
+// below the diagonal (max-pooling keeps a single sharp key visible in a small picture). Position
+// i falls in block i * bins / L. Blocks with no cell on or below the diagonal are NaN.
+struct PooledMap {
+    int L = 0, bins = 0;
+    std::vector<float> cells;  // (bins, bins) row-major
+    float max = 0.0f;          // the largest cell (0 when empty)
+};
+
+// An all-NaN map of min(L, max_bins) bins, ready for pool_rows_max.
+PooledMap empty_pooled_map(int L, int max_bins);
+// Folds rows r0..r1-1 of the map ((r1 - r0, L) row-major, as softmax_attention_rows writes) in.
+void pool_rows_max(PooledMap& map, std::span<const float> rows, int r0, int r1);
+
+// One entry of a next-token list: the token id, its softmax probability, and its rank
+// (0 = most likely; ties broken by the lower id, as greedy decoding breaks them).
+struct TokenProbability {
+    int id = 0;
+    double p = 0.0;
+    int rank = 0;
+};
+
+// The k most likely tokens under softmax(logits), most likely first (fewer when V < k).
+std::vector<TokenProbability> top_probabilities(std::span<const float> logits, int k);
+// The rank and probability of token `id` under softmax(logits); id must be in range.
+TokenProbability token_probability(std::span<const float> logits, int id);
+
+}  // namespace attnlab

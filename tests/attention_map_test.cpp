@@ -1,0 +1,157 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "analysis/attention_map.h"
+#include "analysis/normalizers.h"
+#include "model/random.h"
+
+using namespace attnlab;
+
+namespace {
+
+// Independent reference: softmax attention of query i over keys 0..i, plain loops in double.
+std::vector<double> reference_row(const std::vector<float>& q, const std::vector<float>& k, int d, int i) {
+    std::vector<double> s(static_cast<size_t>(i) + 1);
+    double top = -1e300;
+    for (int j = 0; j <= i; ++j) {
+        double dot = 0;
+        for (int c = 0; c < d; ++c) dot += double(q[size_t(i) * d + c]) * k[size_t(j) * d + c];
+        s[size_t(j)] = dot / std::sqrt(double(d));
+        top = std::max(top, s[size_t(j)]);
+    }
+    double sum = 0;
+    for (double& v : s) sum += (v = std::exp(v - top));
+    for (double& v : s) v /= sum;
+    return s;
+}
+
+std::vector<float> gaussian(int n, std::uint64_t seed, double scale) {
+    SplitMix64 g(seed);
+    std::vector<float> v(static_cast<size_t>(n));
+    for (float& x : v) x = static_cast<float>(scale * g.normal());
+    return v;
+}
+
+}  // namespace
+
+TEST_CASE("softmax_attention_rows matches plain loops, in any row blocks", "[attention_map]") {
+    const int L = 23, d = 8;
+    const std::vector<float> q = gaussian(L * d, 1, 2.0), k = gaussian(L * d, 2, 2.0);
+    for (int block : {1, 5, 23}) {
+        for (int r0 = 0; r0 < L; r0 += block) {
+            const int r1 = std::min(L, r0 + block);
+            std::vector<float> rows;
+            softmax_attention_rows(q, k, L, d, r0, r1, rows);
+            REQUIRE(rows.size() == size_t(r1 - r0) * L);
+            for (int i = r0; i < r1; ++i) {
+                const std::vector<double> ref = reference_row(q, k, d, i);
+                for (int j = 0; j < L; ++j) {
+                    const float got = rows[size_t(i - r0) * L + j];
+                    if (j <= i)
+                        REQUIRE(got == Approx(ref[size_t(j)]).margin(1e-6));
+                    else
+                        REQUIRE(got == 0.0f);  // causal: nothing above the diagonal
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("normalize_causal_rows applies the normalizer to each row's visible scores", "[attention_map]") {
+    const int L = 9;
+    std::vector<float> scores = gaussian(L * L, 7, 3.0);
+    for (int i = 0; i < L; ++i)  // the model writes -inf above the diagonal: it must be ignored
+        for (int j = i + 1; j < L; ++j) scores[size_t(i) * L + j] = -std::numeric_limits<float>::infinity();
+    for (const char* name : {"softmax", "sparsemax", "entmax-1.5", "ssmax", "sa-softmax"}) {
+        Normalizer n;
+        std::string error;
+        REQUIRE(parse_normalizer(name, n, error));
+        for (double T : {0.05, 1.0, 20.0}) {
+            std::vector<float> w;
+            REQUIRE(normalize_causal_rows(scores, L, n, T, w, error));
+            for (int i = 0; i < L; ++i) {
+                std::vector<double> row(scores.begin() + i * L, scores.begin() + i * L + i + 1);
+                const std::vector<double> ref = normalize(n, row, T);
+                double sum = 0;
+                for (int j = 0; j < L; ++j) {
+                    const float got = w[size_t(i) * L + j];
+                    if (j <= i) {
+                        REQUIRE(got == Approx(ref[size_t(j)]).margin(1e-6));
+                        sum += got;
+                    } else {
+                        REQUIRE(got == 0.0f);
+                    }
+                }
+                REQUIRE(sum == Approx(1.0).margin(1e-5));
+            }
+        }
+    }
+    // Softmax at T = 1 from the scores gives the model's own weights.
+    Normalizer softmax_n;
+    std::vector<float> w;
+    std::string error;
+    std::vector<float> one = {0.0f, 0.0f, 0.0f, std::log(3.0f)};  // L = 2: row 1 sees {0, ln 3}
+    REQUIRE(normalize_causal_rows(one, 2, softmax_n, 1.0, w, error));
+    REQUIRE(w[0] == 1.0f);
+    REQUIRE(w[2] == Approx(0.25));
+    REQUIRE(w[3] == Approx(0.75));
+}
+
+TEST_CASE("normalize_causal_rows rejects bad input with a message naming it", "[attention_map]") {
+    Normalizer n;
+    std::vector<float> w = {9.0f}, scores = {0.0f, 0.0f, std::nanf(""), 1.0f};
+    std::string error;
+    REQUIRE_FALSE(normalize_causal_rows(scores, 2, n, 1.0, w, error));
+    REQUIRE(error.find("Query 1") != std::string::npos);
+    REQUIRE(w == std::vector<float>{9.0f});  // untouched
+    REQUIRE_FALSE(normalize_causal_rows(scores, 3, n, 1.0, w, error));  // not 3 x 3
+    REQUIRE_FALSE(normalize_causal_rows({scores.data(), 1}, 1, n, 0.0, w, error));  // T = 0
+}
+
+TEST_CASE("pool_rows_max: hand-worked 5 x 5 map into 2 x 2 blocks", "[attention_map]") {
+    // Blocks: positions 0,1,2 -> bin 0 (i*2/5 = 0,0,0), positions 3,4 -> bin 1.
+    const int L = 5;
+    std::vector<float> m(L * L, 0.0f);
+    // row 0: [1]; row 1: [.4 .6]; row 2: [.1 .2 .7]; row 3: [.3 .05 .05 .6]; row 4: [.1 .1 .5 .2 .1]
+    const float rows[5][5] = {{1, 0, 0, 0, 0}, {.4f, .6f, 0, 0, 0}, {.1f, .2f, .7f, 0, 0}, {.3f, .05f, .05f, .6f, 0},
+                              {.1f, .1f, .5f, .2f, .1f}};
+    for (int i = 0; i < L; ++i)
+        for (int j = 0; j < L; ++j) m[size_t(i) * L + j] = rows[i][j];
+    PooledMap p = empty_pooled_map(L, 2);
+    REQUIRE(p.bins == 2);
+    // In two pieces, as the background task does.
+    pool_rows_max(p, {m.data(), size_t(2 * L)}, 0, 2);
+    pool_rows_max(p, {m.data() + 2 * L, size_t(3 * L)}, 2, 5);
+    REQUIRE(p.cells[0] == 1.0f);                      // rows 0-2, keys 0-2
+    REQUIRE(std::isnan(p.cells[1]));                  // rows 0-2, keys 3-4: all above the diagonal
+    REQUIRE(p.cells[2] == 0.5f);                      // rows 3-4, keys 0-2
+    REQUIRE(p.cells[3] == 0.6f);                      // rows 3-4, keys 3-4
+    REQUIRE(p.max == 1.0f);
+    // Fewer positions than bins: one block per position.
+    REQUIRE(empty_pooled_map(3, 32).bins == 3);
+}
+
+TEST_CASE("top_probabilities and token_probability: hand-worked", "[attention_map]") {
+    // exp(logits) = 1, 3, 3, 2: p = 1/9, 3/9, 3/9, 2/9; ids 1 and 2 tie, the lower id ranks first.
+    const std::vector<float> logits = {0.0f, std::log(3.0f), std::log(3.0f), std::log(2.0f)};
+    const std::vector<TokenProbability> top = top_probabilities(logits, 3);
+    REQUIRE(top.size() == 3);
+    REQUIRE(top[0].id == 1);
+    REQUIRE(top[1].id == 2);
+    REQUIRE(top[2].id == 3);
+    REQUIRE(top[0].p == Approx(3.0 / 9));
+    REQUIRE(top[2].p == Approx(2.0 / 9));
+    REQUIRE(top[2].rank == 2);
+    const TokenProbability last = token_probability(logits, 0);
+    REQUIRE(last.rank == 3);
+    REQUIRE(last.p == Approx(1.0 / 9));
+    REQUIRE(token_probability(logits, 2).rank == 1);
+    REQUIRE(top_probabilities(logits, 10).size() == 4);
+    // Large logits do not overflow.
+    const std::vector<float> big = {1000.0f, 1000.0f};
+    REQUIRE(top_probabilities(big, 1)[0].p == Approx(0.5));
+}
