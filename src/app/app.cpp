@@ -2,8 +2,10 @@
 
 #include <imgui.h>
 
+#include "app/analysis_export.h"
 #include "app/head_summaries.h"
 #include "app/model_tasks.h"
+#include "app/plot.h"
 
 namespace attnlab {
 
@@ -32,6 +34,61 @@ static void draw_about(bool* open) {
         if (ImGui::Button("Close")) *open = false;
         ImGui::EndPopup();
     }
+}
+
+// The link "Copy link" made: confirmed, or in a field to copy by hand when the clipboard
+// refused (browsers may, e.g. without a recent click or in an insecure context).
+static void draw_share_popup(AppState& app) {
+    AppState::SharePopup& share = app.share;
+    if (share.open) {
+        ImGui::OpenPopup("Share this view");
+        share.open = false;
+    }
+    ImGui::SetNextWindowSize(ImVec2(ImGui::GetFontSize() * 36, 0), ImGuiCond_Appearing);
+    if (!ImGui::BeginPopup("Share this view")) return;
+    if (!app.copy_link)
+        ImGui::TextWrapped("The view state is on the clipboard, as JSON: window.attnlab.setState() and the web page's links "
+                           "read it.");
+    else if (share.copied)
+        ImGui::TextWrapped("The link is on the clipboard. It reopens this exact view: text, model, panel, head, query, N, T, "
+                           "normalizer and eps.");
+    else
+        ImGui::TextWrapped("The browser did not let AttnLab use the clipboard. Select the link below and press Ctrl+C "
+                           "(Cmd+C on a Mac), or use the button.");
+    ImGui::SetNextItemWidth(-1);
+    ImGui::InputText("##share_link", share.link.data(), share.link.size() + 1, ImGuiInputTextFlags_ReadOnly | ImGuiInputTextFlags_AutoSelectAll);
+    remember_last_item(app.widgets, "share.link");
+    if (ImGui::Button("Copy")) ImGui::SetClipboardText(share.link.c_str());
+    ImGui::SameLine();
+    if (ImGui::Button("Close")) ImGui::CloseCurrentPopup();
+    remember_last_item(app.widgets, "share.close");
+    ImGui::EndPopup();
+}
+
+// The menu bar's own commands: share the view, export the analysis.
+static void draw_share_and_export_menu(AppState& app) {
+    Session& s = app.session;
+    if (app.copy_link) {
+        if (ImGui::MenuItem("Copy link")) app.copy_link(view_state_json(s.view));
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("A link that reopens this exact view (the state is in the address, compressed)");
+    } else {
+        // No address to put it in: the state itself, which setState() and links read.
+        if (ImGui::MenuItem("Copy view state")) {
+            ImGui::SetClipboardText(view_state_json(s.view).c_str());
+            show_share_link(app, view_state_json(s.view), true);
+        }
+    }
+    remember_last_item(app.widgets, "menu.copy_link");
+    const bool can_export = app.file_export != nullptr;
+    if (ImGui::MenuItem("Export analysis (JSON)", nullptr, false, can_export)) {
+        app.file_export->save_text("attnlab-analysis.json", "application/json", analysis_json(s));
+    }
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip(can_export ? "The view, the model, the tokens and every quantity of the paper for the chosen head and query"
+                                     : "This build cannot save files");
+    remember_last_item(app.widgets, "menu.export_json");
+    // Where the last export went ("Saved ./attnlab-fade.png (12.3 KB).").
+    if (can_export && !app.file_export->last_message().empty()) ImGui::TextDisabled("%s", app.file_export->last_message().c_str());
 }
 
 // The reader's message (an error, a notice), until dismissed.
@@ -99,12 +156,13 @@ static void draw_panel(AppState& app, Panel panel, PanelContext& ctx) {
 void draw_app(AppState& app) {
     Session& s = app.session;
     // Long work first, so that this frame shows its latest results.
-    constexpr double kWorkBudgetMs = 40.0;  // without threads: at most this much per frame
+    constexpr double kWorkBudgetMs = 30.0;  // without threads: at most this much per frame
     s.model_work.pump(s, kWorkBudgetMs);
     keep_forward_current(s);
     clamp_view(s);
     if (!s.model_work.busy()) s.background.pump(s, kWorkBudgetMs);
     keep_summaries_current(s);
+    keep_attention_thumbnails(app.attention, s);
 
     const ImGuiViewport* vp = ImGui::GetMainViewport();
     ImGui::SetNextWindowPos(vp->WorkPos);
@@ -118,6 +176,7 @@ void draw_app(AppState& app) {
     if (ImGui::BeginMenuBar()) {
         ImGui::TextUnformatted("AttnLab");
         ImGui::TextDisabled("what softmax attention can and cannot select");
+        draw_share_and_export_menu(app);
         if (ImGui::BeginMenu("Help")) {
             if (ImGui::MenuItem("About AttnLab")) app.show_about = true;
             ImGui::EndMenu();
@@ -125,6 +184,8 @@ void draw_app(AppState& app) {
         ImGui::EndMenuBar();
     }
 
+    plot::set_file_export(app.file_export);
+    plot::set_widget_rects(&app.widgets);
     PanelContext ctx{s, app.widgets, app.file_export};
     draw_model_bar(app.model_bar, ctx, app.model_source);
     draw_work(app);
@@ -147,12 +208,53 @@ void draw_app(AppState& app) {
     }
     ImGui::End();
     draw_about(&app.show_about);
+    draw_share_popup(app);
+
+    // Keep the page's address current (the page waits a moment and skips unchanged states).
+    if (app.view_changed) {
+        std::string state = view_state_json(s.view);
+        if (state != app.published_state) {
+            app.published_state = std::move(state);
+            app.view_changed(app.published_state);
+        }
+    }
+}
+
+bool apply_view_state(AppState& app, std::string_view json, bool from_link, std::string& error) {
+    Session& s = app.session;
+    ViewState view = s.view;
+    if (!parse_view_state(json, view, error)) {
+        if (from_link) s.message = "This link's view could not be restored, so AttnLab starts with the defaults: " + error + ".";
+        return false;
+    }
+    const std::string old_url = s.view.model_url;
+    s.view = view;
+    // The model: keep it when it is the one named (loaded or on its way), else fetch it (from
+    // the cache when there).
+    const std::string& url = view.model_url;
+    if (!url.empty() && app.model_source) {
+        const FetchStatus st = app.model_source->status();
+        const bool on_its_way = st.url == url && (st.phase == FetchStatus::Phase::Probing || st.phase == FetchStatus::Phase::Downloading ||
+                                                  st.phase == FetchStatus::Phase::Ready);
+        const bool loaded = s.model && s.model->source == url;
+        if (!loaded && !on_its_way) start_model_download(app.model_bar, s, *app.model_source, url);
+    } else if (url.empty()) {
+        s.view.model_url = old_url;  // a link without a model keeps the one loaded
+    }
+    return true;
+}
+
+void show_share_link(AppState& app, std::string link, bool copied) {
+    app.share.link = std::move(link);
+    app.share.copied = copied;
+    app.share.open = true;
 }
 
 bool app_busy(const AppState& app) {
     const FetchStatus::Phase phase = app.model_source ? app.model_source->status().phase : FetchStatus::Phase::Idle;
-    return app.session.model_work.busy() || app.session.background.busy() || phase == FetchStatus::Phase::Probing ||
-           phase == FetchStatus::Phase::Downloading || phase == FetchStatus::Phase::Ready;
+    return app.session.model_work.busy() || app.session.background.busy() || app.attention.thumbnail_work.busy() ||
+           plot::export_pending() || phase == FetchStatus::Phase::Probing || phase == FetchStatus::Phase::Downloading ||
+           phase == FetchStatus::Phase::Ready;
 }
 
 void add_app_status(const AppState& app, float pixel_ratio, json::ObjectBuilder& status) {
@@ -169,8 +271,21 @@ void add_app_status(const AppState& app, float pixel_ratio, json::ObjectBuilder&
         model.add("source", s.model->source);
     }
     status.add_raw("model", model.str());
+    status.add_raw("model_fetch", model_fetch_status_json(app.model_source));
     status.add("panel", panel_name(s.view.panel));
     status.add_raw("playground", playground_status_json(app.playground));
+    status.add_raw("text", text_status_json(app.text, s));
+    status.add_raw("attention", attention_status_json(app.attention, s));
+    status.add_raw("distance", distance_status_json(app.distance, s));
+    status.add_raw("separability", separability_status_json(app.separability, s));
+    status.add_raw("gradient", gradient_status_json(app.gradient, s));
+    json::ObjectBuilder last_export;
+    const ExportRecord record = app.file_export ? app.file_export->last_export() : ExportRecord{};
+    last_export.add("name", record.name).add("mime", record.mime).add("bytes", record.bytes);
+    status.add_raw("last_export", last_export.str());
+    json::ObjectBuilder share;
+    share.add("link", app.share.link).add("copied", app.share.copied);
+    status.add_raw("share", share.str());
     status.add_raw("widgets", widget_rects_json(app.widgets, pixel_ratio));
 }
 

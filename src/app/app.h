@@ -1,6 +1,8 @@
 #pragma once
 // The whole UI: the model bar, then a tab per panel. Each panel's state sits next to its code
 // (one file per panel); what they share is the Session.
+#include <functional>
+#include <string>
 #include <string_view>
 
 #include "app/attention_panel.h"
@@ -35,6 +37,20 @@ struct AppState {
     ModelSource* model_source = nullptr;
     FileExport* file_export = nullptr;
 
+    // The page's share-link half (web/share_state.js); both null natively.
+    // copy_link: put this view state in the URL's hash and copy the link; the page answers with
+    // show_share_link(). view_changed: the view state changed (checked once a frame), so the
+    // page can keep its hash current.
+    std::function<void(const std::string& state_json)> copy_link;
+    std::function<void(const std::string& state_json)> view_changed;
+    std::string published_state;  // the state last handed to view_changed
+
+    struct SharePopup {
+        bool open = false;
+        bool copied = false;  // the clipboard took it; otherwise the reader copies by hand
+        std::string link;
+    } share;
+
     bool show_about = false;
     Panel shown_panel = Panel::Text;  // the tab drawn last frame, to notice setState() changes
 };
@@ -44,6 +60,14 @@ struct AppState {
 void init_app(AppState& app, std::string_view encoder_json, std::string_view vocab_bpe);
 
 void draw_app(AppState& app);
+
+// Applies a view state (window.attnlab.setState, a shared link's hash): parse_view_state into
+// the session's view, and load view.model_url when it names a model other than the one loaded
+// or loading. On failure the view is unchanged; from_link also puts the error in the banner.
+bool apply_view_state(AppState& app, std::string_view json, bool from_link, std::string& error);
+
+// The page's answer to copy_link: the link, and whether the clipboard took it.
+void show_share_link(AppState& app, std::string link, bool copied);
 
 // True while work is in flight: the platform keeps drawing frames.
 bool app_busy(const AppState& app);

@@ -11,6 +11,13 @@ struct PixelRect {
     float x = 0, y = 0, w = 0, h = 0;  // ImGui pixels (framebuffer pixels on the web)
 };
 
+// The last file saved, for window.attnlab.status().last_export and the tests.
+struct ExportRecord {
+    std::string name;  // "" before the first export
+    std::string mime;
+    double bytes = 0;
+};
+
 class FileExport {
 public:
     virtual ~FileExport() = default;
@@ -18,6 +25,7 @@ public:
     // Captures `rect` of the next rendered frame, at device resolution, as a PNG.
     virtual void save_png(const std::string& file_name, PixelRect rect) = 0;
     virtual std::string last_message() const = 0;
+    virtual ExportRecord last_export() const { return {}; }
 };
 
 }  // namespace attnlab

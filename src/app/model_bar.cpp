@@ -2,13 +2,330 @@
 
 #include <imgui.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <span>
+
+#include "app/plot.h"
+#include "model/json.h"
+
 namespace attnlab {
 
+static const char* phase_name(FetchStatus::Phase p) {
+    switch (p) {
+        case FetchStatus::Phase::Idle: return "idle";
+        case FetchStatus::Phase::Probing: return "probing";
+        case FetchStatus::Phase::Confirm: return "confirm";
+        case FetchStatus::Phase::Downloading: return "downloading";
+        case FetchStatus::Phase::Ready: return "ready";
+        case FetchStatus::Phase::Failed: return "failed";
+    }
+    return "idle";
+}
+
+// "548", "12.3", "0.4": megabytes of 2^20 bytes, as browsers and file managers count them.
+static std::string mb_number(double bytes) {
+    const double mb = bytes / (1024.0 * 1024.0);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, mb >= 100 ? "%.0f" : "%.1f", mb);
+    return buf;
+}
+
+static std::string megabytes(double bytes) { return mb_number(bytes) + " MB"; }
+
+// The last path segment of a URL or path, without ?query or #fragment.
+static std::string file_name(const std::string& url) {
+    std::string s = url.substr(0, url.find_first_of("?#"));
+    const size_t slash = s.find_last_of("/\\");
+    return slash == std::string::npos ? s : s.substr(slash + 1);
+}
+
+// The source as the bar shows it: without "https://", the middle elided when long.
+static std::string short_source(const std::string& source) {
+    std::string s = source;
+    const size_t scheme = s.find("://");
+    if (scheme != std::string::npos) s = s.substr(scheme + 3);
+    constexpr size_t kMax = 64;
+    if (s.size() <= kMax) return s;
+    const size_t slash = s.find('/');
+    const std::string head = s.substr(0, std::min<size_t>(slash == std::string::npos ? 20 : slash, 24));
+    return head + "/…" + s.substr(s.size() - (kMax - head.size() - 2));
+}
+
+static bool is_web_address(const std::string& s) { return s.find("://") != std::string::npos; }
+
+void install_model(Session& s, std::shared_ptr<const LoadedModel> model) {
+    // Results of the old model must not outlive it: cancel its work, drop its passes.
+    s.model_work.cancel();
+    s.background.cancel();
+    s.forward.reset();
+    s.probe.reset();
+    s.summaries.reset();
+    s.tokens.clear();
+    s.tokens_text.clear();  // re-tokenize: the new model's context may differ
+    s.model = std::move(model);
+    s.model_error.clear();
+}
+
+// A new attempt: the last attempt's error no longer applies.
+static void forget_failure(ModelBar& panel, Session& s) {
+    panel.reported_failure.clear();
+    if (!s.model_error.empty() && s.message == panel.reported_message) s.message.clear();
+    s.model_error.clear();
+}
+
+static void report_failure(ModelBar& panel, Session& s, const std::string& error) {
+    s.model_error = error;
+    s.message = "The model did not load: " + error;
+    panel.reported_message = s.message;
+}
+
+static void begin_load(ModelBar& panel, Session& s, ModelSource& source, const std::string& url) {
+    forget_failure(panel, s);
+    source.probe(url);
+}
+
+void start_model_download(ModelBar& panel, Session& s, ModelSource& source, const std::string& url) {
+    std::snprintf(panel.url, sizeof panel.url, "%s", url.c_str());
+    panel.url_filled = true;
+    forget_failure(panel, s);
+    s.view.model_url = url;
+    source.download(url);
+}
+
+// A safetensors file starts with its header's length (8 bytes) and then the JSON header. When
+// it does not, say so plainly (a server's HTML error page is the usual culprit) instead of
+// letting the reader report an absurd header length.
+static bool looks_like_safetensors(std::span<const std::uint8_t> b, const std::string& name, std::string& error) {
+    if (b.size() >= 9 && b[8] == '{') return true;
+    error = name + " is not a safetensors file";
+    if (b.empty()) {
+        error += " (it is empty).";
+        return false;
+    }
+    // Quote its start when it is text (an HTML page, an error message).
+    std::string start;
+    for (size_t i = 0; i < std::min<size_t>(b.size(), 48); ++i) {
+        const std::uint8_t c = b[i];
+        if (c == '\n' || c == '\r' || c == '\t') start += ' ';
+        else if (c >= 32 && c < 127) start += static_cast<char>(c);
+        else { start.clear(); break; }
+    }
+    if (!start.empty()) error.append(": it begins with \"").append(start).append(b.size() > 48 ? "…\"" : "\"");
+    error += ". Point AttnLab at a GPT-2 model.safetensors file.";
+    return false;
+}
+
+// Bytes are in: parse them and make them the model, or say why not (the old model stays).
+static void take_loaded_bytes(ModelBar& panel, ModelSource& source, Session& s) {
+    ModelBytes bytes;
+    std::string config_json, name, error;
+    if (!source.take_result(bytes, config_json, name)) return;
+    if (!looks_like_safetensors(bytes.bytes, name, error)) {
+        report_failure(panel, s, error);
+        return;
+    }
+    std::shared_ptr<const LoadedModel> model = load_model(std::move(bytes), config_json, name, error);
+    if (!model) {
+        report_failure(panel, s, error);
+        return;
+    }
+    if (s.message == panel.reported_message) s.message.clear();
+    s.view.model_url = is_web_address(name) ? name : std::string();
+    install_model(s, std::move(model));
+}
+
+// "gpt2 · 12 layers × 12 heads · 768 dims · 124.4 M parameters", or the no-model line.
+static void draw_loaded_model(const Session& s) {
+    if (!s.model) {
+        ImGui::TextDisabled("No model loaded — the Softmax playground and Help work without one.");
+        return;
+    }
+    const Gpt2Config& c = s.model->model.config();
+    ImGui::Text("Model: %s", short_source(s.model->source).c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.model->source.c_str());
+    ImGui::SameLine();
+    ImGui::TextDisabled("· %d layers × %d heads · %d dims · context %d · %.1f M parameters", c.n_layer, c.n_head,
+                        c.n_embd, c.n_positions, static_cast<double>(s.model->model.parameter_count()) / 1e6);
+    if (!s.model->warnings.empty()) {
+        ImGui::SameLine();
+        ImGui::PushStyleColor(ImGuiCol_Text, plot::colors::vermillion);
+        ImGui::Text("(%d warning%s)", static_cast<int>(s.model->warnings.size()), s.model->warnings.size() == 1 ? "" : "s");
+        ImGui::PopStyleColor();
+        if (ImGui::IsItemHovered()) {
+            ImGui::BeginTooltip();
+            ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40);
+            for (const std::string& w : s.model->warnings) ImGui::BulletText("%s", w.c_str());
+            ImGui::PopTextWrapPos();
+            ImGui::EndTooltip();
+        }
+    }
+}
+
+// The field and the buttons: Load, Open file…, Clear cached model.
+static void draw_source_row(ModelBar& panel, PanelContext& ctx, ModelSource& source) {
+    const bool web = source.can_pick_file();  // the desktop build takes paths instead
+    const ImGuiStyle& style = ImGui::GetStyle();
+    float buttons = ImGui::CalcTextSize("Load").x + 2 * style.FramePadding.x + style.ItemSpacing.x;
+    if (web) buttons += ImGui::CalcTextSize("Open file…").x + 2 * style.FramePadding.x + style.ItemSpacing.x;
+    if (web) buttons += ImGui::CalcTextSize("Clear cached model").x + 2 * style.FramePadding.x + style.ItemSpacing.x;
+
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted(web ? "Model URL" : "Model file");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(std::max(ImGui::GetFontSize() * 10, ImGui::GetContentRegionAvail().x - buttons));
+    const bool enter = ImGui::InputTextWithHint("##model_url", web ? "https://…/model.safetensors" : "path/to/model.safetensors",
+                                                panel.url, sizeof panel.url, ImGuiInputTextFlags_EnterReturnsTrue);
+    remember_last_item(ctx.widgets, "model.url");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip(web ? "A .safetensors checkpoint; config.json is fetched from the same folder when present."
+                              : "A .safetensors checkpoint on disk; config.json beside it is read when present.");
+    ImGui::SameLine();
+    const std::string url(panel.url);
+    ImGui::BeginDisabled(url.empty());
+    const bool load = ImGui::Button("Load");
+    ImGui::EndDisabled();
+    remember_last_item(ctx.widgets, "model.load");
+    if ((load || enter) && !url.empty()) begin_load(panel, ctx.session, source, url);
+    if (web) {
+        ImGui::SameLine();
+        if (ImGui::Button("Open file…")) {
+            forget_failure(panel, ctx.session);
+            source.pick_file();
+        }
+        remember_last_item(ctx.widgets, "model.open_file");
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("Choose a .safetensors file (and its config.json), or drop it anywhere on the page.");
+        ImGui::SameLine();
+        ImGui::BeginDisabled(!source.has_cache());
+        if (ImGui::Button("Clear cached model")) {
+            panel.shown_notice.clear();
+            source.clear_cache();
+        }
+        ImGui::EndDisabled();
+        remember_last_item(ctx.widgets, "model.clear_cache");
+        if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+            ImGui::SetTooltip(source.has_cache() ? "Frees the space the downloaded checkpoint takes in this browser."
+                                                 : "Nothing is cached in this browser.");
+    }
+}
+
+// What the fetch is doing: asking, waiting for "Download", bytes arriving, or why it failed.
+static void draw_fetch_row(ModelBar& panel, PanelContext& ctx, ModelSource& source, const FetchStatus& st) {
+    Session& s = ctx.session;
+    const std::string name = file_name(st.url);
+    switch (st.phase) {
+        case FetchStatus::Phase::Idle:
+        case FetchStatus::Phase::Ready:
+            break;
+        case FetchStatus::Phase::Probing:
+            ImGui::AlignTextToFramePadding();
+            ImGui::Text("Asking for the size of %s…", name.c_str());
+            ImGui::SameLine();
+            if (ImGui::Button("Cancel")) source.cancel();
+            remember_last_item(ctx.widgets, "model.cancel");
+            break;
+        case FetchStatus::Phase::Confirm: {
+            ImGui::AlignTextToFramePadding();
+            if (st.total_bytes >= 0)
+                ImGui::Text("%s is %s (cached: %s). Download?", name.c_str(), megabytes(st.total_bytes).c_str(), st.cached ? "yes" : "no");
+            else
+                ImGui::Text("%s: the server does not say how large it is (cached: %s). Download?", name.c_str(), st.cached ? "yes" : "no");
+            ImGui::SameLine();
+            if (ImGui::Button("Download")) source.download(st.url);
+            remember_last_item(ctx.widgets, "model.confirm");
+            ImGui::SameLine();
+            if (ImGui::Button("Cancel")) source.cancel();
+            remember_last_item(ctx.widgets, "model.cancel");
+            break;
+        }
+        case FetchStatus::Phase::Downloading: {
+            char overlay[128];
+            const bool known = st.total_bytes > 0;
+            const float fraction = known ? static_cast<float>(std::clamp(st.done_bytes / st.total_bytes, 0.0, 1.0)) : 0.0f;
+            // "123 / 548 MB · 12.3 MB/s · 35 s left"
+            std::string text = known ? mb_number(st.done_bytes) + " / " + megabytes(st.total_bytes) : megabytes(st.done_bytes);
+            if (st.bytes_per_second > 0) {
+                std::snprintf(overlay, sizeof overlay, " · %s/s", megabytes(st.bytes_per_second).c_str());
+                text += overlay;
+                if (known && st.done_bytes < st.total_bytes) {
+                    std::snprintf(overlay, sizeof overlay, " · %.0f s left", (st.total_bytes - st.done_bytes) / st.bytes_per_second);
+                    text += overlay;
+                }
+            }
+            ImGui::AlignTextToFramePadding();
+            ImGui::Text(st.cached ? "Reading %s from this browser's cache" : "Downloading %s", name.c_str());
+            ImGui::SameLine();
+            ImGui::ProgressBar(fraction, ImVec2(ImGui::GetFontSize() * 22, 0), text.c_str());
+            ImGui::SameLine();
+            if (ImGui::Button("Cancel")) source.cancel();
+            remember_last_item(ctx.widgets, "model.cancel");
+            break;
+        }
+        case FetchStatus::Phase::Failed:
+            // Once per failure (a file dropped right after another failure is a new one).
+            if (panel.reported_failure != st.url + '\n' + st.error) {
+                report_failure(panel, s, st.error);
+                panel.reported_failure = st.url + '\n' + st.error;
+            }
+            break;  // the message banner below shows it
+    }
+}
+
 void draw_model_bar(ModelBar& panel, PanelContext& ctx, ModelSource* source) {
-    (void)panel;
-    (void)source;
-    (void)ctx;
-    ImGui::TextDisabled("Not built yet.");
+    Session& s = ctx.session;
+    ImGui::PushID("model_bar");
+    draw_loaded_model(s);
+    if (!source) {
+        ImGui::TextDisabled("This build cannot load models.");
+        ImGui::PopID();
+        return;
+    }
+    if (!panel.url_filled) {
+        panel.url_filled = true;
+        const std::string start = !s.view.model_url.empty() ? s.view.model_url
+                                  : source->can_pick_file() ? std::string(kDefaultModelUrl) : std::string();
+        std::snprintf(panel.url, sizeof panel.url, "%s", start.c_str());
+    }
+
+    FetchStatus st = source->status();
+    // A cached copy (or a local file) needs no download: skip the question.
+    if (st.phase == FetchStatus::Phase::Confirm && st.cached) {
+        source->download(st.url);
+        st = source->status();
+    }
+    // A new attempt (also one the page started: a dropped file) retires the last one's error.
+    if (st.phase != FetchStatus::Phase::Failed) panel.reported_failure.clear();
+    if ((st.phase == FetchStatus::Phase::Probing || st.phase == FetchStatus::Phase::Downloading) && !s.model_error.empty())
+        forget_failure(panel, s);
+    if (st.phase == FetchStatus::Phase::Ready) {
+        take_loaded_bytes(panel, *source, s);
+        st = source->status();
+    }
+    if (!st.notice.empty() && st.notice != panel.shown_notice) {
+        panel.shown_notice = st.notice;
+        s.message = st.notice;
+    }
+
+    draw_source_row(panel, ctx, *source);
+    draw_fetch_row(panel, ctx, *source, source->status());  // after this frame's clicks
+    ImGui::PopID();
+    ImGui::Separator();
+}
+
+std::string model_fetch_status_json(const ModelSource* source) {
+    json::ObjectBuilder o;
+    const FetchStatus st = source ? source->status() : FetchStatus{};
+    o.add("phase", phase_name(st.phase));
+    o.add("url", st.url);
+    o.add("total_bytes", st.total_bytes);
+    o.add("done_bytes", st.done_bytes);
+    o.add("bytes_per_second", st.bytes_per_second);
+    o.add("cached", st.cached);
+    o.add("error", st.error);
+    o.add("notice", st.notice);
+    o.add("has_cache", source != nullptr && source->has_cache());
+    return o.str();
 }
 
 }  // namespace attnlab

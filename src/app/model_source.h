@@ -24,6 +24,7 @@ struct FetchStatus {
     double bytes_per_second = 0;
     bool cached = false;          // the file is in the browser's cache (no download needed)
     std::string error;
+    std::string notice;           // news that is not a failure (cache full, cache cleared), any phase
 };
 
 class ModelSource {

@@ -4,26 +4,36 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
 namespace attnlab::plot {
 namespace {
 
-enum class Kind { Line, Band, Bars, VLine, Point };
+enum class Kind { Line, Band, Bars, VLine, Point, Scatter, Circle, Boxes, ErrorBars };
 
 struct Series {
     Kind kind;
     std::string label;
     std::vector<double> x, y, y2;  // y2: the upper edge of a band
     LineStyle style;
-    double width = 0.0;  // bar width in x units
+    double width = 0.0;  // bar width in x units; circle radius; box width
     bool hidden = false;
+    std::vector<double> extra;  // boxes: q1, median, q3 per point
+    Marker marker = Marker::Circle;
+    float size = 4.0f;
+    bool ring = false;
 };
+
+// Scatter points under the mouse in the plot ended last: (label, index).
+std::vector<std::pair<std::string, int>> g_hovered_points;
 
 // One plot is open at a time, like an ImGui window between Begin and End.
 struct OpenPlot {
     ImGuiID id = 0;
+    std::string label;  // begin()'s id, for file names
     std::string title;
     Axis x, y;
     ImVec2 min, max;
@@ -31,6 +41,18 @@ struct OpenPlot {
     std::vector<Series> series;
 };
 OpenPlot g_plot;
+
+// Where exports go (set by the app every frame), and the plot whose PNG is due this frame.
+struct ExportState {
+    FileExport* file_export = nullptr;
+    WidgetRects* widgets = nullptr;
+    ImGuiID capture_id = 0;
+    int menu_frame = -1;  // the frame an export menu was last drawn
+    bool menu_appearing = false;  // its first frame: sized but not yet placed
+};
+ExportState g_export;
+void append_csv(std::string& csv, const std::vector<Series>& series);
+void export_controls(OpenPlot& p, bool capturing);
 
 // Everything scales with the font, which the platform sizes for the screen's pixel ratio.
 float ui_scale() { return ImGui::GetFontSize() / 15.0f; }
@@ -98,6 +120,9 @@ void vertical_text(ImDrawList* dl, ImVec2 center, ImU32 col, const char* text) {
     }
 }
 
+void draw_swatch_added(ImDrawList* dl, const Series& s, ImVec2 a, ImVec2 b);
+void draw_added(ImDrawList* dl, const Series& s, const AxisRange& xr, const AxisRange& yr, ImVec2 a, ImVec2 b);
+
 void legend_swatch(ImDrawList* dl, const Series& s, ImVec2 a, ImVec2 b) {
     const float mid = (a.y + b.y) * 0.5f;
     const float thick = s.style.thickness * ui_scale();
@@ -107,6 +132,10 @@ void legend_swatch(ImDrawList* dl, const Series& s, ImVec2 a, ImVec2 b) {
         case Kind::Band: dl->AddRectFilled(ImVec2(a.x, a.y + 2), ImVec2(b.x, b.y - 2), with_alpha(s.style.color, 0.35f)); break;
         case Kind::Bars: dl->AddRectFilled(ImVec2(a.x + 4, a.y + 2), ImVec2(b.x - 4, b.y - 2), s.style.color); break;
         case Kind::Point: dl->AddCircleFilled(ImVec2((a.x + b.x) * 0.5f, mid), 4.0f * ui_scale(), s.style.color); break;
+        case Kind::Scatter:
+        case Kind::Circle:
+        case Kind::Boxes:
+        case Kind::ErrorBars: draw_swatch_added(dl, s, a, b); break;
     }
 }
 
@@ -146,6 +175,13 @@ bool begin(const char* id, ImVec2 size, const Axis& x, const Axis& y, const char
     if (!ImGui::IsItemVisible()) return false;
     g_plot.id = ImGui::GetItemID();
     g_plot.hovered = ImGui::IsItemHovered();
+    g_plot.label = id;
+    // Right-click anywhere on the plot: the export menu (end() draws it: it has the data).
+    if (g_export.file_export) {
+        ImGui::PushID(static_cast<int>(g_plot.id));
+        ImGui::OpenPopupOnItemClick("##plot_export", ImGuiPopupFlags_MouseButtonRight);
+        ImGui::PopID();
+    }
     g_plot.x = x;
     g_plot.y = y;
     g_plot.title = title ? title : "";
@@ -189,6 +225,9 @@ void point(const char* label, double x, double y, ImU32 color) {
 
 void end() {
     OpenPlot& p = g_plot;
+    // The frame a PNG is taken: no hover line, tooltip or export button in the picture.
+    const bool capturing = g_export.capture_id != 0 && g_export.capture_id == p.id;
+    if (capturing) p.hovered = false;
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const float sc = ui_scale();
     const float fs = ImGui::GetFontSize();
@@ -210,6 +249,10 @@ void end() {
         if (s.kind != Kind::VLine) ys.insert(ys.end(), s.y.begin(), s.y.end());
         ys.insert(ys.end(), s.y2.begin(), s.y2.end());
         if (s.kind == Kind::Bars && p.y.scale == Scale::Linear) ys.push_back(0.0);
+        if (s.kind == Kind::Circle) {
+            xs.insert(xs.end(), {s.x[0] - s.width, s.x[0] + s.width});
+            ys.insert(ys.end(), {s.y[0] - s.width, s.y[0] + s.width});
+        }
     }
     // A fixed end also bounds the fit of the other end: values beyond it are off the plot.
     const auto within = [](std::vector<double>& v, const Axis& axis) {
@@ -340,6 +383,10 @@ void end() {
                 dl->AddCircle(c, 5.0f * sc, IM_COL32(0, 0, 0, 200), 0, 1.2f * sc);
                 break;
             }
+            case Kind::Scatter:
+            case Kind::Circle:
+            case Kind::Boxes:
+            case Kind::ErrorBars: draw_added(dl, s, xr, yr, a, b); break;
         }
     }
 
@@ -347,6 +394,21 @@ void end() {
     const ImVec2 mouse = ImGui::GetIO().MousePos;
     const bool in_area = p.hovered && mouse.x >= a.x && mouse.x <= b.x && mouse.y >= a.y && mouse.y <= b.y;
     if (in_area) dl->AddLine(ImVec2(mouse.x, a.y), ImVec2(mouse.x, b.y), IM_COL32(0, 0, 0, 70));
+    g_hovered_points.clear();
+    for (const Series& s : p.series) {
+        if (s.kind != Kind::Scatter || s.hidden || !in_area) continue;
+        int best = -1;
+        float best_d2 = (s.size + 4.0f) * sc * (s.size + 4.0f) * sc;
+        for (size_t i = 0; i < s.x.size(); ++i) {
+            if (!drawable(xr, s.x[i]) || !drawable(yr, s.y[i])) continue;
+            const float dx = to_screen(xr, s.x[i], a.x, b.x) - mouse.x, dy = to_screen(yr, s.y[i], b.y, a.y) - mouse.y;
+            if (dx * dx + dy * dy < best_d2) {
+                best_d2 = dx * dx + dy * dy;
+                best = static_cast<int>(i);
+            }
+        }
+        if (best >= 0) g_hovered_points.emplace_back(s.label, best);
+    }
     dl->PopClipRect();
 
     // --- legend: the corner that covers the fewest data points; click to hide a series ----
@@ -398,13 +460,20 @@ void end() {
         ImGui::TextDisabled("cursor: x = %s, y = %s", format_number(mx, 4).c_str(), format_number(my, 4).c_str());
         for (const Series& s : p.series) {
             size_t i = 0;
-            if (s.hidden || s.kind == Kind::VLine || s.label.empty() || !nearest(s, xr, a.x, b.x, mouse.x, i)) continue;
+            if (s.hidden || s.kind == Kind::VLine || s.kind == Kind::Scatter || s.kind == Kind::Circle || s.label.empty() ||
+                !nearest(s, xr, a.x, b.x, mouse.x, i))
+                continue;
             ImGui::PushStyleColor(ImGuiCol_Text, s.style.color);
             ImGui::Bullet();
             ImGui::PopStyleColor();
             ImGui::SameLine();
             const char* name = s.label.rfind("##", 0) == 0 ? s.label.c_str() + 2 : s.label.c_str();
-            if (s.kind == Kind::Band)
+            if (s.kind == Kind::Boxes)
+                ImGui::Text("%s at x = %s: median %s, box [%s, %s], whiskers [%s, %s]", name, format_number(s.x[i], 4).c_str(),
+                            format_number(s.extra[3 * i + 1], 4).c_str(), format_number(s.extra[3 * i], 4).c_str(),
+                            format_number(s.extra[3 * i + 2], 4).c_str(), format_number(s.y[i], 4).c_str(),
+                            format_number(s.y2[i], 4).c_str());
+            else if (s.kind == Kind::Band || s.kind == Kind::ErrorBars)
                 ImGui::Text("%s at x = %s: [%s, %s]", name, format_number(s.x[i], 4).c_str(), format_number(s.y[i], 4).c_str(),
                             format_number(s.y2[i], 4).c_str());
             else
@@ -413,7 +482,311 @@ void end() {
         ImGui::EndTooltip();
     }
     if (legend_hovered) ImGui::SetMouseCursor(ImGuiMouseCursor_Hand);
+    export_controls(p, capturing);
     g_plot.series.clear();
 }
+
+// --- more series kinds ---------------------------------------------------------------------
+
+namespace {
+
+void marker_shape(ImDrawList* dl, ImVec2 c, float r, Marker m, ImU32 col) {
+    switch (m) {
+        case Marker::Circle: dl->AddCircleFilled(c, r, col, 12); break;
+        case Marker::Square: dl->AddRectFilled(ImVec2(c.x - r * 0.85f, c.y - r * 0.85f), ImVec2(c.x + r * 0.85f, c.y + r * 0.85f), col); break;
+        case Marker::Triangle:
+            dl->AddTriangleFilled(ImVec2(c.x, c.y - r * 1.15f), ImVec2(c.x - r, c.y + r * 0.75f), ImVec2(c.x + r, c.y + r * 0.75f), col);
+            break;
+        case Marker::Diamond: dl->AddQuadFilled(ImVec2(c.x, c.y - r * 1.3f), ImVec2(c.x + r, c.y), ImVec2(c.x, c.y + r * 1.3f), ImVec2(c.x - r, c.y), col); break;
+        case Marker::Cross: {
+            const float t = std::max(1.5f, r * 0.45f);
+            dl->AddLine(ImVec2(c.x - r, c.y - r), ImVec2(c.x + r, c.y + r), col, t);
+            dl->AddLine(ImVec2(c.x - r, c.y + r), ImVec2(c.x + r, c.y - r), col, t);
+            break;
+        }
+    }
+}
+
+// x position of a box's edge: width in x units, or a factor on a log axis.
+double box_edge(const AxisRange& xr, double x, double width, int side) {
+    if (xr.scale == Scale::Log) return side < 0 ? x / std::sqrt(width) : x * std::sqrt(width);
+    return x + side * width * 0.5;
+}
+
+void draw_swatch_added(ImDrawList* dl, const Series& s, ImVec2 a, ImVec2 b) {
+    const ImVec2 c((a.x + b.x) * 0.5f, (a.y + b.y) * 0.5f);
+    const float sc = ui_scale();
+    switch (s.kind) {
+        case Kind::Scatter:
+            marker_shape(dl, c, s.size * sc, s.marker, s.style.color);
+            if (s.ring) dl->AddCircle(c, (s.size + 3.0f) * sc, colors::black, 16, 1.5f * sc);
+            break;
+        case Kind::Circle:
+            dl->AddCircleFilled(c, (b.y - a.y) * 0.45f, with_alpha(s.style.color, 0.15f));
+            dl->AddCircle(c, (b.y - a.y) * 0.45f, s.style.color, 0, 1.5f * sc);
+            break;
+        case Kind::Boxes:
+            dl->AddRectFilled(ImVec2(a.x + 5, a.y + 2), ImVec2(b.x - 5, b.y - 2), with_alpha(s.style.color, 0.35f));
+            dl->AddRect(ImVec2(a.x + 5, a.y + 2), ImVec2(b.x - 5, b.y - 2), s.style.color);
+            break;
+        default:
+            dl->AddLine(ImVec2(c.x, a.y + 1), ImVec2(c.x, b.y - 1), s.style.color, 1.5f * sc);
+            dl->AddLine(ImVec2(c.x - 4 * sc, a.y + 1), ImVec2(c.x + 4 * sc, a.y + 1), s.style.color, 1.5f * sc);
+            dl->AddLine(ImVec2(c.x - 4 * sc, b.y - 1), ImVec2(c.x + 4 * sc, b.y - 1), s.style.color, 1.5f * sc);
+            break;
+    }
+}
+
+void draw_added(ImDrawList* dl, const Series& s, const AxisRange& xr, const AxisRange& yr, ImVec2 a, ImVec2 b) {
+    const float sc = ui_scale();
+    const auto X = [&](double v) { return to_screen(xr, v, a.x, b.x); };
+    const auto Y = [&](double v) { return to_screen(yr, v, b.y, a.y); };
+    switch (s.kind) {
+        case Kind::Scatter:
+            for (size_t i = 0; i < s.x.size(); ++i) {
+                if (!drawable(xr, s.x[i]) || !drawable(yr, s.y[i])) continue;
+                const ImVec2 c(X(s.x[i]), Y(s.y[i]));
+                marker_shape(dl, c, s.size * sc, s.marker, s.style.color);
+                if (s.ring) dl->AddCircle(c, (s.size + 3.0f) * sc, colors::black, 16, 1.5f * sc);
+            }
+            break;
+        case Kind::Circle: {
+            std::vector<ImVec2> pts;
+            for (int k = 0; k <= 96; ++k) {
+                const double t = 2.0 * 3.14159265358979323846 * k / 96.0;
+                pts.emplace_back(X(s.x[0] + s.width * std::cos(t)), Y(s.y[0] + s.width * std::sin(t)));
+            }
+            dl->AddConvexPolyFilled(pts.data(), static_cast<int>(pts.size()) - 1, with_alpha(s.style.color, 0.12f));
+            dl->AddPolyline(pts.data(), static_cast<int>(pts.size()), s.style.color, ImDrawFlags_None, 1.5f * sc);
+            break;
+        }
+        case Kind::Boxes:
+            for (size_t i = 0; i < s.x.size(); ++i) {
+                const double q1 = s.extra[3 * i], med = s.extra[3 * i + 1], q3 = s.extra[3 * i + 2];
+                if (!drawable(xr, s.x[i]) || !std::isfinite(med)) continue;
+                const float x0 = X(box_edge(xr, s.x[i], s.width, -1)), x1 = X(box_edge(xr, s.x[i], s.width, 1)), xm = X(s.x[i]);
+                const float cap = (x1 - x0) * 0.25f;
+                dl->AddLine(ImVec2(xm, Y(s.y[i])), ImVec2(xm, Y(q1)), s.style.color, 1.0f * sc);
+                dl->AddLine(ImVec2(xm, Y(q3)), ImVec2(xm, Y(s.y2[i])), s.style.color, 1.0f * sc);
+                dl->AddLine(ImVec2(xm - cap, Y(s.y[i])), ImVec2(xm + cap, Y(s.y[i])), s.style.color, 1.0f * sc);
+                dl->AddLine(ImVec2(xm - cap, Y(s.y2[i])), ImVec2(xm + cap, Y(s.y2[i])), s.style.color, 1.0f * sc);
+                const ImVec2 lo(x0, std::min(Y(q1), Y(q3))), hi(std::max(x0 + 1.0f, x1), std::max(Y(q1), Y(q3)));
+                dl->AddRectFilled(lo, hi, with_alpha(s.style.color, 0.35f));
+                dl->AddRect(lo, hi, s.style.color, 0.0f, 0, 1.0f * sc);
+                dl->AddLine(ImVec2(x0, Y(med)), ImVec2(x1, Y(med)), colors::black, 2.0f * sc);
+            }
+            break;
+        case Kind::ErrorBars:
+            for (size_t i = 0; i < s.x.size(); ++i) {
+                if (!drawable(xr, s.x[i]) || !drawable(yr, s.y[i]) || !drawable(yr, s.y2[i])) continue;
+                const float x = X(s.x[i]), cap = 3.0f * sc;
+                dl->AddLine(ImVec2(x, Y(s.y[i])), ImVec2(x, Y(s.y2[i])), s.style.color, 1.5f * sc);
+                dl->AddLine(ImVec2(x - cap, Y(s.y[i])), ImVec2(x + cap, Y(s.y[i])), s.style.color, 1.5f * sc);
+                dl->AddLine(ImVec2(x - cap, Y(s.y2[i])), ImVec2(x + cap, Y(s.y2[i])), s.style.color, 1.5f * sc);
+            }
+            break;
+        default: break;
+    }
+}
+
+}  // namespace
+
+void scatter(const char* label, std::span<const double> x, std::span<const double> y, ImU32 color, Marker marker, float size,
+             bool ring) {
+    Series& s = add(Kind::Scatter, label, {color});
+    const size_t n = std::min(x.size(), y.size());
+    s.x.assign(x.begin(), x.begin() + n);
+    s.y.assign(y.begin(), y.begin() + n);
+    s.marker = marker;
+    s.size = size;
+    s.ring = ring;
+}
+
+void circle(const char* label, double cx, double cy, double r, ImU32 color) {
+    Series& s = add(Kind::Circle, label, {color});
+    s.x = {cx};
+    s.y = {cy};
+    s.width = r;
+}
+
+void boxes(const char* label, std::span<const double> x, std::span<const double> lo, std::span<const double> q1,
+           std::span<const double> median, std::span<const double> q3, std::span<const double> hi, double width, ImU32 color) {
+    Series& s = add(Kind::Boxes, label, {color});
+    const size_t n = std::min({x.size(), lo.size(), q1.size(), median.size(), q3.size(), hi.size()});
+    s.x.assign(x.begin(), x.begin() + n);
+    s.y.assign(lo.begin(), lo.begin() + n);
+    s.y2.assign(hi.begin(), hi.begin() + n);
+    for (size_t i = 0; i < n; ++i) s.extra.insert(s.extra.end(), {q1[i], median[i], q3[i]});
+    s.width = width;
+}
+
+void error_bars(const char* label, std::span<const double> x, std::span<const double> lo, std::span<const double> hi, ImU32 color) {
+    Series& s = add(Kind::ErrorBars, label, {color});
+    const size_t n = std::min({x.size(), lo.size(), hi.size()});
+    s.x.assign(x.begin(), x.begin() + n);
+    s.y.assign(lo.begin(), lo.begin() + n);
+    s.y2.assign(hi.begin(), hi.begin() + n);
+}
+
+int hovered_point(const char* label) {
+    for (const auto& [name, index] : g_hovered_points)
+        if (name == label) return index;
+    return -1;
+}
+
+// --- export: PNG of the plot's region, CSV of its buffered series ---------------------------
+
+void set_file_export(FileExport* file_export) { g_export.file_export = file_export; }
+void set_widget_rects(WidgetRects* rects) { g_export.widgets = rects; }
+bool export_pending() { return g_export.capture_id != 0 || g_export.menu_appearing; }
+
+namespace {
+
+// "attention map" / "##fade" -> "attention-map" / "fade": a file and widget name.
+std::string slug(std::string_view text) {
+    std::string out;
+    for (char c : text) {
+        const bool alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+        if (alnum) out += c;
+        else if (c >= 'A' && c <= 'Z') out += static_cast<char>(c - 'A' + 'a');
+        else if (!out.empty() && out.back() != '-') out += '-';
+        if (out.size() >= 48) break;
+    }
+    while (!out.empty() && out.back() == '-') out.pop_back();
+    return out.empty() ? "plot" : out;
+}
+
+// Shortest of %.15g / %.17g that reads back exactly; empty for NaN (a gap), as CSV readers expect.
+std::string csv_number(double v) {
+    if (std::isnan(v)) return "";
+    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.15g", v);
+    if (std::strtod(buf, nullptr) != v) std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
+}
+
+std::string csv_field(std::string_view s) {
+    if (s.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(s);
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    return out + "\"";
+}
+
+const char* kind_name(Kind k) {
+    switch (k) {
+        case Kind::Line: return "line";
+        case Kind::Band: return "band";
+        case Kind::Bars: return "bars";
+        case Kind::VLine: return "vline";
+        case Kind::Point: return "point";
+        case Kind::Scatter: return "scatter";
+        case Kind::Circle: return "circle";
+        case Kind::Boxes: return "boxes";
+        case Kind::ErrorBars: return "error_bars";
+    }
+    return "series";
+}
+
+// Tidy CSV: one row per data point. y2 is a band's or error bar's upper edge, a box's upper
+// whisker (y its lower) or a circle's radius; q1, median, q3 only for boxes.
+void append_csv(std::string& csv, const std::vector<Series>& series) {
+    bool boxes = false;
+    for (const Series& s : series) boxes |= s.kind == Kind::Boxes;
+    csv += boxes ? "series,kind,x,y,y2,q1,median,q3\n" : "series,kind,x,y,y2\n";
+    for (const Series& s : series) {
+        const std::string label = csv_field(s.label.rfind("##", 0) == 0 ? s.label.substr(2) : s.label);
+        for (size_t i = 0; i < s.x.size(); ++i) {
+            csv.append(label).append(",").append(kind_name(s.kind)).append(",").append(csv_number(s.x[i])).append(",");
+            if (i < s.y.size()) csv += csv_number(s.y[i]);
+            csv += ',';
+            if (s.kind == Kind::Circle) csv += csv_number(s.width);
+            else if (i < s.y2.size()) csv += csv_number(s.y2[i]);
+            if (boxes) {
+                for (int k = 0; k < 3; ++k) {
+                    csv += ',';
+                    if (s.kind == Kind::Boxes && 3 * i + k < s.extra.size()) csv += csv_number(s.extra[3 * i + k]);
+                }
+            }
+            csv += '\n';
+        }
+    }
+}
+
+// The "↓" button in the plot's corner (while hovered) and the export menu it and a right-click
+// open. A PNG is taken one frame later, with the menu, tooltip and button out of the picture.
+void export_controls(OpenPlot& p, bool capturing) {
+    FileExport* fx = g_export.file_export;
+    if (!fx) return;
+    const std::string name = slug(!p.title.empty() ? std::string_view(p.title) : std::string_view(p.label));
+    if (capturing) {
+        fx->save_png("attnlab-" + name + ".png", PixelRect{p.min.x, p.min.y, p.max.x - p.min.x, p.max.y - p.min.y});
+        g_export.capture_id = 0;
+        return;
+    }
+    const float sc = ui_scale(), bs = ImGui::GetFontSize() * 1.25f;
+    const ImVec2 bmin(p.max.x - bs - 3.0f * sc, p.min.y + 3.0f * sc), bmax(bmin.x + bs, bmin.y + bs);
+    if (g_export.widgets) (*g_export.widgets)["plot." + name + ".export"] = WidgetRect{bmin.x, bmin.y, bs, bs};
+    ImGui::PushID(static_cast<int>(p.id));
+    const bool menu_open = ImGui::IsPopupOpen("##plot_export");
+    if (p.hovered || menu_open) {
+        const ImVec2 mouse = ImGui::GetIO().MousePos;
+        const bool over = p.hovered && mouse.x >= bmin.x && mouse.x <= bmax.x && mouse.y >= bmin.y && mouse.y <= bmax.y;
+        ImDrawList* dl = ImGui::GetWindowDrawList();
+        dl->AddRectFilled(bmin, bmax, over ? IM_COL32(210, 225, 240, 255) : IM_COL32(255, 255, 255, 230), 3.0f * sc);
+        dl->AddRect(bmin, bmax, IM_COL32(0, 0, 0, 90), 3.0f * sc);
+        // A download sign: an arrow down onto a tray.
+        const float cx = (bmin.x + bmax.x) * 0.5f, t = 1.5f * sc;
+        const ImU32 ink = IM_COL32(0, 0, 0, 200);
+        dl->AddLine(ImVec2(cx, bmin.y + bs * 0.2f), ImVec2(cx, bmin.y + bs * 0.62f), ink, t);
+        dl->AddTriangleFilled(ImVec2(cx - bs * 0.2f, bmin.y + bs * 0.5f), ImVec2(cx + bs * 0.2f, bmin.y + bs * 0.5f),
+                              ImVec2(cx, bmin.y + bs * 0.72f), ink);
+        dl->AddLine(ImVec2(bmin.x + bs * 0.22f, bmin.y + bs * 0.8f), ImVec2(bmax.x - bs * 0.22f, bmin.y + bs * 0.8f), ink, t);
+        if (over) {
+            ImGui::SetTooltip("Export this plot (PNG picture or CSV data); right-click the plot for the same menu");
+            if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) ImGui::OpenPopup("##plot_export");
+        }
+    }
+    if (ImGui::BeginPopup("##plot_export")) {
+        g_export.menu_frame = ImGui::GetFrameCount();
+        // On its first frame a popup is measured, then moved to fit the screen: its items'
+        // places are final from the second frame on (export_pending() asks for that frame).
+        g_export.menu_appearing = ImGui::IsWindowAppearing();
+        WidgetRects* rects = g_export.menu_appearing ? nullptr : g_export.widgets;
+        ImGui::TextDisabled("%s", name.c_str());
+        bool chosen = false;
+        if (ImGui::MenuItem("Export PNG")) {
+            g_export.capture_id = p.id;
+            chosen = true;
+        }
+        if (rects) remember_last_item(*rects, "plot.export_png");
+        if (ImGui::MenuItem("Export CSV")) {
+            std::string csv;
+            append_csv(csv, p.series);
+            fx->save_text("attnlab-" + name + ".csv", "text/csv", csv);
+            chosen = true;
+        }
+        if (rects) remember_last_item(*rects, "plot.export_csv");
+        // The menu closes now; scripts must not aim at its items any more.
+        if (chosen && g_export.widgets) {
+            g_export.widgets->erase("plot.export_png");
+            g_export.widgets->erase("plot.export_csv");
+        }
+        ImGui::EndPopup();
+    } else if (g_export.menu_frame != ImGui::GetFrameCount()) {
+        // No menu open this frame (so far): scripts must not aim at a closed menu's items.
+        g_export.menu_appearing = false;
+        if (g_export.widgets) {
+            g_export.widgets->erase("plot.export_png");
+            g_export.widgets->erase("plot.export_csv");
+        }
+    }
+    ImGui::PopID();
+}
+
+}  // namespace
 
 }  // namespace attnlab::plot

@@ -15,7 +15,9 @@
 #include <optional>
 #include <span>
 
+#include "app/file_export.h"
 #include "app/plot_axis.h"
+#include "app/widget_rects.h"
 
 namespace attnlab::plot {
 
@@ -64,5 +66,38 @@ void vline(const char* label, double x, LineStyle style = {colors::grey, Dash::D
 void point(const char* label, double x, double y, ImU32 color);
 // Draws everything buffered since begin().
 void end();
+
+// Export: every plot gets a download button in its corner (while hovered) and a right-click
+// menu, "Export PNG" (its region of the window, at device resolution) and "Export CSV" (the
+// buffered series, tidy: series,kind,x,y,y2[,q1,median,q3]). Set once per frame by the app;
+// null = no export (the button and menu are not shown). With widget rects, the button is
+// recorded as "plot.<name>.export" and the menu items as "plot.export_png" / "plot.export_csv".
+void set_file_export(FileExport* file_export);
+void set_widget_rects(WidgetRects* rects);
+// True while a PNG waits for the next frame: the platform must draw one (app_busy).
+bool export_pending();
+
+// --- more series kinds (for panels 3-5) ----------------------------------------------------
+enum class Marker { Circle, Square, Triangle, Diamond, Cross };
+
+// Points without a line, `size` the marker's radius in unscaled pixels. ring: a black ring
+// around each (e.g. "distinguishable"). After end(), hovered_point(label) says which one is
+// under the mouse.
+void scatter(const char* label, std::span<const double> x, std::span<const double> y, ImU32 color,
+             Marker marker = Marker::Circle, float size = 4.0f, bool ring = false);
+// A circle of radius r in data units around (cx, cy), outlined and faintly filled. It is round
+// on screen only when both axes have the same scale per pixel (the caller's ranges decide).
+void circle(const char* label, double cx, double cy, double r, ImU32 color);
+// Tukey box plots at x: whiskers from lo to hi, a box from q1 to q3, a line at the median;
+// `width` in x units (on a log x axis, a factor: the box spans x / width^0.5 .. x * width^0.5).
+void boxes(const char* label, std::span<const double> x, std::span<const double> lo, std::span<const double> q1,
+           std::span<const double> median, std::span<const double> q3, std::span<const double> hi, double width,
+           ImU32 color);
+// Vertical error bars from lo to hi at each x.
+void error_bars(const char* label, std::span<const double> x, std::span<const double> lo, std::span<const double> hi,
+                ImU32 color);
+// After end(): the index of the point of scatter series `label` under the mouse in the plot
+// ended last, or -1.
+int hovered_point(const char* label);
 
 }  // namespace attnlab::plot

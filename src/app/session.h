@@ -66,6 +66,8 @@ struct Session {
     // The pass over `tokens` with the model as trained; null before the first, and lagging
     // `tokens` while a new pass runs.
     std::shared_ptr<const ForwardResult> forward;
+    std::vector<int> pass_tokens;         // the tokens of the forward pass in flight (or last started)
+    std::vector<int> failed_pass_tokens;  // the tokens whose pass failed: not retried every frame
 
     std::shared_ptr<const TemperatureProbe> probe;    // the last "apply to the model", or null
     std::shared_ptr<const HeadSummaries> summaries;   // for `forward`, or null while computing
