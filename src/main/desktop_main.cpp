@@ -5,13 +5,16 @@
 #include <string>
 
 #include "app/app.h"
+#include "platform/desktop_file_export.h"
 #include "platform/desktop_loop.h"
+#include "platform/desktop_model_source.h"
 #include "platform/ui_host.h"
 #include "platform/whole_file.h"
 
 static void usage(FILE* out) {
     std::fprintf(out,
-                 "usage: attnlab-desktop [--size WxH] [--frames N [--screenshot FILE.ppm]]\n"
+                 "usage: attnlab-desktop [--model PATH] [--size WxH] [--frames N [--screenshot FILE.ppm]]\n"
+                 "  --model PATH       load this .safetensors checkpoint (or folder) at start\n"
                  "  --size WxH         window size in pixels (default 1280x800)\n"
                  "  --frames N         draw N frames, then exit (unattended runs and tests)\n"
                  "  --screenshot FILE  with --frames: save the last frame as a binary PPM\n");
@@ -28,6 +31,7 @@ static bool parse_int(const char* s, int lo, int hi, int& out) {
 int main(int argc, char** argv) {
     int width = 1280, height = 800;
     attnlab::DesktopRun run;
+    std::string model_path;
     for (int i = 1; i < argc; ++i) {
         const char* arg = argv[i];
         const char* value = i + 1 < argc ? argv[i + 1] : nullptr;
@@ -39,6 +43,9 @@ int main(int argc, char** argv) {
                 std::fprintf(stderr, "attnlab-desktop: --size wants WxH between 200x150 and 16384x16384, got '%s'\n", value);
                 return 2;
             }
+            ++i;
+        } else if (!std::strcmp(arg, "--model") && value) {
+            model_path = value;
             ++i;
         } else if (!std::strcmp(arg, "--frames") && value) {
             if (!parse_int(value, 1, 1000000, run.frames)) {
@@ -70,6 +77,14 @@ int main(int argc, char** argv) {
     host.set_pixel_ratio(attnlab::desktop_pixel_ratio(host.window()));
     attnlab::init_app(app, attnlab::read_whole_file(ATTNLAB_ASSETS_DIR "/gpt2/encoder.json"),
                       attnlab::read_whole_file(ATTNLAB_ASSETS_DIR "/gpt2/vocab.bpe"));
+    attnlab::DesktopModelSource model_source;
+    app.model_source = &model_source;
+    if (!model_path.empty()) attnlab::start_model_download(app.model_bar, app.session, model_source, model_path);
+    // Exports go to the working folder; PNGs are read back right after a frame is rendered
+    // (--screenshot replaces this callback: unattended runs export nothing).
+    attnlab::DesktopFileExport file_export;
+    app.file_export = &file_export;
+    host.set_after_render_callback([&](int w, int h) { file_export.after_render(w, h); });
     return attnlab::run_desktop_loop(
         host,
         [&] {

@@ -3,6 +3,8 @@
 
 #include "app/app.h"
 #include "platform/ui_host.h"
+#include "platform/web_file_export.h"
+#include "platform/web_model_source.h"
 #include "platform/web_page.h"
 #include "platform/whole_file.h"
 
@@ -18,6 +20,24 @@ int main() {
     // The vocabulary is embedded in the module (its own file system).
     attnlab::init_app(app, attnlab::read_whole_file(ATTNLAB_ASSETS_DIR "/gpt2/encoder.json"),
                       attnlab::read_whole_file(ATTNLAB_ASSETS_DIR "/gpt2/vocab.bpe"));
+    // Models arrive by fetch(), the file picker or drag-and-drop; ?model=URL loads at once.
+    static attnlab::WebModelSource model_source;
+    app.model_source = &model_source;
+    const std::string model_url = model_source.init_page();
+    if (!model_url.empty()) attnlab::start_model_download(app.model_bar, app.session, model_source, model_url);
+    // Exports download through the browser; PNGs are read from the canvas right after rendering.
+    static attnlab::WebFileExport file_export;
+    app.file_export = &file_export;
+    host.set_after_render_callback([](int w, int h) { file_export.after_render(w, h); });
+    // Share links and window.attnlab.state()/setState() (web/share_state.js).
+    app.copy_link = attnlab::page_copy_link;
+    app.view_changed = attnlab::page_view_changed;
+    attnlab::set_page_share({
+        [] { return attnlab::view_state_json(app.session.view); },
+        [](std::string_view json, bool from_link, std::string& error) { return attnlab::apply_view_state(app, json, from_link, error); },
+        [](std::string link, bool copied) { attnlab::show_share_link(app, std::move(link), copied); },
+        [](std::string message) { app.session.message = std::move(message); },
+    });
     attnlab::run_web_page(
         host,
         [] {

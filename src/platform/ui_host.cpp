@@ -199,6 +199,9 @@ bool UiHost::frame(const std::function<void()>& draw_ui) {
     if (redraw_frames_ <= 0) return false;
     if (fonts_ratio_ != pixel_ratio_) load_fonts_and_style();
 
+    // This frame pays for itself before drawing, so that a request made while drawing
+    // (long work asking for the next frame) is owed to a later frame.
+    --redraw_frames_;
     feed_input();
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
@@ -216,11 +219,33 @@ bool UiHost::frame(const std::function<void()>& draw_ui) {
     glfwSwapBuffers(window_);
 
     ++frames_drawn_;
-    --redraw_frames_;
 
     // While the user holds a widget (dragging a slider), keep drawing: the mouse may be still
-    // while the value is still being applied.
-    if (ImGui::IsAnyItemActive() || ImGui::IsMouseDown(ImGuiMouseButton_Left)) request_redraw(1);
+    // while the value is still being applied. A focused text box is active too, but it
+    // changes only on key events, which wake the loop themselves.
+    const bool holding = ImGui::IsAnyItemActive() && !ImGui::GetIO().WantTextInput;
+    if (holding || ImGui::IsMouseDown(ImGuiMouseButton_Left)) request_redraw(1);
+    return true;
+}
+
+bool read_framebuffer_rgba(float x, float y, float w, float h, int fb_w, int fb_h, std::vector<std::uint8_t>& rgba,
+                           int& out_w, int& out_h) {
+    const int x0 = std::clamp(static_cast<int>(std::floor(x)), 0, fb_w);
+    const int y0 = std::clamp(static_cast<int>(std::floor(y)), 0, fb_h);
+    const int x1 = std::clamp(static_cast<int>(std::ceil(x + w)), 0, fb_w);
+    const int y1 = std::clamp(static_cast<int>(std::ceil(y + h)), 0, fb_h);
+    out_w = x1 - x0;
+    out_h = y1 - y0;
+    if (out_w <= 0 || out_h <= 0) return false;
+    // GL rows run bottom-up from the framebuffer's lower edge; pictures are stored top-down.
+    std::vector<std::uint8_t> bottom_up(static_cast<size_t>(out_w) * out_h * 4);
+    rgba.resize(bottom_up.size());
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadPixels(x0, fb_h - y1, out_w, out_h, GL_RGBA, GL_UNSIGNED_BYTE, bottom_up.data());
+    const size_t row = static_cast<size_t>(out_w) * 4;
+    for (int r = 0; r < out_h; ++r)
+        std::copy_n(bottom_up.data() + row * static_cast<size_t>(out_h - 1 - r), row, rgba.data() + row * static_cast<size_t>(r));
+    for (size_t i = 3; i < rgba.size(); i += 4) rgba[i] = 255;  // the window is opaque
     return true;
 }
 

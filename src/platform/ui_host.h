@@ -2,6 +2,7 @@
 // The seam shared by the web page and the desktop window: a GLFW window (a <canvas> under
 // Emscripten) with an OpenGL 3 / WebGL2 context and Dear ImGui on it, fonts rasterised for
 // the screen's pixel ratio, and frame pacing that draws only when something changed.
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -9,6 +10,12 @@
 struct GLFWwindow;
 
 namespace attnlab {
+
+// Reads a rectangle of the frame just rendered (framebuffer pixels, origin top-left) as opaque
+// RGBA rows, top row first. Call before the buffers are swapped. False when the rectangle lies
+// outside the framebuffer.
+bool read_framebuffer_rgba(float x, float y, float w, float h, int fb_w, int fb_h, std::vector<std::uint8_t>& rgba,
+                           int& out_w, int& out_h);
 
 class UiHost {
 public:

@@ -29,6 +29,14 @@ EM_JS(void, js_listen_for_paste, (), {
         event.preventDefault();
     });
 });
+// The share-link half of the page (web/share_state.js).
+EM_JS(void, js_copy_link, (const char* json), {
+    if (window.attnlabShare) window.attnlabShare.copyLink(UTF8ToString(json));
+    else ccall("attnlab_link_ready", null, ["string", "number"], ["", 0]);
+});
+EM_JS(void, js_view_changed, (const char* json), {
+    if (window.attnlabShare) window.attnlabShare.viewChanged(UTF8ToString(json));
+});
 // Sets the canvas's backing store; GLFW hears of it through Browser's resize listeners.
 // (glfwSetWindowSize would ask for fullscreen whenever the size equals the screen's.)
 EM_JS(void, js_set_canvas_size, (int width, int height), { Browser.setCanvasSize(width, height); });
@@ -44,6 +52,9 @@ struct Page {
     bool paused = false;
     std::string status_json;  // kept alive for the JS caller
     std::string clipboard;    // last text copied in the app or pasted into the page
+    PageShare share;
+    std::string state_json;   // kept alive for the JS caller
+    std::string state_error;
 };
 Page g_page;
 
@@ -67,6 +78,10 @@ void wake() {
 }
 
 }  // namespace
+
+void set_page_share(PageShare share) { g_page.share = std::move(share); }
+void page_copy_link(const std::string& state_json) { js_copy_link(state_json.c_str()); }
+void page_view_changed(const std::string& state_json) { js_view_changed(state_json.c_str()); }
 
 CanvasSize canvas_size() {
     double css_w = 0, css_h = 0;
@@ -133,6 +148,36 @@ EMSCRIPTEN_KEEPALIVE void attnlab_on_paste(const char* text) {
     attnlab::g_page.clipboard = text;
     if (attnlab::g_page.host) attnlab::g_page.host->request_redraw();
     attnlab::wake();
+}
+
+void attnlab_request_redraw();
+
+// window.attnlab.state(): the view state as JSON ("" before the app is up).
+EMSCRIPTEN_KEEPALIVE const char* attnlab_get_state() {
+    using attnlab::g_page;
+    g_page.state_json = g_page.share.get_state ? g_page.share.get_state() : std::string();
+    return g_page.state_json.c_str();
+}
+
+// window.attnlab.setState() and the #s= links: "" when applied, else why not.
+EMSCRIPTEN_KEEPALIVE const char* attnlab_set_state(const char* json, int from_link) {
+    using attnlab::g_page;
+    g_page.state_error.clear();
+    if (!g_page.share.set_state) g_page.state_error = "AttnLab is still starting";
+    else if (!g_page.share.set_state(json, from_link != 0, g_page.state_error) && g_page.state_error.empty())
+        g_page.state_error = "the view state was refused";
+    attnlab_request_redraw();
+    return g_page.state_error.c_str();
+}
+
+EMSCRIPTEN_KEEPALIVE void attnlab_link_ready(const char* link, int copied) {
+    if (attnlab::g_page.share.link_ready && *link) attnlab::g_page.share.link_ready(link, copied != 0);
+    attnlab_request_redraw();
+}
+
+EMSCRIPTEN_KEEPALIVE void attnlab_link_error(const char* message) {
+    if (attnlab::g_page.share.show_message) attnlab::g_page.share.show_message(message);
+    attnlab_request_redraw();
 }
 
 EMSCRIPTEN_KEEPALIVE void attnlab_request_redraw() {

@@ -3,6 +3,8 @@
 // nothing changes, follows the canvas size and devicePixelRatio, and serves
 // window.attnlab.status() (see web/index.html).
 #include <functional>
+#include <string>
+#include <string_view>
 
 #include "model/json.h"
 #include "platform/ui_host.h"
@@ -20,6 +22,23 @@ CanvasSize canvas_size();
 
 // Tells the page that start-up failed, with a message for the reader.
 void show_fatal_error(const char* message);
+
+// The share state's seam with web/share_state.js (window.attnlab.state/setState/shareLink and
+// the #s= links). Set before run_web_page.
+struct PageShare {
+    std::function<std::string()> get_state;  // the view state as JSON
+    // Applies a view state; from_link: it came from the address (errors also go to the banner).
+    std::function<bool(std::string_view json, bool from_link, std::string& error)> set_state;
+    std::function<void(std::string link, bool copied)> link_ready;  // the answer to page_copy_link
+    std::function<void(std::string message)> show_message;          // a link the page could not decode
+};
+void set_page_share(PageShare share);
+
+// Asks the page to put `state_json` in the address (#s=...) and copy the link; the page
+// answers through PageShare::link_ready.
+void page_copy_link(const std::string& state_json);
+// The view changed: the page keeps its address current once it shows a link.
+void page_view_changed(const std::string& state_json);
 
 // Runs the page until it is closed. `status` adds the app's fields to window.attnlab.status().
 // Does not return: Emscripten unwinds main() and keeps the runtime alive.

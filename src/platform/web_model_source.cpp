@@ -1,0 +1,212 @@
+#include "platform/web_model_source.h"
+
+#include <emscripten.h>
+
+#include <cstdlib>
+#include <memory>
+
+// The browser's half lives in web/model_fetch.js (window.attnlabModelFetch).
+EM_JS(void, js_fetch_probe, (int id, const char* url), { window.attnlabModelFetch.probe(id, UTF8ToString(url)); });
+EM_JS(void, js_fetch_download, (int id, const char* url), { window.attnlabModelFetch.download(id, UTF8ToString(url)); });
+EM_JS(void, js_fetch_cancel, (), { window.attnlabModelFetch.cancel(); });
+EM_JS(void, js_fetch_pick_file, (), { window.attnlabModelFetch.pickFile(); });
+EM_JS(void, js_fetch_clear_cache, (int id), { window.attnlabModelFetch.clearCache(id); });
+EM_JS(char*, js_fetch_init, (), {
+    const url = window.attnlabModelFetch ? window.attnlabModelFetch.init() : "";
+    const size = lengthBytesUTF8(url) + 1;
+    const ptr = _malloc(size);
+    stringToUTF8(url, ptr, size);
+    return ptr;
+});
+
+namespace attnlab {
+
+namespace {
+WebModelSource* g_source = nullptr;
+constexpr double kSpeedWindowMs = 3000;  // speed = bytes over the last 3 s
+}  // namespace
+
+WebModelSource::WebModelSource() { g_source = this; }
+
+WebModelSource::~WebModelSource() {
+    if (g_source == this) g_source = nullptr;
+    free_buffer();
+}
+
+std::string WebModelSource::init_page() {
+    char* url = js_fetch_init();
+    std::string out = url ? url : "";
+    std::free(url);
+    return out;
+}
+
+void WebModelSource::free_buffer() {
+    std::free(buffer_);
+    buffer_ = nullptr;
+    capacity_ = size_ = 0;
+}
+
+int WebModelSource::start(FetchStatus::Phase phase, const std::string& url) {
+    free_buffer();
+    status_ = FetchStatus{};
+    status_.phase = phase;
+    status_.url = url;
+    samples_.clear();
+    config_json_.clear();
+    source_.clear();
+    has_config_ = false;
+    return ++op_;
+}
+
+void WebModelSource::probe(const std::string& url) {
+    js_fetch_probe(start(FetchStatus::Phase::Probing, url), url.c_str());
+}
+
+void WebModelSource::download(const std::string& url) {
+    const double total = status_.url == url ? status_.total_bytes : -1;  // from the probe, if any
+    const bool cached = status_.url == url && status_.cached;
+    const int id = start(FetchStatus::Phase::Downloading, url);
+    status_.total_bytes = total;
+    status_.cached = cached;
+    js_fetch_download(id, url.c_str());
+}
+
+void WebModelSource::cancel() {
+    ++op_;
+    js_fetch_cancel();
+    free_buffer();
+    const bool was_loading = status_.phase == FetchStatus::Phase::Probing || status_.phase == FetchStatus::Phase::Downloading ||
+                             status_.phase == FetchStatus::Phase::Confirm;
+    status_.phase = FetchStatus::Phase::Idle;
+    status_.error.clear();
+    if (was_loading) status_.notice = "Download of " + status_.url + " cancelled.";
+}
+
+void WebModelSource::pick_file() {
+    js_fetch_pick_file();  // the page calls on_begin_file once a file is chosen
+}
+
+void WebModelSource::clear_cache() {
+    if (status_.phase == FetchStatus::Phase::Probing || status_.phase == FetchStatus::Phase::Downloading) cancel();
+    status_.notice.clear();
+    js_fetch_clear_cache(op_);
+}
+
+bool WebModelSource::take_result(ModelBytes& bytes, std::string& config_json, std::string& source) {
+    if (status_.phase != FetchStatus::Phase::Ready) return false;
+    std::shared_ptr<std::uint8_t> owner(buffer_, [](std::uint8_t* p) { std::free(p); });
+    bytes.owner = owner;
+    bytes.bytes = {buffer_, size_};
+    buffer_ = nullptr;
+    capacity_ = size_ = 0;
+    config_json = has_config_ ? config_json_ : std::string();
+    source = source_;
+    config_json_.clear();
+    status_.phase = FetchStatus::Phase::Idle;  // url, sizes and `cached` stay, for the status line
+    return true;
+}
+
+void WebModelSource::on_probed(int id, double total, bool cached) {
+    if (id != op_) return;
+    status_.total_bytes = total;
+    status_.cached = cached;
+    if (status_.phase == FetchStatus::Phase::Probing) status_.phase = FetchStatus::Phase::Confirm;
+}
+
+std::uint8_t* WebModelSource::on_reserve(int id, double bytes) {
+    if (id != op_ || !(bytes >= 0) || bytes > 4.0e9) return nullptr;
+    const std::size_t n = static_cast<std::size_t>(bytes);
+    if (n <= capacity_) return buffer_;
+    // realloc keeps what arrived; on failure the old buffer stays ours and is freed later.
+    void* grown = std::realloc(buffer_, n == 0 ? 1 : n);
+    if (!grown) return nullptr;
+    buffer_ = static_cast<std::uint8_t*>(grown);
+    capacity_ = n;
+    return buffer_;
+}
+
+void WebModelSource::on_progress(int id, double done, double total) {
+    if (id != op_ || status_.phase != FetchStatus::Phase::Downloading) return;
+    status_.done_bytes = done;
+    if (total > 0) status_.total_bytes = total;
+    const double now = emscripten_get_now();
+    samples_.emplace_back(now, done);
+    while (samples_.size() > 2 && now - samples_.front().first > kSpeedWindowMs) samples_.pop_front();
+    const double dt = samples_.back().first - samples_.front().first;
+    if (dt > 200) status_.bytes_per_second = (samples_.back().second - samples_.front().second) / (dt / 1000.0);
+}
+
+void WebModelSource::on_done(int id, double size, const char* config_json, const char* source) {
+    if (id != op_) return;
+    size_ = static_cast<std::size_t>(size);
+    if (size_ > capacity_) {  // cannot happen (the page wrote into the reserved buffer): be safe
+        on_failed(id, "The download ended in an inconsistent state; please try again.");
+        return;
+    }
+    has_config_ = config_json != nullptr;
+    config_json_ = config_json ? config_json : "";
+    source_ = source ? source : status_.url;
+    status_.done_bytes = size;
+    status_.total_bytes = size;
+    status_.phase = FetchStatus::Phase::Ready;
+}
+
+void WebModelSource::on_failed(int id, const char* message) {
+    if (id != op_) return;
+    free_buffer();
+    status_.phase = FetchStatus::Phase::Failed;
+    status_.error = message ? message : "Loading failed.";
+}
+
+void WebModelSource::on_notice(int id, const char* message) {
+    // A notice may arrive after its operation ended (the cache write finishes last): accept it
+    // unless a newer operation (or a cancel) came since.
+    if (id != op_) return;
+    status_.notice = message ? message : "";
+}
+
+int WebModelSource::on_begin_file(const char* name, double size) {
+    const int id = start(FetchStatus::Phase::Downloading, name ? name : "file");
+    status_.total_bytes = size;
+    return id;
+}
+
+}  // namespace attnlab
+
+// --- called from web/model_fetch.js ------------------------------------------------------
+
+extern "C" {
+
+EMSCRIPTEN_KEEPALIVE void attnlab_fetch_probed(int id, double total, int cached) {
+    if (attnlab::g_source) attnlab::g_source->on_probed(id, total, cached != 0);
+}
+
+EMSCRIPTEN_KEEPALIVE std::uint8_t* attnlab_fetch_reserve(int id, double bytes) {
+    return attnlab::g_source ? attnlab::g_source->on_reserve(id, bytes) : nullptr;
+}
+
+EMSCRIPTEN_KEEPALIVE void attnlab_fetch_progress(int id, double done, double total) {
+    if (attnlab::g_source) attnlab::g_source->on_progress(id, done, total);
+}
+
+EMSCRIPTEN_KEEPALIVE void attnlab_fetch_done(int id, double size, int has_config, const char* config_json, const char* source) {
+    if (attnlab::g_source) attnlab::g_source->on_done(id, size, has_config ? config_json : nullptr, source);
+}
+
+EMSCRIPTEN_KEEPALIVE void attnlab_fetch_failed(int id, const char* message) {
+    if (attnlab::g_source) attnlab::g_source->on_failed(id, message);
+}
+
+EMSCRIPTEN_KEEPALIVE void attnlab_fetch_notice(int id, const char* message) {
+    if (attnlab::g_source) attnlab::g_source->on_notice(id, message);
+}
+
+EMSCRIPTEN_KEEPALIVE int attnlab_fetch_begin(const char* name, double size) {
+    return attnlab::g_source ? attnlab::g_source->on_begin_file(name, size) : 0;
+}
+
+EMSCRIPTEN_KEEPALIVE void attnlab_fetch_cache_bytes(double bytes) {
+    if (attnlab::g_source) attnlab::g_source->on_cache_bytes(bytes);
+}
+
+}  // extern "C"

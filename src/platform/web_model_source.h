@@ -1,0 +1,62 @@
+#pragma once
+// The browser's ModelSource: fetch() with progress into a heap buffer, Cache Storage, the file
+// picker and drag-and-drop. The browser's half is web/model_fetch.js; this half keeps the state
+// (phase, bytes, speed) and the buffer, and hears back through the attnlab_fetch_* callbacks.
+// One instance per page (the callbacks find it through a global).
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <string>
+
+#include "app/model_source.h"
+
+namespace attnlab {
+
+class WebModelSource : public ModelSource {
+public:
+    WebModelSource();
+    ~WebModelSource() override;
+
+    void probe(const std::string& url) override;
+    void download(const std::string& url) override;
+    void cancel() override;
+    void pick_file() override;
+    bool can_pick_file() const override { return true; }
+    void clear_cache() override;
+    bool has_cache() const override { return cache_bytes_ > 0; }
+    FetchStatus status() const override { return status_; }
+    bool take_result(ModelBytes& bytes, std::string& config_json, std::string& source) override;
+
+    // Installs the drop zone and returns the page's ?model= address ("" when there is none).
+    std::string init_page();
+
+    // --- the callbacks' side (web/model_fetch.js, through extern "C" functions) ---
+    // Each returns without effect when `id` is not the operation in flight (cancelled, replaced).
+    void on_probed(int id, double total, bool cached);
+    std::uint8_t* on_reserve(int id, double bytes);  // null when out of memory
+    void on_progress(int id, double done, double total);
+    void on_done(int id, double size, const char* config_json, const char* source);  // config null: none
+    void on_failed(int id, const char* message);
+    void on_notice(int id, const char* message);
+    int on_begin_file(const char* name, double size);  // a picked or dropped file: a new operation
+    void on_cache_bytes(double bytes) { cache_bytes_ = bytes; }
+
+private:
+    int start(FetchStatus::Phase phase, const std::string& url);
+    void free_buffer();
+
+    FetchStatus status_;
+    int op_ = 0;  // id of the operation in flight; bumped by every start and cancel
+    double cache_bytes_ = 0;  // bytes in Cache Storage; -1: no Cache Storage on this page
+
+    // The bytes arriving, in a malloc'd buffer handed over (with free) by take_result.
+    std::uint8_t* buffer_ = nullptr;
+    std::size_t capacity_ = 0, size_ = 0;
+    std::string config_json_, source_;
+    bool has_config_ = false;
+
+    // (time in ms, bytes done) over the last few seconds, for the speed.
+    std::deque<std::pair<double, double>> samples_;
+};
+
+}  // namespace attnlab

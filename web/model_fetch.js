@@ -1,0 +1,348 @@
+// Fetching a checkpoint into the wasm heap: the size first (HEAD, or a one-byte ranged GET),
+// then the bytes with progress, streamed straight into a buffer the C++ side allocates, and
+// kept in Cache Storage so the next visit starts at once. Also the file picker and
+// drag-and-drop of a local file. The C++ side (src/platform/web_model_source.cpp) owns the
+// state; this file only does the browser's part and reports back through Module._attnlab_fetch_*.
+//
+// Every operation carries an id from the C++ side. A cancel (or a newer operation) makes the id
+// stale there, so late callbacks of an abandoned operation are ignored.
+"use strict";
+(function () {
+  const CACHE = "attnlab-models";
+  const MB = 1024 * 1024;
+  const hasCacheApi = typeof caches !== "undefined";
+
+  let current = null;  // { id, controller, reader }: the operation in flight
+
+  // --- reporting to C++ ------------------------------------------------------------------
+  const M = () => window.Module;
+  // Deferred: a callback may run inside a frame (a synchronous failure), whose end would
+  // swallow the request; the UI must get a frame after it.
+  function redraw() { setTimeout(() => M()._attnlab_request_redraw(), 0); }
+  function probed(id, total, cached) { M()._attnlab_fetch_probed(id, total, cached ? 1 : 0); redraw(); }
+  function progress(id, done, total) { M()._attnlab_fetch_progress(id, done, total); }
+  function failed(id, message) { M().ccall("attnlab_fetch_failed", null, ["number", "string"], [id, message]); redraw(); }
+  function notice(id, message) { M().ccall("attnlab_fetch_notice", null, ["number", "string"], [id, message]); redraw(); }
+  function finished(id, size, config, source) {
+    M().ccall("attnlab_fetch_done", null, ["number", "number", "number", "string", "string"],
+              [id, size, config === null ? 0 : 1, config === null ? "" : config, source]);
+    redraw();
+  }
+
+  // Thrown when the C++ side has moved on (cancel, newer operation): stop quietly.
+  class Stale extends Error {}
+  class OutOfMemory extends Error {}
+
+  function mb(bytes) { return bytes >= 10 * MB ? (bytes / MB).toFixed(0) : (bytes / MB).toFixed(1); }
+  function host(url) { try { return new URL(url).host; } catch (e) { return url; } }
+
+  const statusText = { 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed",
+                       408: "Request Timeout", 410: "Gone", 429: "Too Many Requests", 500: "Internal Server Error",
+                       502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout" };
+  function httpError(response, url) {
+    const text = response.statusText || statusText[response.status] || "";
+    return `The server answered ${response.status}${text ? " " + text : ""} for ${url}.`;
+  }
+  function readable(error, url, total) {
+    if (error instanceof OutOfMemory || error instanceof RangeError)
+      return `Not enough memory for a ${total > 0 ? mb(total) + " MB model" : "model of this size"} in this tab. ` +
+             "Close other tabs or reload the page, or try a smaller checkpoint.";
+    if (error && error.name === "AbortError") return "Cancelled.";
+    if (error instanceof TypeError)
+      return `Could not reach ${host(url)}: the server may not allow cross-origin downloads (CORS), ` +
+             "or you are offline.";
+    return `Loading ${url} failed: ${error && error.message ? error.message : String(error)}`;
+  }
+
+  // The size a response announces, or -1. A compressed body's length is not the file's.
+  function announcedSize(response) {
+    if (response.headers.get("content-encoding")) return -1;
+    const n = Number(response.headers.get("content-length"));
+    return Number.isFinite(n) && n > 0 ? n : -1;
+  }
+
+  function begin(id) {
+    if (current) cancel();
+    current = { id, controller: new AbortController(), reader: null, release: null };
+    return current;
+  }
+
+  function cancel() {
+    if (!current) return;
+    current.controller.abort();
+    if (current.release) current.release();
+    if (current.reader) current.reader.cancel().catch(() => {});
+    current = null;
+  }
+
+  // --- the cache ---------------------------------------------------------------------------
+  async function openCache() { return hasCacheApi ? await caches.open(CACHE) : null; }
+
+  async function cachedResponse(url) {
+    try {
+      const cache = await openCache();
+      return cache ? (await cache.match(url)) || null : null;
+    } catch (e) {
+      return null;  // no cache (private mode, storage off): behave as if empty
+    }
+  }
+
+  // The bytes our cache holds, as its entries announce them (-1: no Cache Storage in this page).
+  async function cacheBytes() {
+    if (!hasCacheApi) return -1;
+    let total = 0;
+    try {
+      if (!(await caches.has(CACHE))) return 0;
+      const cache = await openCache();
+      for (const request of await cache.keys()) {
+        const response = await cache.match(request);
+        const n = response ? Number(response.headers.get("content-length")) : 0;
+        if (Number.isFinite(n)) total += n;
+      }
+    } catch (e) { total = 0; }
+    return total;
+  }
+
+  async function reportCacheBytes() {
+    M()._attnlab_fetch_cache_bytes(await cacheBytes());
+    redraw();
+  }
+
+  // --- streaming into the heap ---------------------------------------------------------------
+  // Reads `stream` into a C++ buffer (`total` bytes reserved up front when known, grown by
+  // doubling otherwise), reporting progress. Returns the byte count. Each chunk goes straight
+  // into the heap; Module.HEAPU8 is re-read after every reserve (memory growth replaces it).
+  async function streamIntoHeap(op, stream, total, pace = null) {
+    let capacity = total > 0 ? total : 64 * MB;
+    let ptr = M()._attnlab_fetch_reserve(op.id, capacity);
+    if (op !== current) throw new Stale();
+    if (!ptr) throw new OutOfMemory();
+    const reader = stream.getReader();
+    op.reader = reader;
+    let done = 0, lastReport = 0;
+    for (;;) {
+      const { value, done: end } = await reader.read();
+      if (op !== current) throw new Stale();
+      if (end) break;
+      if (done + value.length > capacity) {
+        capacity = Math.max(capacity * 2, done + value.length);
+        ptr = M()._attnlab_fetch_reserve(op.id, capacity);
+        if (!ptr) { reader.cancel().catch(() => {}); throw new OutOfMemory(); }
+      }
+      M().HEAPU8.set(value, ptr + done);
+      done += value.length;
+      if (pace) await pace(done);
+      const now = performance.now();
+      if (now - lastReport > 50) { progress(op.id, done, total); lastReport = now; }
+    }
+    progress(op.id, done, total);
+    return { size: done, ptr };
+  }
+
+  // A safetensors file has its JSON header at byte 8. Anything else (an HTML error page served
+  // with 200) must not stay in the cache, or every later visit would load it again.
+  function looksLikeSafetensors(result) {
+    return result.size >= 9 && M().HEAPU8[result.ptr + 8] === 0x7b;  // '{'
+  }
+
+  // config.json beside `url` (the last path segment replaced), or null when there is none.
+  async function fetchConfig(url, signal) {
+    let configUrl;
+    try {
+      const u = new URL(url, location.href);
+      u.pathname = u.pathname.replace(/[^/]*$/, "config.json");
+      configUrl = u.href;
+    } catch (e) { return null; }
+    const cached = await cachedResponse(configUrl);
+    if (cached) return await cached.text();
+    try {
+      const response = await fetch(configUrl, { signal });
+      if (!response.ok) return null;  // 404: no config, the shape is inferred
+      const text = await response.text();
+      try { const cache = await openCache(); if (cache) await cache.put(configUrl, new Response(text, { headers: { "content-type": "application/json" } })); } catch (e) { /* not cached: fine */ }
+      return text;
+    } catch (e) {
+      if (e && e.name === "AbortError") throw e;
+      return null;  // unreachable: treat as absent
+    }
+  }
+
+  // --- the operations C++ asks for -------------------------------------------------------------
+  async function probe(id, url) {
+    const op = begin(id);
+    try {
+      new URL(url);  // throws TypeError on a malformed address
+    } catch (e) {
+      failed(id, `"${url}" is not a web address (it should start with https://).`);
+      return;
+    }
+    try {
+      const cached = await cachedResponse(url);
+      if (op !== current) return;
+      if (cached) { probed(id, announcedSize(cached), true); return; }
+      let response = await fetch(url, { method: "HEAD", signal: op.controller.signal });
+      let total = response.ok ? announcedSize(response) : -1;
+      if (!response.ok || total < 0) {
+        // Some servers refuse HEAD or leave out the length: ask for one byte instead.
+        const ranged = await fetch(url, { headers: { Range: "bytes=0-0" }, signal: op.controller.signal });
+        if (ranged.status === 206) {
+          const m = /\/(\d+)\s*$/.exec(ranged.headers.get("content-range") || "");
+          total = m ? Number(m[1]) : -1;
+        } else if (ranged.ok) {
+          total = announcedSize(ranged);  // the server ignored Range: don't download it all now
+        } else {
+          response = ranged;
+        }
+        if (ranged.body) ranged.body.cancel().catch(() => {});
+        if (!ranged.ok) { if (op === current) failed(id, httpError(response, url)); return; }
+      }
+      if (op === current) probed(id, total, false);
+    } catch (e) {
+      if (op === current) failed(id, readable(e, url, -1));
+    }
+  }
+
+  async function download(id, url) {
+    const op = begin(id);
+    let total = -1;
+    try {
+      let cachePut = null;
+      let response = await cachedResponse(url);
+      const fromCache = response !== null;
+      if (!fromCache) {
+        response = await fetch(url, { signal: op.controller.signal });
+        if (!response.ok) { if (op === current) failed(id, httpError(response, url)); return; }
+      }
+      if (op !== current) return;
+      total = announcedSize(response);
+      probed(id, total, fromCache);  // C++ keeps Downloading; this updates total and cached
+      let body = response.body, pace = null;
+      if (!fromCache && response.status === 200 && hasCacheApi) {
+        // Tee the body: one branch into the heap, the other into the cache as it streams. A tee
+        // queues what the slower branch has not taken yet, so the heap side waits whenever it
+        // is more than 32 MB ahead of the cache: JS never holds a second copy of the file.
+        const [forHeap, forCache] = body.tee();
+        body = forHeap;
+        let cached = 0, cacheEnded = false, wake = null;
+        const release = () => { if (wake) { wake(); wake = null; } };
+        op.release = release;  // a cancel must not leave the heap side waiting
+        const counted = forCache.pipeThrough(new TransformStream({
+          transform(chunk, controller) { cached += chunk.length; controller.enqueue(chunk); release(); },
+        }));
+        const headers = { "content-type": response.headers.get("content-type") || "application/octet-stream" };
+        if (total > 0) headers["content-length"] = String(total);
+        // Settles to null (stored) or the error; never an unhandled rejection (cancel, quota).
+        cachePut = openCache().then((cache) => cache.put(url, new Response(counted, { headers }))).then(() => null, (e) => e);
+        cachePut.then(() => { cacheEnded = true; release(); });
+        pace = async (done) => {
+          while (!cacheEnded && done - cached > 32 * MB && op === current) await new Promise((resolve) => { wake = resolve; });
+        };
+      }
+      const result = await streamIntoHeap(op, body, total, pace);
+      const keep = looksLikeSafetensors(result);
+      const config = await fetchConfig(url, op.controller.signal);
+      if (op !== current) return;
+      current = null;
+      finished(id, result.size, config, url);
+      if (cachePut) {
+        cachePut.then(async (e) => {
+          if (!e && !keep) { try { await (await openCache()).delete(url); } catch (err) { /* gone already */ } }
+          if (!e || !keep) { reportCacheBytes(); return; }
+          notice(id, `The model loaded but could not be kept in the browser's cache (${e.name === "QuotaExceededError" ?
+                 "not enough storage space" : e.message || e}); the next visit downloads it again.`);
+        });
+      }
+    } catch (e) {
+      if (e instanceof Stale || op !== current) return;
+      current = null;
+      failed(id, readable(e, url, total));
+    }
+  }
+
+  // Local files: the .safetensors one, and config.json if it came along.
+  async function loadFiles(fileList) {
+    const files = Array.from(fileList || []);
+    if (files.length === 0) return;
+    const model = files.find((f) => !/\.json$/i.test(f.name));
+    const config = files.find((f) => /\.json$/i.test(f.name));
+    if (!model) {
+      const id = M().ccall("attnlab_fetch_begin", "number", ["string", "number"], [files[0].name, files[0].size]);
+      failed(id, "That was only a .json file: choose the .safetensors checkpoint (config.json may come with it).");
+      return;
+    }
+    const id = M().ccall("attnlab_fetch_begin", "number", ["string", "number"], [model.name, model.size]);
+    const op = begin(id);
+    redraw();
+    try {
+      const result = await streamIntoHeap(op, model.stream(), model.size);
+      const configText = config ? await config.text() : null;
+      if (op !== current) return;
+      current = null;
+      finished(id, result.size, configText, model.name);
+    } catch (e) {
+      if (e instanceof Stale || op !== current) return;
+      current = null;
+      failed(id, e instanceof OutOfMemory || e instanceof RangeError ? readable(e, model.name, model.size)
+                                                                    : `Reading ${model.name} failed: ${(e && e.message) || e}`);
+    }
+  }
+
+  function pickFile() {
+    const input = document.createElement("input");
+    input.type = "file";
+    input.accept = ".safetensors,.json";
+    input.multiple = true;
+    input.addEventListener("change", () => loadFiles(input.files), { once: true });
+    input.click();  // within the click's user activation (the frame right after the mouse-up)
+  }
+
+  async function clearCache(id) {
+    cancel();
+    if (!hasCacheApi) { notice(id, "This page has no cache to clear (Cache Storage needs https or localhost)."); return; }
+    // The browser's own estimate when it notices at once, else what the entries announced.
+    const announced = await cacheBytes();
+    let before = -1;
+    try { before = (await navigator.storage.estimate()).usage; } catch (e) { before = -1; }
+    let had = false;
+    try { had = await caches.delete(CACHE); } catch (e) { had = false; }
+    let after = -1;
+    try { after = (await navigator.storage.estimate()).usage; } catch (e) { after = -1; }
+    const freed = before >= 0 && after >= 0 && before > after ? before - after : announced;
+    notice(id, !had ? "There was no cached model to clear."
+                    : freed > 0 ? `Cleared the cached model: about ${mb(freed)} MB freed.` : "Cleared the cached model.");
+    reportCacheBytes();
+  }
+
+  // --- drag and drop anywhere on the page ------------------------------------------------------
+  function installDropZone() {
+    const overlay = document.createElement("div");
+    overlay.id = "drop-zone";
+    overlay.hidden = true;
+    overlay.textContent = "Drop a .safetensors file (and its config.json, if you have it)";
+    document.body.appendChild(overlay);
+    const hasFiles = (e) => e.dataTransfer && Array.from(e.dataTransfer.types || []).includes("Files");
+    let depth = 0;  // dragenter/dragleave fire for every element crossed
+    window.addEventListener("dragenter", (e) => { if (!hasFiles(e)) return; e.preventDefault(); depth++; overlay.hidden = false; });
+    window.addEventListener("dragover", (e) => { if (!hasFiles(e)) return; e.preventDefault(); e.dataTransfer.dropEffect = "copy"; });
+    window.addEventListener("dragleave", (e) => { if (!hasFiles(e)) return; if (--depth <= 0) { depth = 0; overlay.hidden = true; } });
+    window.addEventListener("drop", (e) => {
+      if (!hasFiles(e)) return;
+      e.preventDefault();
+      depth = 0;
+      overlay.hidden = true;
+      loadFiles(e.dataTransfer.files);
+    });
+  }
+
+  window.attnlabModelFetch = {
+    probe, download, cancel, pickFile, clearCache, loadFiles,
+    hasCacheApi: () => hasCacheApi,
+    // At start-up: the drop zone, the cache's size, and the ?model= address ("" when none).
+    init() {
+      installDropZone();
+      reportCacheBytes();
+      const model = new URLSearchParams(location.search).get("model") || "";
+      try { return model ? new URL(model, location.href).href : ""; } catch (e) { return model; }  // a relative address is fine here
+    },
+  };
+})();
