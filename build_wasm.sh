@@ -196,7 +196,7 @@ run_tests() {
   say "browser end-to-end test (headless Chromium)"
   local out="$ROOT/build/e2e" p f
   rm -f "$out/result.txt"
-  node tests/e2e/run.mjs --site dist --out "$out" || true
+  node tests/e2e/run.mjs --site dist --out "$out" --cli build/native/attnlab || true
   # The test writes "N passed, N failed"; no file means it could not run at all.
   if read -r p _ f _ < "$out/result.txt" 2>/dev/null; then record "browser e2e (checks)" "$p" "$f"
   else record "browser e2e (checks)" 0 1; fi

@@ -1,117 +1,38 @@
 // Browser end-to-end test of the static site: headless Debian Chromium driven by playwright-core.
 //
-//   node tests/e2e/run.mjs --site dist --out build/e2e
+//   node tests/e2e/run.mjs --site dist --out build/e2e [--cli build/native/attnlab] [--only playground|model]
 //
-// Serves the site on a free loopback port, opens it at devicePixelRatio 1 and 2, and checks
-// what a visitor would see: the first frame arrives, nothing is logged as an error, the
-// picture is not blank, the canvas is sharp (backing store = CSS size x DPR), the page goes
-// idle, a drag on the temperature slider changes the plotted values, a resize is followed,
-// and a browser without WebGL2 gets a readable message. Screenshots stay in --out.
-import { createServer } from "node:http";
-import { readFile, mkdir, writeFile } from "node:fs/promises";
+// Serves the site on a free loopback port. First the page without a model, at devicePixelRatio
+// 1 and 2: the first frame arrives, nothing is logged as an error, the picture is not blank, the
+// canvas is sharp (backing store = CSS size x DPR), the page goes idle, a drag on the playground's
+// temperature slider changes the plotted values, keyboard and clipboard work, a resize is
+// followed, and a browser without WebGL2 gets a readable message. Then, with small random
+// checkpoints the native CLI writes into a temporary folder (model_suite.mjs): loading, typing,
+// heads, temperature, export, share links, broken links and checkpoints, cancel, threads.
+// Screenshots and exported files stay in --out; result.txt gets "N passed, N failed".
+import { mkdir, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { inflateSync } from "node:zlib";
 import { chromium } from "playwright-core";
+import { chromiumArgs, chromiumPath, check, tally, parseArgs, waitFor, widget, openTab, decodePng, pictureStats } from "./lib.mjs";
+import { serve } from "./server.mjs";
+import { makeFixtures } from "./fixtures.mjs";
+import { visitorWithModel, malformedHashes, brokenModels, threadedAndSliced, serviceWorker } from "./model_suite.mjs";
 
-const args = Object.fromEntries(
-  process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith("--") ? [...acc, [a.slice(2), all[i + 1]]] : acc), []));
+const args = parseArgs(process.argv.slice(2));
 const site = path.resolve(args.site ?? "dist");
 const out = path.resolve(args.out ?? "build/e2e");
-const chromiumPath = process.env.CHROMIUM ?? "/usr/bin/chromium";
-
-// Flags that work as root in this sandbox: SwiftShader for WebGL2, and no background
-// networking (the network is closed, so those connections only produce noise).
-const chromiumArgs = [
-  "--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--disable-quic",
-  "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-];
-
-let passed = 0, failed = 0;
-function check(ok, what, detail = "") {
-  if (ok) { passed++; console.log(`  ok    ${what}`); }
-  else { failed++; console.log(`  FAIL  ${what}${detail ? `: ${detail}` : ""}`); }
-  return ok;
-}
-
-// --- a static server for the site ------------------------------------------------------
-const types = { ".html": "text/html; charset=utf-8", ".js": "text/javascript", ".wasm": "application/wasm",
-                ".json": "application/json", ".png": "image/png", ".txt": "text/plain", ".data": "application/octet-stream" };
-function serve(root) {
-  const server = createServer(async (req, res) => {
-    const url = new URL(req.url, "http://localhost");
-    let file = path.join(root, decodeURIComponent(url.pathname));
-    if (!file.startsWith(root)) { res.writeHead(403).end(); return; }
-    if (url.pathname.endsWith("/")) file = path.join(file, "index.html");
-    try {
-      const body = await readFile(file);
-      res.writeHead(200, { "content-type": types[path.extname(file)] ?? "application/octet-stream" }).end(body);
-    } catch {
-      res.writeHead(404).end("not found");
-    }
-  });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
-}
-
-// --- just enough PNG decoding to look at a screenshot's pixels ----------------------------
-function decodePng(buf) {
-  let pos = 8, width = 0, height = 0, channels = 0;
-  const idat = [];
-  while (pos < buf.length) {
-    const len = buf.readUInt32BE(pos), type = buf.toString("ascii", pos + 4, pos + 8);
-    const data = buf.subarray(pos + 8, pos + 8 + len);
-    if (type === "IHDR") {
-      width = data.readUInt32BE(0); height = data.readUInt32BE(4);
-      channels = { 2: 3, 6: 4 }[data[9]];
-      if (data[8] !== 8 || !channels || data[12]) throw new Error("unexpected PNG format");
-    } else if (type === "IDAT") idat.push(data);
-    pos += 12 + len;
-  }
-  const raw = inflateSync(Buffer.concat(idat));
-  const stride = width * channels, px = Buffer.alloc(stride * height);
-  for (let y = 0; y < height; y++) {
-    const filter = raw[y * (stride + 1)], line = raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1));
-    for (let x = 0; x < stride; x++) {
-      const a = x >= channels ? px[y * stride + x - channels] : 0;
-      const b = y > 0 ? px[(y - 1) * stride + x] : 0;
-      const c = x >= channels && y > 0 ? px[(y - 1) * stride + x - channels] : 0;
-      const p = a + b - c, pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c);
-      const pred = [0, a, b, (a + b) >> 1, pa <= pb && pa <= pc ? a : pb <= pc ? b : c][filter];
-      px[y * stride + x] = (line[x] + pred) & 255;
-    }
-  }
-  return { width, height, channels, px };
-}
-
-// Distinct colours and the share of pixels that differ from the most common one.
-function pictureStats(png) {
-  const counts = new Map();
-  for (let i = 0; i < png.px.length; i += png.channels * 3) {  // every third pixel is plenty
-    const key = (png.px[i] << 16) | (png.px[i + 1] << 8) | png.px[i + 2];
-    counts.set(key, (counts.get(key) ?? 0) + 1);
-  }
-  const total = [...counts.values()].reduce((a, b) => a + b, 0);
-  const top = Math.max(...counts.values());
-  return { colours: counts.size, inked: 1 - top / total };
-}
-
-async function waitFor(page, fn, arg, timeout = 10000) {
-  try { await page.waitForFunction(fn, arg, { timeout, polling: 50 }); return true; } catch { return false; }
-}
+const cli = path.resolve(args.cli ?? "build/native/attnlab");
+const only = args.only ?? "all";
 
 // --- one visit at a given pixel ratio --------------------------------------------------
-// Centre of a widget the app reports in status().widgets (CSS pixels).
-async function widget(page, name) {
-  const r = (await page.evaluate(() => window.attnlab.status().widgets))[name];
-  if (!r) throw new Error(`status().widgets has no '${name}'`);
-  return { ...r, cx: r.x + r.w / 2, cy: r.y + r.h / 2 };
-}
-
 const playground = (page) => page.evaluate(() => window.attnlab.status().playground);
 
 async function visit(browser, url, dpr) {
   console.log(`devicePixelRatio ${dpr}:`);
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: dpr });
+  // No service worker: its one-time reload (for cross-origin isolation) is tested on its own.
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: dpr,
+                                             serviceWorkers: "block" });
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: url });
   const page = await context.newPage();
   const errors = [];
@@ -155,8 +76,11 @@ async function visit(browser, url, dpr) {
   const idle = await page.evaluate(() => window.attnlab.status());
   check(idle.idle === true && idle.frames === f0, "no frames are drawn while idle", `frames ${f0} -> ${idle.frames}, idle ${idle.idle}`);
 
-  // Drag the temperature slider to the left: T falls, the plotted values follow.
-  const before = idle.playground;
+  // Drag the playground's temperature slider to the left: T falls, the plotted values follow.
+  check(await openTab(page, "playground"), "clicking the 'Softmax playground' tab opens it");
+  await page.mouse.move(5, 5);
+  await page.waitForTimeout(200);
+  const before = await playground(page);
   const s = await widget(page, "playground.temperature");
   check(s.w > 20 && s.h > 5, "the temperature slider is on screen", JSON.stringify(s));
   await page.mouse.move(s.cx, s.cy);
@@ -218,28 +142,18 @@ async function visit(browser, url, dpr) {
   await context.close();
 }
 
-async function main() {
-  if (!existsSync(path.join(site, "index.html"))) {
-    console.error(`e2e: no site at ${site} (run ./build_wasm.sh build first)`);
-    process.exit(2);
-  }
-  if (!existsSync(chromiumPath)) {
-    console.error(`e2e: Chromium not found at ${chromiumPath} (apt-get install chromium)`);
-    process.exit(2);
-  }
-  await mkdir(out, { recursive: true });
-  const server = await serve(site);
-  const url = `http://127.0.0.1:${server.address().port}/`;
-  console.log(`e2e: serving ${site} at ${url}`);
-
-  const browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
+// Runs one part of the test; a part that throws counts as one failure and the others still run.
+async function part(name, fn) {
+  const t0 = Date.now();
   try {
-    await visit(browser, url, 1);
-    await visit(browser, url, 2);
-  } finally {
-    await browser.close();
+    await fn();
+  } catch (e) {
+    check(false, `${name} ran to the end`, String(e?.stack ?? e).split("\n").slice(0, 3).join(" "));
   }
+  console.log(`  (${name}: ${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+}
 
+async function withoutWebgl2(url) {
   // A browser without WebGL2 gets a message, not a blank canvas.
   console.log("without WebGL2:");
   const plain = await chromium.launch({ executablePath: chromiumPath, args: [...chromiumArgs, "--disable-webgl2"] });
@@ -257,11 +171,64 @@ async function main() {
   } finally {
     await plain.close();
   }
-  server.close();
+}
 
-  await writeFile(path.join(out, "result.txt"), `${passed} passed, ${failed} failed\n`);
-  console.log(`browser e2e: ${passed} passed, ${failed} failed`);
-  process.exit(failed === 0 ? 0 : 1);
+async function main() {
+  const t0 = Date.now();
+  if (!existsSync(path.join(site, "index.html"))) {
+    console.error(`e2e: no site at ${site} (run ./build_wasm.sh build first)`);
+    process.exit(2);
+  }
+  if (!existsSync(chromiumPath)) {
+    console.error(`e2e: Chromium not found at ${chromiumPath} (apt-get install chromium)`);
+    process.exit(2);
+  }
+  await mkdir(out, { recursive: true });
+  await writeFile(path.join(out, "result.txt"), "0 passed, 1 failed\n");  // until the run ends
+
+  let fixtures = null;
+  if (only !== "playground") {
+    try {
+      fixtures = await makeFixtures(cli);
+      console.log(`e2e: checkpoints in ${fixtures.dir} (made by ${cli})`);
+    } catch (e) {
+      check(false, "the test checkpoints are made by the native CLI", String(e.message ?? e));
+    }
+  }
+  const models = fixtures?.dir ?? out;
+  const server = await serve({ site, models });
+  const isolatedServer = await serve({ site, models, isolated: true });
+  const url = `${server.origin}/`;
+  console.log(`e2e: serving ${site} at ${url} (and with COOP/COEP at ${isolatedServer.origin}/)`);
+
+  const browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
+  try {
+    if (only !== "model") {
+      await part("devicePixelRatio 1", () => visit(browser, url, 1));
+      await part("devicePixelRatio 2", () => visit(browser, url, 2));
+    }
+    if (fixtures) {
+      const env = { browser, server, isolatedServer, cli, out, siteHasThreads: existsSync(path.join(site, "attnlab-mt.js")) };
+      await part("a visitor with a model", () => visitorWithModel(env));
+      await part("malformed share links", () => malformedHashes(env));
+      await part("broken checkpoints", () => brokenModels(env));
+      await part("threads and slices", () => threadedAndSliced(env));
+      if (existsSync(path.join(site, "sw.js"))) await part("service worker", () => serviceWorker(env));
+      else check(false, "the site has a service worker (sw.js) for cross-origin isolation on static hosts");
+    }
+  } finally {
+    await browser.close();
+  }
+  if (only !== "model") await part("without WebGL2", () => withoutWebgl2(url));
+  server.close();
+  isolatedServer.close();
+  await fixtures?.remove();
+
+  const seconds = ((Date.now() - t0) / 1000).toFixed(0);
+  await writeFile(path.join(out, "result.txt"), `${tally.passed} passed, ${tally.failed} failed\n`);
+  console.log(`browser e2e: ${tally.passed} passed, ${tally.failed} failed (${seconds} s)`);
+  if (tally.failed) console.log(`failed:\n${tally.failures.map((f) => `  - ${f}`).join("\n")}`);
+  process.exit(tally.failed === 0 ? 0 : 1);
 }
 
 main().catch((e) => { console.error("e2e: crashed:", e); process.exit(1); });

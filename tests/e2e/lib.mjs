@@ -1,0 +1,126 @@
+// What every part of the browser test shares: the pass/fail tally, Chromium's flags, waiting
+// on the page, widget positions from status().widgets, and a small PNG decoder for looking
+// at screenshots. No test logic here.
+import { inflateSync } from "node:zlib";
+
+export const chromiumPath = process.env.CHROMIUM ?? "/usr/bin/chromium";
+
+// Flags that work as root in this sandbox: SwiftShader for WebGL2, and no background
+// networking (the network is closed, so those connections only produce noise).
+export const chromiumArgs = [
+  "--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--disable-quic",
+  "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+];
+
+// --- the tally ------------------------------------------------------------------------------
+export const tally = { passed: 0, failed: 0, failures: [] };
+const started = Date.now();
+// E2E_VERBOSE=1 adds each check's details and the seconds since the start.
+export function check(ok, what, detail = "") {
+  if (process.env.E2E_VERBOSE) what = `[${((Date.now() - started) / 1000).toFixed(1)}] ${what}`;
+  if (ok) { tally.passed++; console.log(`  ok    ${what}${detail && process.env.E2E_VERBOSE ? ` (${detail})` : ""}`); }
+  else { tally.failed++; tally.failures.push(what); console.log(`  FAIL  ${what}${detail ? `: ${detail}` : ""}`); }
+  return !!ok;
+}
+
+export function parseArgs(argv) {
+  return Object.fromEntries(
+    argv.reduce((acc, a, i, all) => (a.startsWith("--")
+      ? [...acc, [a.slice(2), all[i + 1] !== undefined && !all[i + 1].startsWith("--") ? all[i + 1] : true]] : acc), []));
+}
+
+// --- waiting on the page -------------------------------------------------------------------
+export async function waitFor(page, fn, arg, timeout = 10000) {
+  try { await page.waitForFunction(fn, arg, { timeout, polling: 50 }); return true; } catch { return false; }
+}
+
+export const status = (page) => page.evaluate(() => window.attnlab.status());
+export const state = (page) => page.evaluate(() => window.attnlab.state());
+
+// Waits until the app reports ready (the first frame has been drawn).
+export const waitReady = (page, timeout = 60000) =>
+  waitFor(page, () => window.attnlab && window.attnlab.status().ready, undefined, timeout);
+
+// Waits until a model is loaded and the forward pass over the current tokens is done (the
+// all-heads summaries may still run in the background).
+export const waitForward = (page, timeout = 60000) => waitFor(page, () => {
+  const st = window.attnlab.status();
+  return st.model && st.model.loaded && st.tokens > 0 && st.forward_tokens === st.tokens;
+}, undefined, timeout);
+
+// Waits until nothing runs: no download, no forward pass, no background summaries.
+export const waitNotBusy = (page, timeout = 30000) => waitFor(page, () => !window.attnlab.status().busy, undefined, timeout);
+
+// Centre of a widget the app reports in status().widgets (CSS pixels); null when not drawn.
+export async function findWidget(page, name) {
+  const r = (await page.evaluate(() => window.attnlab.status().widgets))[name];
+  return r ? { ...r, cx: r.x + r.w / 2, cy: r.y + r.h / 2 } : null;
+}
+export async function widget(page, name) {
+  const r = await findWidget(page, name);
+  if (!r) throw new Error(`status().widgets has no '${name}'`);
+  return r;
+}
+
+// Clicks a tab ("tab.attention", ...) and waits until the app shows that panel.
+export async function openTab(page, panel) {
+  const w = await findWidget(page, `tab.${panel}`);
+  if (!w) return false;
+  await page.mouse.click(w.cx, w.cy);
+  return waitFor(page, (p) => window.attnlab.status().panel === p, panel, 5000);
+}
+
+// Collects console errors, uncaught exceptions and failed requests of a page.
+export function watchErrors(page, { ignoreRequests = [] } = {}) {
+  const errors = [];
+  page.on("console", (m) => { if (m.type() === "error") errors.push(`console: ${m.text()}`); });
+  page.on("pageerror", (e) => errors.push(`uncaught: ${String(e)}`));
+  // ERR_ABORTED is the page itself stopping a request (a cancel, a stream it no longer needs).
+  page.on("requestfailed", (r) => {
+    if (r.failure()?.errorText === "net::ERR_ABORTED") return;
+    if (!ignoreRequests.some((re) => re.test(r.url()))) errors.push(`request failed: ${r.url()} (${r.failure()?.errorText})`);
+  });
+  return errors;
+}
+
+// --- just enough PNG decoding to look at a screenshot's pixels ----------------------------
+export function decodePng(buf) {
+  let pos = 8, width = 0, height = 0, channels = 0;
+  const idat = [];
+  while (pos < buf.length) {
+    const len = buf.readUInt32BE(pos), type = buf.toString("ascii", pos + 4, pos + 8);
+    const data = buf.subarray(pos + 8, pos + 8 + len);
+    if (type === "IHDR") {
+      width = data.readUInt32BE(0); height = data.readUInt32BE(4);
+      channels = { 2: 3, 6: 4 }[data[9]];
+      if (data[8] !== 8 || !channels || data[12]) throw new Error("unexpected PNG format");
+    } else if (type === "IDAT") idat.push(data);
+    pos += 12 + len;
+  }
+  const raw = inflateSync(Buffer.concat(idat));
+  const stride = width * channels, px = Buffer.alloc(stride * height);
+  for (let y = 0; y < height; y++) {
+    const filter = raw[y * (stride + 1)], line = raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1));
+    for (let x = 0; x < stride; x++) {
+      const a = x >= channels ? px[y * stride + x - channels] : 0;
+      const b = y > 0 ? px[(y - 1) * stride + x] : 0;
+      const c = x >= channels && y > 0 ? px[(y - 1) * stride + x - channels] : 0;
+      const p = a + b - c, pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c);
+      const pred = [0, a, b, (a + b) >> 1, pa <= pb && pa <= pc ? a : pb <= pc ? b : c][filter];
+      px[y * stride + x] = (line[x] + pred) & 255;
+    }
+  }
+  return { width, height, channels, px };
+}
+
+// Distinct colours and the share of pixels that differ from the most common one.
+export function pictureStats(png) {
+  const counts = new Map();
+  for (let i = 0; i < png.px.length; i += png.channels * 3) {  // every third pixel is plenty
+    const key = (png.px[i] << 16) | (png.px[i + 1] << 8) | png.px[i + 2];
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  const total = [...counts.values()].reduce((a, b) => a + b, 0);
+  const top = Math.max(...counts.values());
+  return { colours: counts.size, inked: 1 - top / total };
+}
