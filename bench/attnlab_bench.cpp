@@ -4,8 +4,6 @@
 //
 //   attnlab_bench [--quick]      prefill L = 128, 512, 1024; decode; tokenizer; peak memory
 //   attnlab_bench --experiments  the paper's five experiments at its sweep sizes, L = 1024
-//   attnlab_bench --write-checkpoint DIR   writes the random checkpoint (model.safetensors,
-//                                config.json) for trying the CLI on a GPT-2-small shape
 //
 // The checkpoint is GPT-2 small's shape (124M parameters) with random weights, written as a
 // safetensors file in memory and loaded through the same reader as a real one.
@@ -128,19 +126,11 @@ int run_experiments_bench(const Gpt2Model& model, const std::vector<int>& tokens
     return 0;
 }
 
-bool write_bytes(const std::string& path, const void* data, size_t size) {
-    FILE* f = std::fopen(path.c_str(), "wb");
-    if (!f) return false;
-    const bool ok = std::fwrite(data, 1, size, f) == size;
-    return std::fclose(f) == 0 && ok;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
     const bool quick = argc > 1 && !std::strcmp(argv[1], "--quick");
     const bool experiments = argc > 1 && !std::strcmp(argv[1], "--experiments");
-    const char* write_dir = argc > 2 && !std::strcmp(argv[1], "--write-checkpoint") ? argv[2] : nullptr;
     const int repeats = quick ? 1 : 3;
 #ifdef __EMSCRIPTEN__
     const char* build = "wasm (SIMD128), 1 thread";
@@ -162,16 +152,6 @@ int main(int argc, char** argv) {
     }
     std::printf("checkpoint: %.1fM parameters, %.0f MB, made and loaded in %.2f s\n\n", model.parameter_count() / 1e6,
                 file.size() / 1e6, now() - t0);
-    if (write_dir) {
-        const std::string dir = write_dir;
-        const std::string json = gpt2_config_json(config);
-        if (!write_bytes(dir + "/model.safetensors", file.data(), file.size()) || !write_bytes(dir + "/config.json", json.data(), json.size())) {
-            std::fprintf(stderr, "attnlab_bench: cannot write into %s (does the folder exist?)\n", dir.c_str());
-            return 1;
-        }
-        std::printf("wrote %s/model.safetensors and %s/config.json\n", dir.c_str(), dir.c_str());
-        return 0;
-    }
 
     std::printf("| prefill L | time (ms) | GFLOP/s | pure GEMM, same FLOPs (ms) | ratio |\n|---|---|---|---|---|\n");
     std::vector<int> tokens(1024);

@@ -38,6 +38,31 @@ void update(SoftmaxPlayground& p) {
     p.a = max_abs(p.logits);
     p.band = lemma1_band(p.L, p.a, p.T);
     p.jacobian_norm = softmax_jacobian_norm(p.weights, p.T);
+
+    if (same(p.compared_spec, p.spec) && p.compared_L == p.L && p.compared_T == p.T) return;
+    p.compared_spec = p.spec;
+    p.compared_L = p.L;
+    p.compared_T = p.T;
+    // The comparison follows the logits' order, so that sparsity shows as weights dropping to 0.
+    std::vector<int> order(p.logits.size());
+    std::iota(order.begin(), order.end(), 0);
+    const size_t n_top = std::min<size_t>(32, order.size());
+    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n_top), order.end(),
+                      [&](int i, int j) { return p.logits[static_cast<size_t>(i)] > p.logits[static_cast<size_t>(j)]; });
+    p.compared.clear();
+    for (std::string_view name : {"softmax", "sparsemax", "entmax-1.5", "ssmax", "sa-softmax"}) {
+        Normalizer n;
+        std::string error;
+        parse_normalizer(name, n, error);
+        SoftmaxPlayground::Compared c;
+        c.name = std::string(name);
+        const std::vector<double> w = normalize(n, p.logits, p.T);
+        for (size_t k = 0; k < n_top; ++k) c.top.push_back(w[static_cast<size_t>(order[k])]);
+        c.max_weight = *std::max_element(w.begin(), w.end());
+        c.support = static_cast<int>(std::count_if(w.begin(), w.end(), [](double x) { return x != 0.0; }));
+        if (n.kind != NormalizerKind::SaSoftmax || p.L <= 256) c.jacobian_norm = normalizer_jacobian_norm(n, p.logits, p.T);
+        p.compared.push_back(std::move(c));
+    }
 }
 
 static void draw_controls(SoftmaxPlayground& p, WidgetRects& widgets) {
@@ -134,33 +159,65 @@ static void draw_sensitivity_plot(const SoftmaxPlayground& p, ImVec2 size) {
 }
 
 static void draw_weights_plot(const SoftmaxPlayground& p, ImVec2 size) {
-    // The distribution itself: the 32 largest weights, largest first.
-    std::vector<double> sorted = p.weights;
-    const size_t n = std::min<size_t>(32, sorted.size());
-    std::partial_sort(sorted.begin(), sorted.begin() + n, sorted.end(), std::greater<>());
-    sorted.resize(n);
+    // The distribution itself under each normalizer: the weights of the 32 largest logits.
+    if (p.compared.empty()) return;
+    const size_t n = p.compared.front().top.size();
     std::vector<double> rank(n);
     std::iota(rank.begin(), rank.end(), 1.0);
     const std::vector<double> ref_x = {0.5, n + 0.5}, ref_y(2, 1.0 / p.L);
-    if (!plot::begin("##weights", size, {"rank"}, {"weight", plot::Scale::Linear, 0.0}, "The largest weights now")) return;
-    plot::bars("weight", rank, sorted, 0.8, plot::colors::blue);
+    if (!plot::begin("##weights", size, {"rank of the logit"}, {"weight", plot::Scale::Linear, 0.0}, "The largest weights, by normalizer"))
+        return;
+    const ImU32 colors[] = {plot::colors::blue, plot::colors::vermillion, plot::colors::green, plot::colors::orange, plot::colors::purple};
+    const plot::Dash dashes[] = {plot::Dash::Solid, plot::Dash::Solid, plot::Dash::Dashed, plot::Dash::Dotted, plot::Dash::Dashed};
+    for (size_t k = 0; k < p.compared.size(); ++k)
+        plot::line(p.compared[k].name.c_str(), rank, p.compared[k].top, {colors[k % 5], dashes[k % 5], 2.0f, true});
     plot::line("1/L", ref_x, ref_y, {plot::colors::grey, plot::Dash::Dashed, 1.5f});
     plot::end();
+}
+
+// The normalizers side by side at this L and T: how peaked, how sparse, how sensitive.
+static void draw_normalizer_table(const SoftmaxPlayground& p) {
+    if (!ImGui::BeginTable("##normalizers", 4, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) return;
+    ImGui::TableSetupColumn("normalizer");
+    ImGui::TableSetupColumn("largest");
+    ImGui::TableSetupColumn("non-zero");
+    ImGui::TableSetupColumn("exact ‖J‖₂");
+    ImGui::TableHeadersRow();
+    for (const SoftmaxPlayground::Compared& c : p.compared) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(c.name.c_str());
+        ImGui::TableNextColumn();
+        ImGui::Text("%.4g", c.max_weight);
+        ImGui::TableNextColumn();
+        ImGui::Text("%d / %d", c.support, p.L);
+        ImGui::TableNextColumn();
+        if (c.jacobian_norm >= 0) ImGui::Text("%.4g", c.jacobian_norm);
+        else ImGui::TextDisabled("L > 256");
+        if (c.jacobian_norm < 0 && ImGui::IsItemHovered())
+            ImGui::SetTooltip("SA-softmax's Jacobian is not symmetric: its norm needs a dense O(L^3) solve, skipped above L = 256.");
+    }
+    ImGui::EndTable();
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("SA-softmax is renormalised to sum to 1 (see Help).");
+    ImGui::PopStyleColor();
 }
 
 void draw_softmax_playground(SoftmaxPlayground& p, WidgetRects& widgets) {
     const float controls_w = ImGui::GetFontSize() * 21.0f;
     ImGui::BeginChild("##controls", ImVec2(controls_w, 0), true);
     draw_controls(p, widgets);
-    const float weights_h = std::max(ImGui::GetContentRegionAvail().y, ImGui::GetFontSize() * 10.0f);
-    draw_weights_plot(p, ImVec2(0, weights_h));
+    ImGui::Separator();
+    draw_normalizer_table(p);
     ImGui::EndChild();
     ImGui::SameLine();
     ImGui::BeginChild("##plots", ImVec2(0, 0), false);
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const float h = (avail.y - ImGui::GetStyle().ItemSpacing.y) * 0.5f;
+    const float gap = ImGui::GetStyle().ItemSpacing.y;
+    const float h = (avail.y - 2 * gap) / 3.0f;
     draw_fade_plot(p, ImVec2(avail.x, h));
     draw_sensitivity_plot(p, ImVec2(avail.x, h));
+    draw_weights_plot(p, ImVec2(avail.x, h));
     ImGui::EndChild();
 }
 
@@ -177,6 +234,14 @@ std::string playground_status_json(const SoftmaxPlayground& p) {
     o.add("jacobian_norm", p.jacobian_norm);
     o.add("bound_paper", jacobian_bound_paper(p.T));
     o.add("bound_tight", jacobian_bound_tight(p.T));
+    json::ObjectBuilder normalizers;
+    for (const SoftmaxPlayground::Compared& c : p.compared) {
+        json::ObjectBuilder one;
+        one.add("max_weight", c.max_weight).add("support", c.support);
+        if (c.jacobian_norm >= 0) one.add("jacobian_norm", c.jacobian_norm);
+        normalizers.add_raw(c.name, one.str());
+    }
+    o.add_raw("normalizers", normalizers.str());
     return o.str();
 }
 

@@ -13,8 +13,10 @@
 
 static void usage(FILE* out) {
     std::fprintf(out,
-                 "usage: attnlab-desktop [--model PATH] [--size WxH] [--frames N [--screenshot FILE.ppm]]\n"
+                 "usage: attnlab-desktop [--model PATH] [--panel NAME] [--size WxH] [--frames N [--screenshot FILE.ppm]]\n"
                  "  --model PATH       load this .safetensors checkpoint (or folder) at start\n"
+                 "  --panel NAME       open this panel: text, attention, distance, separability, gradient,\n"
+                 "                     playground or help (default text)\n"
                  "  --size WxH         window size in pixels (default 1280x800)\n"
                  "  --frames N         draw N frames, then exit (unattended runs and tests)\n"
                  "  --screenshot FILE  with --frames: save the last frame as a binary PPM\n");
@@ -32,6 +34,7 @@ int main(int argc, char** argv) {
     int width = 1280, height = 800;
     attnlab::DesktopRun run;
     std::string model_path;
+    attnlab::Panel panel = attnlab::Panel::Text;
     for (int i = 1; i < argc; ++i) {
         const char* arg = argv[i];
         const char* value = i + 1 < argc ? argv[i + 1] : nullptr;
@@ -41,6 +44,13 @@ int main(int argc, char** argv) {
         } else if (!std::strcmp(arg, "--size") && value) {
             if (std::sscanf(value, "%dx%d", &width, &height) != 2 || width < 200 || height < 150 || width > 16384 || height > 16384) {
                 std::fprintf(stderr, "attnlab-desktop: --size wants WxH between 200x150 and 16384x16384, got '%s'\n", value);
+                return 2;
+            }
+            ++i;
+        } else if (!std::strcmp(arg, "--panel") && value) {
+            if (!attnlab::parse_panel(value, panel)) {
+                std::fprintf(stderr, "attnlab-desktop: --panel wants text, attention, distance, separability, gradient, "
+                                     "playground or help, got '%s'\n", value);
                 return 2;
             }
             ++i;
@@ -68,6 +78,7 @@ int main(int argc, char** argv) {
     }
 
     attnlab::AppState app;
+    app.session.view.panel = panel;
     attnlab::UiHost host;
     std::string error;
     if (!host.open("AttnLab", width, height, 1.0f, ATTNLAB_FONT_FILE, error)) {
