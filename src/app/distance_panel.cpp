@@ -51,20 +51,14 @@ void update(DistancePanel& p, const Session& s) {
     if (!chosen_query_slice(s, slice, error)) {
         p.ready = false;
         p.error = error;
-        p.pass.reset();
+        p.key = {};
         return;
     }
-    if (p.pass.lock() == s.forward && p.layer == slice.layer && p.head == slice.head && p.query == slice.query && p.N == s.view.N &&
-        p.T == s.view.T && p.normalizer == s.view.normalizer)
-        return;
+    QueryKey key = query_key(s, slice);
+    key.eps = 0;  // eps is the gradient panel's
+    if (same_query(p.key, key)) return;
     const auto start = std::chrono::steady_clock::now();
-    p.pass = s.forward;
-    p.layer = slice.layer;
-    p.head = slice.head;
-    p.query = slice.query;
-    p.N = s.view.N;
-    p.T = s.view.T;
-    p.normalizer = s.view.normalizer;
+    p.key = key;
     p.ready = false;
     const int L = slice.query + 1;
     if (L < 2) {
@@ -268,7 +262,7 @@ void draw_distance_panel(DistancePanel& p, PanelContext& ctx) {
     ImGui::BeginChild("##distance_controls", ImVec2(controls_w, 0), true);
     ImGui::TextWrapped("Theorem 1: how far the tokens a head leaves out lie from what it selects. Layer %d, head %d, query %d "
                        "(%s, T = %.3g).",
-                       p.layer, p.head, p.query, s.view.normalizer.c_str(), s.view.T);
+                       p.key.layer, p.key.head, p.key.query, s.view.normalizer.c_str(), s.view.T);
     const int max_N = std::max(1, static_cast<int>(s.forward->tokens.size()) - 1);
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
     ImGui::SliderInt("top-N", &s.view.N, 1, max_N, "%d", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
@@ -282,8 +276,8 @@ void draw_distance_panel(DistancePanel& p, PanelContext& ctx) {
         ImGui::TextWrapped("%s", p.error.c_str());
     } else {
         if (p.N_used != s.view.N)
-            ImGui::TextColored(ImVec4(0.84f, 0.37f, 0.0f, 1.0f), "This query sees %d tokens: N lowered to %d.", p.query + 1, p.N_used);
-        ImGui::TextDisabled("At N = %d, L = %d tokens seen", p.N_used, p.query + 1);
+            ImGui::TextColored(ImVec4(0.84f, 0.37f, 0.0f, 1.0f), "This query sees %d tokens: N lowered to %d.", p.key.query + 1, p.N_used);
+        ImGui::TextDisabled("At N = %d, L = %d tokens seen", p.N_used, p.key.query + 1);
         draw_table(p);
     }
     draw_summary_text(p, s);
@@ -302,12 +296,12 @@ void draw_distance_panel(DistancePanel& p, PanelContext& ctx) {
     const float h = (avail.y - sp) * 0.5f, w = (avail.x - ImGui::GetStyle().ItemSpacing.x) * 0.5f;
     if (p.ready) {
         char title[128];
-        std::snprintf(title, sizeof title, "Query %d (L = %d): distance against N", p.query, p.query + 1);
+        std::snprintf(title, sizeof title, "Query %d (L = %d): distance against N", p.key.query, p.key.query + 1);
         draw_curves("##by_N", title, "selection size N", p.Ns, p.by_N, p.reading, p.N_used, "view's N", ImVec2(w, h));
         remember_last_item(ctx.widgets, "distance.plot_N");
         ImGui::SameLine();
         std::snprintf(title, sizeof title, "Prefixes of the text, last token as query, N = %d", p.N_used);
-        draw_curves("##by_L", title, "context length L (tokens seen)", p.Ls, p.by_L, p.reading, p.query + 1, "chosen query",
+        draw_curves("##by_L", title, "context length L (tokens seen)", p.Ls, p.by_L, p.reading, p.key.query + 1, "chosen query",
                     ImVec2(w, h));
         remember_last_item(ctx.widgets, "distance.plot_L");
     } else {
@@ -322,7 +316,7 @@ std::string distance_status_json(const DistancePanel& p, const Session& s) {
     o.add("ready", p.ready);
     if (p.ready) {
         const SelectionDistance& r = p.at_N;
-        o.add("layer", p.layer).add("head", p.head).add("query", p.query).add("N", p.N_used);
+        o.add("layer", p.key.layer).add("head", p.key.head).add("query", p.key.query).add("N", p.N_used);
         o.add("abar", r.abar).add("d_A", r.d_A).add("d_B", r.d_B).add("bound_A", r.bound_A).add("bound_B", r.bound_B);
         o.add("expected_A", r.expected_A).add("expected_A_se", r.expected_A_se).add("expected_B", r.expected_B);
         o.add("approx_A", r.approx_A).add("points_N", static_cast<int>(p.by_N.size())).add("points_L", static_cast<int>(p.by_L.size()));

@@ -22,10 +22,7 @@ struct DistancePanel {
     RowMatrixXd gram;  // (T, T) = values values^T
 
     // What the curves below were computed for.
-    std::weak_ptr<const ForwardResult> pass;
-    int layer = -1, head = -1, query = -1, N = -1;
-    double T = 0;
-    std::string normalizer;
+    QueryKey key;  // what the numbers below were computed for
 
     bool ready = false;
     std::string error = "not drawn yet";              // why there is nothing to show

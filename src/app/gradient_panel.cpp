@@ -39,18 +39,15 @@ void update(GradientPanel& p, const Session& s) {
     if (!chosen_query_slice(s, slice, error)) {
         p.ready = false;
         p.error = error;
-        p.pass.reset();
+        p.key = {};
         return;
     }
     const int L = slice.query + 1;
-    if (!(p.pass.lock() == s.forward && p.layer == slice.layer && p.head == slice.head && p.query == slice.query &&
-          p.normalizer == s.view.normalizer && p.view_eps == s.view.eps)) {
-        p.pass = s.forward;
-        p.layer = slice.layer;
-        p.head = slice.head;
-        p.query = slice.query;
-        p.normalizer = s.view.normalizer;
-        p.view_eps = s.view.eps;
+    QueryKey key = query_key(s, slice);
+    key.N = 0;  // the curves span every T and do not depend on N
+    key.T = 0;
+    if (!same_query(p.key, key)) {
+        p.key = key;
         p.temperatures = log_grid(1e-3, 1e2, 61);
         p.eps = eps_list(s.view.eps);
         const int n_head = s.forward->capture.n_head();
@@ -100,12 +97,12 @@ void draw_bounds(const std::vector<double>& T, bool softmax_only) {
 
 void draw_chosen(const GradientPanel& p, const Session& s, ImVec2 size) {
     char title[128];
-    std::snprintf(title, sizeof title, "Layer %d, head %d, query %d (%s): sensitivity against temperature", p.layer, p.head, p.query,
-                  p.normalizer.c_str());
+    std::snprintf(title, sizeof title, "Layer %d, head %d, query %d (%s): sensitivity against temperature", p.key.layer, p.key.head, p.key.query,
+                  p.key.normalizer.c_str());
     if (!plot::begin("##gradient", size, {"temperature T (T = 1 is GPT-2)", plot::Scale::Log},
                      {"||d alpha|| / ||d l||", plot::Scale::Log, {}, {}, 9.0}, title))
         return;
-    draw_bounds(p.temperatures, p.normalizer != "softmax");
+    draw_bounds(p.temperatures, p.key.normalizer != "softmax");
     for (size_t e = 0; e < p.eps.size(); ++e) {
         const bool chosen = std::abs(p.eps[e] - s.view.eps) <= 1e-12 * p.eps[e];
         plot::line(eps_label(p.eps[e]).c_str(), p.temperatures, p.g[e], {kEpsColors[e % 4], plot::Dash::Solid, chosen ? 3.0f : 1.5f});
@@ -202,7 +199,7 @@ void draw_gradient_panel(GradientPanel& p, PanelContext& ctx) {
         row("(check) paper: min{1/(4T), √2}", "%.5g", jacobian_bound_paper(s.view.T));
         row("softmax: tight bound on g", "%.5g", sensitivity_bound_tight(s.view.T, s.view.eps));
         ImGui::EndTable();
-        if (p.normalizer == "softmax" && std::isfinite(p.jacobian_now) && p.jacobian_now > jacobian_bound_paper(s.view.T) * (1 + 1e-9)) {
+        if (p.key.normalizer == "softmax" && std::isfinite(p.jacobian_now) && p.jacobian_now > jacobian_bound_paper(s.view.T) * (1 + 1e-9)) {
             ImGui::PushStyleColor(ImGuiCol_Text, plot::colors::vermillion);
             ImGui::TextWrapped("||J||_2 exceeds the paper's bound here, by a factor of %.3g.", p.jacobian_now / jacobian_bound_paper(s.view.T));
             ImGui::PopStyleColor();
@@ -237,7 +234,7 @@ std::string gradient_status_json(const GradientPanel& p, const Session& s) {
     o.add("ready", p.ready);
     o.add("T", s.view.T).add("eps", s.view.eps);
     if (p.ready) {
-        o.add("layer", p.layer).add("head", p.head).add("query", p.query).add("normalizer", p.normalizer);
+        o.add("layer", p.key.layer).add("head", p.key.head).add("query", p.key.query).add("normalizer", p.key.normalizer);
         o.add("jacobian_norm", p.jacobian_now).add("g", p.g_now);
     }
     o.add("bound_paper", jacobian_bound_paper(s.view.T)).add("bound_tight", jacobian_bound_tight(s.view.T));

@@ -14,10 +14,7 @@ struct GradientPanel {
     int mode = 0;  // 0: the chosen head and query; 1: mean over queries, max over heads
 
     // What the chosen-query curves were computed for.
-    std::weak_ptr<const ForwardResult> pass;
-    int layer = -1, head = -1, query = -1;
-    std::string normalizer;
-    double view_eps = 0;
+    QueryKey key;  // what the numbers below were computed for
 
     bool ready = false;
     std::string error = "not drawn yet";

@@ -25,19 +25,13 @@ void update(SeparabilityPanel& p, const Session& s) {
     if (!chosen_query_slice(s, slice, error)) {
         p.ready = false;
         p.error = error;
-        p.pass.reset();
+        p.key = {};
         return;
     }
-    if (p.pass.lock() == s.forward && p.layer == slice.layer && p.head == slice.head && p.query == slice.query && p.N == s.view.N &&
-        p.T == s.view.T && p.normalizer == s.view.normalizer)
-        return;
-    p.pass = s.forward;
-    p.layer = slice.layer;
-    p.head = slice.head;
-    p.query = slice.query;
-    p.N = s.view.N;
-    p.T = s.view.T;
-    p.normalizer = s.view.normalizer;
+    QueryKey key = query_key(s, slice);
+    key.eps = 0;  // eps is the gradient panel's
+    if (same_query(p.key, key)) return;
+    p.key = key;
     p.ready = false;
     const int L = slice.query + 1;
     if (L < 2) {
@@ -194,7 +188,7 @@ void draw_geometry(SeparabilityPanel& p, const Session& s, WidgetRects& widgets,
 
 void draw_ratio_curve(const SeparabilityPanel& p, ImVec2 size) {
     char title[96];
-    std::snprintf(title, sizeof title, "Query %d: share of the top-N that can be told apart", p.query);
+    std::snprintf(title, sizeof title, "Query %d: share of the top-N that can be told apart", p.key.query);
     if (!plot::begin("##ratio", size, {"selection size N"}, {"N_s / N", plot::Scale::Linear, -0.05, 1.05}, title)) return;
     plot::line("upper bound (R)", p.Ns, p.upper, {plot::colors::green, plot::Dash::Dotted, 2.5f});
     plot::line("lower bound (R)", p.Ns, p.lower, {plot::colors::orange, plot::Dash::Dashed, 2.0f});
@@ -261,7 +255,7 @@ void draw_separability_panel(SeparabilityPanel& p, PanelContext& ctx) {
     const float controls_w = ImGui::GetFontSize() * 21.0f;
     ImGui::BeginChild("##sep_controls", ImVec2(controls_w, 0), true);
     ImGui::TextWrapped("Theorem 2: which of the top-N tokens a head can tell apart. Layer %d, head %d, query %d (%s, T = %.3g).",
-                       p.layer, p.head, p.query, s.view.normalizer.c_str(), s.view.T);
+                       p.key.layer, p.key.head, p.key.query, s.view.normalizer.c_str(), s.view.T);
     const int max_N = std::max(1, static_cast<int>(s.forward->tokens.size()) - 1);
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
     ImGui::SliderInt("top-N", &s.view.N, 1, max_N, "%d", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
@@ -277,7 +271,7 @@ void draw_separability_panel(SeparabilityPanel& p, PanelContext& ctx) {
     } else {
         const Separability& r = p.at_N;
         if (p.N_used != s.view.N)
-            ImGui::TextColored(ImVec4(0.84f, 0.37f, 0.0f, 1.0f), "This query sees %d tokens: N lowered to %d.", p.query + 1, p.N_used);
+            ImGui::TextColored(ImVec4(0.84f, 0.37f, 0.0f, 1.0f), "This query sees %d tokens: N lowered to %d.", p.key.query + 1, p.N_used);
         if (ImGui::BeginTable("##sep_now", 2, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
             const auto row = [](const char* name, const char* fmt, auto... v) {
                 ImGui::TableNextRow();
@@ -329,7 +323,7 @@ std::string separability_status_json(const SeparabilityPanel& p, const Session& 
     o.add("ready", p.ready);
     if (p.ready) {
         const Separability& r = p.at_N;
-        o.add("layer", p.layer).add("head", p.head).add("query", p.query).add("N", r.N);
+        o.add("layer", p.key.layer).add("head", p.key.head).add("query", p.key.query).add("N", r.N);
         o.add("r", r.r).add("N_s", r.N_s).add("ratio", r.ratio).add("lower", r.lower).add("upper", r.upper).add("delta", r.delta);
         o.add("explained_variance", p.explained);
     } else {

@@ -15,10 +15,7 @@ struct SeparabilityPanel {
     int picture = 0;  // 0: the PCA plane; 1: each token's distance to s against its weight (exact)
 
     // What the view below was computed for.
-    std::weak_ptr<const ForwardResult> pass;
-    int layer = -1, head = -1, query = -1, N = -1;
-    double T = 0;
-    std::string normalizer;
+    QueryKey key;  // what the numbers below were computed for
 
     bool ready = false;
     std::string error = "not drawn yet";

@@ -47,6 +47,15 @@ bool chosen_query_slice(const Session& s, QuerySlice& out, std::string& error) {
     return true;
 }
 
+QueryKey query_key(const Session& s, const QuerySlice& slice) {
+    return {s.forward, slice.layer, slice.head, slice.query, s.view.N, slice.T, s.view.eps, s.view.normalizer};
+}
+
+bool same_query(const QueryKey& a, const QueryKey& b) {
+    return a.pass.lock() == b.pass.lock() && !a.pass.expired() && a.layer == b.layer && a.head == b.head &&
+           a.query == b.query && a.N == b.N && a.T == b.T && a.eps == b.eps && a.normalizer == b.normalizer;
+}
+
 int chosen_query(const Session& s) {
     const int n = s.forward ? static_cast<int>(s.forward->tokens.size()) : static_cast<int>(s.tokens.size());
     if (n == 0) return 0;

@@ -94,6 +94,20 @@ struct QuerySlice {
 // normalizer name is not one AttnLab knows.
 bool chosen_query_slice(const Session& s, QuerySlice& out, std::string& error);
 
+// What a panel's numbers for the chosen query were computed from. A panel keeps the key of
+// what it shows and recomputes when the current key differs; fields it does not depend on are
+// left at their defaults on both sides.
+struct QueryKey {
+    std::weak_ptr<const ForwardResult> pass;  // weak: a new pass at a reused address is still new
+    int layer = -1, head = -1, query = -1, N = 0;
+    double T = 0, eps = 0;
+    std::string normalizer;
+};
+
+// The key of the view's chosen query, whose slice is `slice`.
+QueryKey query_key(const Session& s, const QuerySlice& slice);
+bool same_query(const QueryKey& a, const QueryKey& b);
+
 // The position the view's query points at in `forward` (view.query, -1 = last), clamped.
 int chosen_query(const Session& s);
 
