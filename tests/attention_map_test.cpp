@@ -2,12 +2,17 @@
 
 #include <cmath>
 #include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "analysis/attention_map.h"
 #include "analysis/normalizers.h"
+#include "model/attention_capture.h"
+#include "model/gpt2.h"
 #include "model/random.h"
+#include "model/safetensors.h"
+#include "platform/whole_file.h"
 
 using namespace attnlab;
 
@@ -154,4 +159,99 @@ TEST_CASE("top_probabilities and token_probability: hand-worked", "[attention_ma
     // Large logits do not overflow.
     const std::vector<float> big = {1000.0f, 1000.0f};
     REQUIRE(top_probabilities(big, 1)[0].p == Approx(0.5));
+}
+
+TEST_CASE("previous_token_weight: hand-worked 3 x 3 and 4 x 4 maps", "[attention_map]") {
+    // Rows are queries. A(1,0) = .3, A(2,1) = .5: mean (.3 + .5) / 2 = .4. The 9 above the diagonal
+    // and the diagonal itself must not count.
+    const std::vector<float> a3 = {1.0f, 9.0f, 0.0f,  //
+                                   0.3f, 0.7f, 0.0f,  //
+                                   0.2f, 0.5f, 0.3f};
+    REQUIRE(previous_token_weight(a3, 3) == Approx(0.4));
+    // A(1,0) = .9, A(2,1) = .6, A(3,2) = .25: (.9 + .6 + .25) / 3 = 1.75 / 3.
+    const std::vector<float> a4 = {1.0f,  0.0f,  0.0f,  0.0f,   //
+                                   0.9f,  0.1f,  0.0f,  0.0f,   //
+                                   0.1f,  0.6f,  0.3f,  0.0f,   //
+                                   0.25f, 0.25f, 0.25f, 0.25f};
+    REQUIRE(previous_token_weight(a4, 4) == Approx(1.75 / 3));
+    // In two blocks of rows, as the thumbnail task sees them: rows 0-1 give .9, rows 2-3 give .85.
+    REQUIRE(previous_token_sum({a4.data(), 8}, 4, 0, 2) == Approx(0.9));
+    REQUIRE(previous_token_sum({a4.data() + 8, 8}, 4, 2, 4) == Approx(0.85));
+    REQUIRE(previous_token_sum(std::span<const float>(a4.data(), size_t{0}), 4, 1, 1) == 0.0);  // an empty block
+}
+
+TEST_CASE("previous_token_weight: exact previous-token head, uniform attention, L = 1", "[attention_map]") {
+    const int L = 7;
+    std::vector<float> shifted(L * L, 0.0f);  // identity shifted one left; query 0 can only see itself
+    shifted[0] = 1.0f;
+    for (int i = 1; i < L; ++i) shifted[size_t(i) * L + size_t(i - 1)] = 1.0f;
+    REQUIRE(previous_token_weight(shifted, L) == 1.0);
+    std::vector<float> diagonal(L * L, 0.0f);  // every query on itself: nothing on the previous token
+    for (int i = 0; i < L; ++i) diagonal[size_t(i) * L + size_t(i)] = 1.0f;
+    REQUIRE(previous_token_weight(diagonal, L) == 0.0);
+
+    const int n = 10;
+    std::vector<float> uniform(n * n, 0.0f);
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j <= i; ++j) uniform[size_t(i) * n + size_t(j)] = 1.0f / float(i + 1);
+    double expected = 0.0;  // mean over i = 1..n-1 of 1/(i+1)
+    for (int i = 1; i < n; ++i) expected += 1.0 / (i + 1);
+    expected /= n - 1;
+    REQUIRE(previous_token_weight(uniform, n) == Approx(expected).epsilon(1e-6));
+    REQUIRE(expected == Approx(0.2143).margin(1e-4));  // (H_10 - 1) / 9, the figure the header quotes
+
+    // No query has a previous token: NaN, not 0 (which would read as "never looks back").
+    REQUIRE(std::isnan(previous_token_weight(std::vector<float>{1.0f}, 1)));
+    REQUIRE(std::isnan(previous_token_weight({}, 0)));
+}
+
+TEST_CASE("previous_token_weights: every head, on the weights the thumbnails show", "[attention_map]") {
+    // The numpy-made 2 x 4 checkpoint run over 12 seeded tokens: fewer than a thumbnail's 20
+    // bins, so each thumbnail block is one cell of the map.
+    const std::string dir = std::string(ATTNLAB_FIXTURES_DIR) + "/tiny-f32";
+    const std::string bytes = read_whole_file(dir + "/model.safetensors");
+    SafetensorsReader reader;
+    std::string error;
+    REQUIRE(reader.open({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()}, "tiny", error));
+    Gpt2Config config;
+    REQUIRE(parse_gpt2_config(read_whole_file(dir + "/config.json"), "config.json", config, error));
+    Gpt2Model model;
+    REQUIRE(model.load(reader, &config, error));
+    const int L = 12, bins = 20;
+    std::vector<int> tokens(static_cast<size_t>(L));
+    SplitMix64 rng(11);
+    for (int& t : tokens) t = static_cast<int>(rng.next() % static_cast<std::uint64_t>(config.vocab_size));
+    Gpt2State state(model);
+    AttentionCapture cap;
+    std::vector<float> logits;
+    REQUIRE(state.forward(tokens, logits, error, false, &cap));
+
+    const std::vector<double> got = previous_token_weights(cap);
+    REQUIRE(got.size() == size_t(cap.layers() * cap.n_head()));
+    for (int l = 0; l < cap.layers(); ++l)
+        for (int h = 0; h < cap.n_head(); ++h) {
+            const double score = got[size_t(l * cap.n_head() + h)];
+            // Independent: the model's own softmax (AttentionCapture::weights), plain loop.
+            const std::vector<float> w = cap.weights(l, h);
+            double ref = 0.0;
+            for (int i = 1; i < L; ++i) ref += w[size_t(i) * L + size_t(i - 1)];
+            REQUIRE(score == Approx(ref / (L - 1)).margin(1e-6));
+            // The thumbnail as the panel's task builds it (blocks of 5 rows), and the score summed
+            // over the same blocks: the thumbnail's own sub-diagonal cells give the same mean.
+            const std::vector<float> q = cap.queries(l, h), k = cap.keys(l, h);
+            PooledMap thumb = empty_pooled_map(L, bins);
+            REQUIRE(thumb.bins == L);
+            double sum = 0.0;
+            for (int r0 = 0; r0 < L; r0 += 5) {
+                const int r1 = std::min(L, r0 + 5);
+                std::vector<float> rows;
+                softmax_attention_rows(q, k, L, cap.head_dim(), r0, r1, rows);
+                pool_rows_max(thumb, rows, r0, r1);
+                sum += previous_token_sum(rows, L, r0, r1);
+            }
+            REQUIRE(sum / (L - 1) == Approx(score).margin(1e-6));
+            double shown = 0.0;
+            for (int i = 1; i < L; ++i) shown += thumb.cells[size_t(i) * L + size_t(i - 1)];
+            REQUIRE(shown / (L - 1) == Approx(score).margin(1e-6));
+        }
 }

@@ -146,19 +146,20 @@
   }
 
   // config.json beside `url` (the last path segment replaced), or null when there is none.
-  async function fetchConfig(url, signal) {
+  async function fetchConfig(url, signal, useCache = true) {
     let configUrl;
     try {
       const u = new URL(url, location.href);
       u.pathname = u.pathname.replace(/[^/]*$/, "config.json");
       configUrl = u.href;
     } catch (e) { return null; }
-    const cached = await cachedResponse(configUrl);
+    const cached = useCache ? await cachedResponse(configUrl) : null;
     if (cached) return await cached.text();
     try {
-      const response = await fetch(configUrl, { signal });
+      const response = useCache ? await fetch(configUrl, { signal }) : await fetchFresh(configUrl, signal);
       if (!response.ok) return null;  // 404: no config, the shape is inferred
       const text = await response.text();
+      if (!useCache) return text;
       try { const cache = await openCache(); if (cache) await cache.put(configUrl, new Response(text, { headers: { "content-type": "application/json" } })); } catch (e) { /* not cached: fine */ }
       return text;
     } catch (e) {
@@ -202,22 +203,34 @@
     }
   }
 
-  async function download(id, url) {
+  // The site's own files (the built-in model) skip Cache Storage: the HTTP cache revalidates them
+  // ("no-cache"), so a new version of the site is never shadowed by an old copy. Offline, the
+  // HTTP cache's copy is taken as it is, when the browser kept one.
+  async function fetchFresh(url, signal) {
+    try {
+      return await fetch(url, { signal, cache: "no-cache" });
+    } catch (e) {
+      if (e && e.name === "AbortError") throw e;
+      return await fetch(url, { signal, cache: "force-cache" });
+    }
+  }
+
+  async function download(id, url, useCache = true) {
     const op = begin(id);
     let total = -1;
     try {
       let cachePut = null;
-      let response = await cachedResponse(url);
+      let response = useCache ? await cachedResponse(url) : null;
       const fromCache = response !== null;
       if (!fromCache) {
-        response = await fetch(url, { signal: op.controller.signal });
+        response = useCache ? await fetch(url, { signal: op.controller.signal }) : await fetchFresh(url, op.controller.signal);
         if (!response.ok) { if (op === current) failed(id, httpError(response, url)); return; }
       }
       if (op !== current) return;
       total = announcedSize(response);
       probed(id, total, fromCache);  // C++ keeps Downloading; this updates total and cached
       let body = response.body, pace = null;
-      if (!fromCache && response.status === 200 && hasCacheApi) {
+      if (!fromCache && useCache && response.status === 200 && hasCacheApi) {
         // Tee the body: one branch into the heap, the other into the cache as it streams. A tee
         // queues what the slower branch has not taken yet, so the heap side waits whenever it
         // is more than 32 MB ahead of the cache: JS never holds a second copy of the file.
@@ -240,7 +253,7 @@
       }
       const result = await streamIntoHeap(op, body, total, pace);
       const keep = looksLikeSafetensors(result);
-      const config = await fetchConfig(url, op.controller.signal);
+      const config = await fetchConfig(url, op.controller.signal, useCache);
       if (op !== current) return;
       current = null;
       finished(id, result.size, config, url);

@@ -129,6 +129,7 @@
       const why = e instanceof LinkError ? e.message : "it could not be read (" + String(e && e.message || e) + ")";
       linkError("This link's view could not be restored, so AttnLab starts with the defaults: " + why + ".");
       restored = true;
+      linkRestored();
       return;
     }
     if (json !== null) {
@@ -137,8 +138,17 @@
       if (result.ok) { encodedJson = null; }
     }
     restored = true;
+    linkRestored();
     if (pendingJson !== null) schedule();
   }
+
+  // Tells the C++ side the link is dealt with: with a link, it waits for this before loading the
+  // built-in model, so that a link naming another model does not download both.
+  function linkRestored() {
+    if (hasLink()) M()._attnlab_link_restored();
+  }
+
+  function hasLink() { return !!hash && hash !== "#"; }
 
   function schedule() {
     if (!linkMode || !restored || !supported) return;
@@ -157,6 +167,8 @@
     decode: decode,
     linkFor: linkFor,
     applyState: applyState,
+    // True when the address has a hash to apply after the first frame (the app asks at start).
+    hasLink: hasLink,
     // Called by index.html when the app has drawn its first frame.
     start() { appRunning(); },
     // C++ (menu "Copy link"): the link into the address, then the clipboard (which may refuse).

@@ -79,6 +79,30 @@ void pool_rows_max(PooledMap& map, std::span<const float> rows, int r0, int r1) 
     map.max = top;
 }
 
+double previous_token_sum(std::span<const float> rows, int L, int r0, int r1) {
+    assert(0 <= r0 && r0 <= r1 && r1 <= L && rows.size() == static_cast<size_t>(r1 - r0) * L);
+    double sum = 0.0;
+    for (int i = std::max(r0, 1); i < r1; ++i) sum += rows[static_cast<size_t>(i - r0) * L + static_cast<size_t>(i - 1)];
+    return sum;
+}
+
+double previous_token_weight(std::span<const float> map, int L) {
+    if (L < 2) return std::numeric_limits<double>::quiet_NaN();
+    return previous_token_sum(map, L, 0, L) / (L - 1);
+}
+
+std::vector<double> previous_token_weights(const AttentionCapture& cap) {
+    const int L = cap.length(), d = cap.head_dim();
+    std::vector<double> out;
+    std::vector<float> map;  // (L, L)
+    for (int layer = 0; layer < cap.layers(); ++layer)
+        for (int head = 0; head < cap.n_head(); ++head) {
+            softmax_attention_rows(cap.queries(layer, head), cap.keys(layer, head), L, d, 0, L, map);
+            out.push_back(previous_token_weight(map, L));
+        }
+    return out;
+}
+
 namespace {
 
 // log sum exp of the logits, the normaliser of softmax, in double.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analysis/normalizers.h"
+#include "model/attention_capture.h"
 
 namespace attnlab {
 
@@ -37,6 +38,22 @@ struct PooledMap {
 PooledMap empty_pooled_map(int L, int max_bins);
 // Folds rows r0..r1-1 of the map ((r1 - r0, L) row-major, as softmax_attention_rows writes) in.
 void pool_rows_max(PooledMap& map, std::span<const float> rows, int r0, int r1);
+
+// A previous-token head puts its weight on the token just before the query. Its score is the
+// mean over queries i = 1..L-1 of A(i, i-1), A the (L, L) causal map (rows = queries); query 0
+// has no previous token and is left out. 1 for an exact previous-token head, mean of 1/(i+1)
+// for uniform causal attention (0.214 at L = 10). NaN when L < 2: no query has a previous token.
+double previous_token_weight(std::span<const float> map, int L);
+// A head counts as a previous-token head above this score: more than half of each query's
+// weight, on average, on the token just before it.
+inline constexpr double kPreviousTokenThreshold = 0.5;
+// The same a block of rows at a time, as the thumbnails are computed: the sum of A(i, i-1) over
+// rows r0..r1-1 (row 0 adds nothing) of `rows` ((r1 - r0, L) row-major). Divide the total by L - 1.
+double previous_token_sum(std::span<const float> rows, int L, int r0, int r1);
+// Every head's score (layer-major, layers x n_head) on the weights the thumbnails show: softmax
+// at T = 1, as the model ran (softmax_attention_rows). For tests and the command line; the
+// panel gets the same numbers from its thumbnail task.
+std::vector<double> previous_token_weights(const AttentionCapture& cap);
 
 // One entry of a next-token list: the token id, its softmax probability, and its rank
 // (0 = most likely; ties broken by the lower id, as greedy decoding breaks them).

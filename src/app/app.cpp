@@ -13,6 +13,13 @@ void init_app(AppState& app, std::string_view encoder_json, std::string_view voc
     Session& s = app.session;
     if (!s.tokenizer.load(encoder_json, vocab_bpe, s.tokenizer_error))
         s.message = "The GPT-2 vocabulary did not load (" + s.tokenizer_error + "); the model panels need it.";
+    // Something to analyse from the first frame: a passage the built-in model was trained on.
+    if (s.view.text.empty()) s.view.text = start_text();
+}
+
+void load_builtin_model(AppState& app) {
+    if (app.model_source && !app.builtin_model.empty())
+        start_builtin_model(app.model_bar, app.session, *app.model_source, app.builtin_model);
 }
 
 static void draw_about(bool* open) {
@@ -162,7 +169,7 @@ void draw_app(AppState& app) {
     clamp_view(s);
     if (!s.model_work.busy()) s.background.pump(s, kWorkBudgetMs);
     keep_summaries_current(s);
-    keep_attention_thumbnails(app.attention, s);
+    keep_head_grid(app.attention.grid, s);
 
     const ImGuiViewport* vp = ImGui::GetMainViewport();
     ImGui::SetNextWindowPos(vp->WorkPos);
@@ -252,7 +259,7 @@ void show_share_link(AppState& app, std::string link, bool copied) {
 
 bool app_busy(const AppState& app) {
     const FetchStatus::Phase phase = app.model_source ? app.model_source->status().phase : FetchStatus::Phase::Idle;
-    return app.session.model_work.busy() || app.session.background.busy() || app.attention.thumbnail_work.busy() ||
+    return app.session.model_work.busy() || app.session.background.busy() || app.attention.grid.work.busy() ||
            plot::export_pending() || phase == FetchStatus::Phase::Probing || phase == FetchStatus::Phase::Downloading ||
            phase == FetchStatus::Phase::Ready;
 }
@@ -269,6 +276,8 @@ void add_app_status(const AppState& app, float pixel_ratio, json::ObjectBuilder&
         const Gpt2Config& c = s.model->model.config();
         model.add("n_layer", c.n_layer).add("n_head", c.n_head).add("n_embd", c.n_embd).add("n_positions", c.n_positions);
         model.add("source", s.model->source);
+        model.add("name", s.model->name);
+        model.add("builtin", s.model->builtin);
     }
     status.add_raw("model", model.str());
     status.add_raw("model_fetch", model_fetch_status_json(app.model_source));

@@ -36,6 +36,9 @@ struct AppState {
     // Set by the entry point; either may stay null.
     ModelSource* model_source = nullptr;
     FileExport* file_export = nullptr;
+    // Where the built-in model (assets/tiny) is, as model_source takes it: the site's relative
+    // address on the web, a folder on the desktop. "" = none.
+    std::string builtin_model;
 
     // The page's share-link half (web/share_state.js); both null natively.
     // copy_link: put this view state in the URL's hash and copy the link; the page answers with
@@ -55,9 +58,12 @@ struct AppState {
     Panel shown_panel = Panel::Text;  // the tab drawn last frame, to notice setState() changes
 };
 
-// Loads the tokenizer from the GPT-2 vocabulary files' bytes (assets/gpt2). A failure is shown
-// in the UI; the theory panels work without it.
+// Loads the tokenizer from the GPT-2 vocabulary files' bytes (assets/gpt2), and gives an empty
+// view the start text. A failure is shown in the UI; the theory panels work without it.
 void init_app(AppState& app, std::string_view encoder_json, std::string_view vocab_bpe);
+
+// Starts loading app.builtin_model (no question asked); nothing when there is none.
+void load_builtin_model(AppState& app);
 
 void draw_app(AppState& app);
 

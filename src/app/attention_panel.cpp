@@ -25,63 +25,6 @@ constexpr int kTopK = 10;
 double ms_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
-
-// ---- thumbnails: every head's map as trained, in the background ---------------------------
-
-class ThumbnailTask final : public Task {
-public:
-    ThumbnailTask(std::shared_ptr<const ForwardResult> forward, std::shared_ptr<const AttentionThumbnails>* slot)
-        : forward_(std::move(forward)), slot_(slot), out_(std::make_shared<AttentionThumbnails>()) {
-        const AttentionCapture& cap = forward_->capture;
-        out_->pass = forward_;
-        out_->layers = cap.layers();
-        out_->heads = cap.n_head();
-        // About 8M multiply-adds per step: a few ms natively, well under the frame budget in wasm.
-        const long long per_row = static_cast<long long>(std::max(cap.length(), 1)) * std::max(cap.head_dim(), 1);
-        rows_per_step_ = static_cast<int>(std::clamp(8'000'000LL / per_row, 4LL, static_cast<long long>(std::max(cap.length(), 4))));
-    }
-
-    bool step() override {
-        if (started_ == std::chrono::steady_clock::time_point{}) started_ = std::chrono::steady_clock::now();
-        const AttentionCapture& cap = forward_->capture;
-        const int L = cap.length(), d = cap.head_dim(), total = out_->layers * out_->heads;
-        if (index_ >= total || L == 0) return false;
-        const int layer = index_ / out_->heads, head = index_ % out_->heads;
-        if (row_ == 0) {
-            q_ = cap.queries(layer, head);
-            k_ = cap.keys(layer, head);
-            map_ = empty_pooled_map(L, AttentionThumbnails::kThumbnailBins);
-        }
-        const int r1 = std::min(L, row_ + rows_per_step_);
-        softmax_attention_rows(q_, k_, L, d, row_, r1, rows_);
-        pool_rows_max(map_, rows_, row_, r1);
-        row_ = r1;
-        if (row_ == L) {
-            out_->runs.push_back(heatmap::cell_runs(map_.cells, map_.bins, map_.bins, map_.max));
-            out_->maps.push_back(std::move(map_));
-            row_ = 0;
-            ++index_;
-        }
-        report_progress((index_ + static_cast<double>(row_) / L) / total);
-        return index_ < total;
-    }
-
-    void finish(Session&) override {
-        out_->seconds = ms_since(started_) / 1000.0;
-        *slot_ = std::move(out_);
-    }
-
-private:
-    std::shared_ptr<const ForwardResult> forward_;
-    std::shared_ptr<const AttentionThumbnails>* slot_;
-    std::shared_ptr<AttentionThumbnails> out_;
-    int rows_per_step_ = 16;
-    int index_ = 0, row_ = 0;  // the head (layer-major) and its next row
-    std::vector<float> q_, k_, rows_;
-    PooledMap map_;
-    std::chrono::steady_clock::time_point started_{};
-};
-
 // ---- the open head ------------------------------------------------------------------------
 
 // Brings the open head's scores, weights and runs up to date with the view. Cheap when nothing
@@ -310,82 +253,6 @@ void draw_controls(AttentionPanel& p, PanelContext& ctx) {
     }
 }
 
-void draw_grid(AttentionPanel& p, PanelContext& ctx, float width) {
-    Session& s = ctx.session;
-    const AttentionCapture& cap = s.forward->capture;
-    const int layers = cap.layers(), heads = cap.n_head();
-    const float font = ImGui::GetFontSize(), label_w = font * 2.2f, gap = std::max(2.0f, font * 0.15f);
-    const float thumb = std::clamp((width - label_w) / heads - gap, font * 1.2f, font * 4.0f);
-    ImGui::TextUnformatted("Every head as trained (softmax, T = 1)");
-    const AttentionThumbnails* t = p.thumbnails.get();
-    if (!t && p.thumbnail_work.busy()) {
-        ImGui::SameLine();
-        ImGui::ProgressBar(static_cast<float>(p.thumbnail_work.progress()), ImVec2(font * 8, 0));
-        ImGui::SameLine();
-        if (ImGui::SmallButton("Cancel##thumbs")) p.thumbnail_work.cancel();
-    } else if (!t) {
-        ImGui::SameLine();
-        if (ImGui::SmallButton("Compute thumbnails")) p.thumbnails_pass.reset();  // restarts next frame
-    }
-    ImDrawList* parent = ImGui::GetWindowDrawList();
-    const ImVec2 grid0 = ImGui::GetCursorScreenPos();
-    // Head numbers over the columns.
-    for (int h = 0; h < heads; h += (thumb < font * 1.6f ? 2 : 1)) {
-        char num[16];
-        std::snprintf(num, sizeof num, "%d", h);
-        parent->AddText(ImVec2(grid0.x + label_w + h * (thumb + gap) + thumb * 0.5f - ImGui::CalcTextSize(num).x * 0.5f, grid0.y),
-                        ImGui::GetColorU32(ImGuiCol_TextDisabled), num);
-    }
-    ImGui::Dummy(ImVec2(0, font));
-    const ImVec2 rows0 = ImGui::GetCursorScreenPos();
-    ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(gap, gap));
-    for (int l = 0; l < layers; ++l) {
-        // One child window per layer: each has its own draw list, so that no list passes
-        // WebGL's 65536-vertex limit however detailed the thumbnails are.
-        ImGui::PushID(l);
-        ImGui::BeginChild("##layer", ImVec2(label_w + heads * (thumb + gap), thumb), false,
-                          ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
-        ImDrawList* dl = ImGui::GetWindowDrawList();
-        const ImVec2 row0 = ImGui::GetCursorScreenPos();
-        char name[16];
-        std::snprintf(name, sizeof name, "L%d", l);
-        dl->AddText(ImVec2(row0.x, row0.y + thumb * 0.5f - font * 0.5f), ImGui::GetColorU32(ImGuiCol_TextDisabled), name);
-        for (int h = 0; h < heads; ++h) {
-            const ImVec2 a(row0.x + label_w + h * (thumb + gap), row0.y), b(a.x + thumb, a.y + thumb);
-            ImGui::SetCursorScreenPos(a);
-            ImGui::PushID(h);
-            if (ImGui::InvisibleButton("##thumb", ImVec2(thumb, thumb))) {
-                s.view.layer = l;
-                s.view.head = h;
-            }
-            ImGui::PopID();
-            dl->AddRectFilled(a, b, IM_COL32(242, 242, 242, 255));
-            if (t) heatmap::draw_runs(dl, t->runs[static_cast<size_t>(l * heads + h)], a, b);
-            const bool chosen = l == s.view.layer && h == s.view.head;
-            if (chosen) dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), plot::colors::vermillion, 0, 0, 3.0f);
-            if (ImGui::IsItemHovered()) {
-                dl->AddRect(a, b, ImGui::GetColorU32(ImGuiCol_Text), 0, 0, 1.5f);
-                if (t) {
-                    const PooledMap& m = t->maps[static_cast<size_t>(l * heads + h)];
-                    ImGui::SetTooltip("layer %d, head %d\nlargest weight %.3g\nclick to open", l, h, static_cast<double>(m.max));
-                } else {
-                    ImGui::SetTooltip("layer %d, head %d\nclick to open", l, h);
-                }
-            }
-        }
-        ImGui::EndChild();
-        ImGui::PopID();
-    }
-    ImGui::PopStyleVar();
-    const ImVec2 end = ImGui::GetCursorScreenPos();
-    ctx.widgets["attention.grid"] = {rows0.x + label_w, rows0.y, heads * (thumb + gap) - gap, end.y - rows0.y - gap};
-    if (t) {
-        ImGui::TextDisabled("Each thumbnail: %d x %d blocks, each the largest weight in it,", t->maps.empty() ? 0 : t->maps[0].bins,
-                            t->maps.empty() ? 0 : t->maps[0].bins);
-        ImGui::TextDisabled("coloured from 0 to that head's own maximum (%.2f s to compute).", t->seconds);
-    }
-}
-
 // The next-token lists, recomputed only when the pass or the probe changes (each is a few
 // passes over the 50257 logits: too much to redo every frame while a slider is dragged).
 void update_top10(AttentionPanel& p, const Session& s, const TemperatureProbe* probe) {
@@ -466,29 +333,9 @@ std::string top_json(std::span<const float> logits, const Gpt2Tokenizer& tokeniz
 
 }  // namespace
 
-void keep_attention_thumbnails(AttentionPanel& p, Session& s) {
-    const int frame = ImGui::GetFrameCount();
-    if (p.pumped_frame == frame) return;
-    p.pumped_frame = frame;
-    if (!s.forward || s.forward->tokens.empty()) {
-        p.thumbnail_work.cancel();
-        p.thumbnails.reset();
-        p.thumbnails_pass.reset();
-        return;
-    }
-    if (p.thumbnails_pass.lock() != s.forward) {
-        p.thumbnails.reset();
-        p.thumbnails_pass = s.forward;
-        p.thumbnail_work.start(std::make_unique<ThumbnailTask>(s.forward, &p.thumbnails), "Attention thumbnails");
-    }
-    // Without threads the UI thread runs the steps: leave the frame to the model's work first.
-    constexpr double kBudgetMs = 20.0;
-    if (!s.model_work.busy()) p.thumbnail_work.pump(s, kBudgetMs);
-}
-
 void draw_attention_panel(AttentionPanel& p, PanelContext& ctx) {
     Session& s = ctx.session;
-    keep_attention_thumbnails(p, s);
+    keep_head_grid(p.grid, s);
     draw_controls(p, ctx);
     QuerySlice slice;
     std::string why;
@@ -504,7 +351,7 @@ void draw_attention_panel(AttentionPanel& p, PanelContext& ctx) {
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float left_w = std::clamp(avail.x * 0.42f, font * 20.0f, font * 40.0f);
     ImGui::BeginChild("##attention_left", ImVec2(left_w, 0), true);
-    draw_grid(p, ctx, ImGui::GetContentRegionAvail().x);
+    draw_head_grid(p.grid, ctx, ImGui::GetContentRegionAvail().x);
     draw_top10(p, s);
     ImGui::EndChild();
     ImGui::SameLine();
@@ -531,9 +378,7 @@ std::string attention_status_json(const AttentionPanel& p, const Session& s) {
     } else {
         o.add_raw("row", "null").add_raw("selected", "null").add("reason", why);
     }
-    const bool ready = p.thumbnails && p.thumbnails->pass.lock() == s.forward && s.forward;
-    o.add("thumbnails_ready", ready);
-    if (ready) o.add("thumbnails_seconds", p.thumbnails->seconds);
+    add_head_grid_status(p.grid, s, o);
     o.add("L", p.L).add("bins", p.bins).add("max_weight", static_cast<double>(p.max_weight)).add("reshape_ms", p.reshape_ms);
     o.add_raw("top10", s.forward ? top_json(s.forward->next_logits, s.tokenizer) : "null");
     const bool probe = s.probe && s.forward && s.probe->tokens == s.forward->tokens;

@@ -6,30 +6,14 @@
 #include <vector>
 
 #include "analysis/attention_map.h"
+#include "app/head_grid.h"
 #include "app/heatmap.h"
 #include "app/panel_context.h"
 
 namespace attnlab {
 
-// Every head's map as trained (softmax, T = 1), each max-pooled to at most kThumbnailBins
-// square blocks, for one forward pass.
-struct AttentionThumbnails {
-    // 20 x 20 blocks: a thumbnail is ~40 pixels wide, and 144 of them are redrawn every frame.
-    static constexpr int kThumbnailBins = 20;
-    std::weak_ptr<const ForwardResult> pass;
-    int layers = 0, heads = 0;
-    std::vector<PooledMap> maps;           // layer-major
-    std::vector<heatmap::CellRuns> runs;   // the same, as coloured runs (each map to its own max)
-    double seconds = 0;                    // wall time of the computation
-};
-
 struct AttentionPanel {
-    // The thumbnails of the current pass once complete (null while computing).
-    std::shared_ptr<const AttentionThumbnails> thumbnails;
-    std::weak_ptr<const ForwardResult> thumbnails_pass;  // the pass the running or last task is for
-    int pumped_frame = -1;
-    // Declared after `thumbnails`: destroyed first, so a running task never outlives its target.
-    TaskRunner thumbnail_work;
+    HeadGrid grid;  // every head's thumbnail, previous-token heads marked
 
     // The open head: its scores (cached per pass and head) and their re-shaped weights (cached
     // per normalizer and temperature), and the runs drawn from them.
@@ -56,12 +40,8 @@ struct AttentionPanel {
 
 void draw_attention_panel(AttentionPanel& panel, PanelContext& ctx);
 
-// Starts the thumbnails' background computation when the forward pass changed, and hands its
-// results over. Call once per frame (the panel calls it too; repeated calls are harmless).
-void keep_attention_thumbnails(AttentionPanel& panel, Session& s);
-
 // The panel's part of window.attnlab.status(): {layer, head, query, T, normalizer, N, row,
-// selected, thumbnails_ready, top10, probe_top10, ...}.
+// selected, top10, probe_top10, ...} and the head grid's fields (add_head_grid_status).
 std::string attention_status_json(const AttentionPanel& panel, const Session& s);
 
 }  // namespace attnlab

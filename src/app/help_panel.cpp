@@ -24,7 +24,9 @@ constexpr Topic kPanels[] = {
      "L x L heatmap: row i holds the weights query i gives to tokens 0..i, coloured from 0 to the largest weight. "
      "Click a row to see that query's weights as bars, its top-N highlighted, with the uniform level 1/L drawn for "
      "comparison. The normalizer and the temperature T re-shape the chosen head from its stored queries and keys; "
-     "\"Apply to the model\" re-runs GPT-2 with that head changed and shows how the next-token top-10 moves."},
+     "\"Apply to the model\" re-runs GPT-2 with that head changed and shows how the next-token top-10 moves. "
+     "A thumbnail outlined in green and tagged \"prev\" is a previous-token head: averaged over the queries, it puts "
+     "more than half its weight on the token just before the query (hover a thumbnail for its mean weight)."},
     {"Selection distance (Theorem 1)",
      "Attention has to single out N tokens (the top-N by weight) from L. How far is what it returns from what the "
      "selected tokens alone would give? d_A sums the norms of the unselected weighted vectors, d_B is the norm of "

@@ -94,6 +94,17 @@ void start_model_download(ModelBar& panel, Session& s, ModelSource& source, cons
     source.download(url);
 }
 
+void start_builtin_model(ModelBar& panel, Session& s, ModelSource& source, const std::string& location) {
+    forget_failure(panel, s);
+    source.download(location);
+    // The name its bytes come back under: the address as given (web), the checkpoint's path (desktop).
+    panel.builtin_source = source.status().url;
+}
+
+// What a share link names for a loaded model: its web address; "" for a local file or the
+// built-in model (whose address is the site's own, relative: "the default one").
+static std::string link_address(const LoadedModel& m) { return is_web_address(m.source) ? m.source : std::string(); }
+
 // A safetensors file starts with its header's length (8 bytes) and then the JSON header. When
 // it does not, say so plainly (a server's HTML error page is the usual culprit) instead of
 // letting the reader report an absurd header length.
@@ -126,25 +137,62 @@ static void take_loaded_bytes(ModelBar& panel, ModelSource& source, Session& s) 
         report_failure(panel, s, error);
         return;
     }
-    std::shared_ptr<const LoadedModel> model = load_model(std::move(bytes), config_json, name, error);
+    const bool builtin = !panel.builtin_source.empty() && name == panel.builtin_source;
+    std::shared_ptr<const LoadedModel> model = load_model(std::move(bytes), config_json, name, error, builtin);
     if (!model) {
         report_failure(panel, s, error);
         return;
     }
     if (s.message == panel.reported_message) s.message.clear();
-    s.view.model_url = is_web_address(name) ? name : std::string();
     install_model(s, std::move(model));
+    s.view.model_url = link_address(*s.model);
 }
 
-// "gpt2 · 12 layers × 12 heads · 768 dims · 124.4 M parameters", or the no-model line.
+// GPT-2 small itself: its shape, and no AttnLab name (AttnLab's own models carry one).
+static bool is_gpt2_small(const LoadedModel& m) {
+    const Gpt2Config& c = m.model.config();
+    return m.name.empty() && c.n_layer == 12 && c.n_head == 12 && c.n_embd == 768 && c.n_positions == 1024;
+}
+
+// "Load GPT-2 small (523 MB)": one click, no second question (the button names the size).
+// On the web only: the desktop build loads files, not addresses.
+static void draw_gpt2_button(ModelBar& panel, PanelContext& ctx, ModelSource* source) {
+    Session& s = ctx.session;
+    if (!source || !source->can_pick_file() || (s.model && is_gpt2_small(*s.model))) return;
+    const FetchStatus st = source->status();
+    const bool loading = st.url == kDefaultModelUrl && (st.phase == FetchStatus::Phase::Probing ||
+                                                        st.phase == FetchStatus::Phase::Downloading ||
+                                                        st.phase == FetchStatus::Phase::Ready);
+    const std::string label = "Load GPT-2 small (" + megabytes(kDefaultModelBytes) + ")";
+    const float w = ImGui::CalcTextSize(label.c_str()).x + 2 * ImGui::GetStyle().FramePadding.x;
+    ImGui::SameLine(0, ImGui::GetFontSize());
+    if (ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();  // no room beside the model line
+    ImGui::BeginDisabled(loading);
+    if (ImGui::Button(label.c_str())) start_model_download(panel, s, *source, kDefaultModelUrl);
+    ImGui::EndDisabled();
+    remember_last_item(ctx.widgets, "model.load_gpt2");
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip("%s", loading ? "GPT-2 small is on its way (progress below)."
+                                        : "OpenAI's GPT-2 small (124 M parameters) from huggingface.co; kept in this "
+                                          "browser's cache afterwards. The model the paper measures.");
+}
+
+// "Model: AttnLab tiny (…), not GPT-2 · 6 layers × 4 heads · 128 dims · …", or the no-model line.
 static void draw_loaded_model(const Session& s) {
     if (!s.model) {
+        ImGui::AlignTextToFramePadding();
         ImGui::TextDisabled("No model loaded — the Softmax playground and Help work without one.");
         return;
     }
     const Gpt2Config& c = s.model->model.config();
-    ImGui::Text("Model: %s", short_source(s.model->source).c_str());
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.model->source.c_str());
+    ImGui::AlignTextToFramePadding();
+    if (!s.model->name.empty()) {
+        ImGui::Text("Model: %s", s.model->name.c_str());
+    } else {
+        ImGui::Text("Model: %s", short_source(s.model->source).c_str());
+    }
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s%s", s.model->builtin ? "Built into AttnLab (no download): " : "", s.model->source.c_str());
     ImGui::SameLine();
     ImGui::TextDisabled("· %d layers × %d heads · %d dims · context %d · %.1f M parameters", c.n_layer, c.n_head,
                         c.n_embd, c.n_positions, static_cast<double>(s.model->model.parameter_count()) / 1e6);
@@ -276,6 +324,7 @@ void draw_model_bar(ModelBar& panel, PanelContext& ctx, ModelSource* source) {
     Session& s = ctx.session;
     ImGui::PushID("model_bar");
     draw_loaded_model(s);
+    draw_gpt2_button(panel, ctx, source);
     if (!source) {
         ImGui::TextDisabled("This build cannot load models.");
         ImGui::PopID();
@@ -302,6 +351,10 @@ void draw_model_bar(ModelBar& panel, PanelContext& ctx, ModelSource* source) {
         take_loaded_bytes(panel, *source, s);
         st = source->status();
     }
+    // Nothing on its way (cancelled, failed): the view names the model it shows, so that a link
+    // made now reopens what the reader sees.
+    if (s.model && (st.phase == FetchStatus::Phase::Idle || st.phase == FetchStatus::Phase::Failed))
+        s.view.model_url = link_address(*s.model);
     if (!st.notice.empty() && st.notice != panel.shown_notice) {
         panel.shown_notice = st.notice;
         s.message = st.notice;

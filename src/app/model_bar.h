@@ -9,6 +9,8 @@
 namespace attnlab {
 
 inline constexpr const char* kDefaultModelUrl = "https://huggingface.co/openai-community/gpt2/resolve/main/model.safetensors";
+// The size of that file (its Content-Length), for the "Load GPT-2 small (523 MB)" button.
+inline constexpr double kDefaultModelBytes = 548105171;
 
 struct ModelBar {
     char url[2048] = "";      // the address (web) or path (desktop) field; filled on the first frame
@@ -16,6 +18,7 @@ struct ModelBar {
     std::string reported_failure;   // url + error of the failure already copied into the session
     std::string shown_notice;       // the source's last notice, already shown
     std::string reported_message;   // the banner text of the last failure (cleared on the next attempt)
+    std::string builtin_source;     // the name the built-in model's bytes arrive under ("" = not asked for)
 };
 
 // `source` may be null (no way to fetch models on this platform).
@@ -25,6 +28,11 @@ void draw_model_bar(ModelBar& panel, PanelContext& ctx, ModelSource* source);
 // page's ?model= parameter, a shared link's hash). Sets view.model_url; a cached copy is used
 // when there is one. Progress and errors then show in the bar as for any load.
 void start_model_download(ModelBar& panel, Session& s, ModelSource& source, const std::string& url);
+
+// Loads the model shipped with AttnLab (assets/tiny: a path on the desktop, the site's own
+// relative address on the web) without asking: the page's and the window's start-up default.
+// Leaves view.model_url alone, so share links made with it name no model ("the default one").
+void start_builtin_model(ModelBar& panel, Session& s, ModelSource& source, const std::string& location);
 
 // Makes `model` the session's model: drops the work and results of the previous one.
 void install_model(Session& s, std::shared_ptr<const LoadedModel> model);

@@ -3,19 +3,42 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/json.h"
+
 namespace attnlab {
 
 std::shared_ptr<const LoadedModel> load_model(ModelBytes bytes, std::string_view config_json, std::string source,
-                                              std::string& error) {
+                                              std::string& error, bool builtin) {
     auto m = std::make_shared<LoadedModel>();
     m->bytes = std::move(bytes);
     m->source = std::move(source);
+    m->builtin = builtin;
     Gpt2Config config;
     const bool has_config = !config_json.empty();
     if (has_config && !parse_gpt2_config(config_json, m->source + " config.json", config, error)) return nullptr;
     if (!m->reader.open(m->bytes.bytes, m->source, error)) return nullptr;
     if (!m->model.load(m->reader, has_config ? &config : nullptr, error, &m->warnings)) return nullptr;
+    m->name = model_display_name(config_json);
     return m;
+}
+
+std::string model_display_name(std::string_view config_json) {
+    if (config_json.empty()) return {};
+    const json::ParseResult doc = json::parse(config_json);  // parse_gpt2_config accepted it already
+    if (!doc.value || !doc.value->is_object()) return {};
+    const json::Value* name = doc.value->find("attnlab_name");
+    if (!name || !name->is_string()) return {};
+    // One line in the bar: control characters (a newline in a hand-edited file) become spaces,
+    // and an absurdly long name is cut.
+    std::string out;
+    for (char c : name->as_string()) out += static_cast<unsigned char>(c) < 0x20 ? ' ' : c;
+    constexpr size_t kMax = 120;
+    if (out.size() > kMax) {
+        size_t cut = kMax;
+        while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+        out = out.substr(0, cut) + "…";
+    }
+    return out;
 }
 
 bool chosen_query_slice(const Session& s, QuerySlice& out, std::string& error) {

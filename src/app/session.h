@@ -33,13 +33,20 @@ struct LoadedModel {
     SafetensorsReader reader;
     Gpt2Model model;
     std::string source;  // URL or file name, as shown to the reader
+    // What the model bar calls it: config.json's optional "attnlab_name" (AttnLab's own models
+    // say there what they are, e.g. "AttnLab tiny (...), not GPT-2"); "" = none, show `source`.
+    std::string name;
+    bool builtin = false;  // the model shipped with AttnLab (assets/tiny), not one the reader chose
     std::vector<std::string> warnings;
 };
 
 // Indexes the checkpoint and binds the weights (config_json may be empty: the shape is then
 // inferred). On failure returns null and a message that names `source` and what is wrong.
 std::shared_ptr<const LoadedModel> load_model(ModelBytes bytes, std::string_view config_json, std::string source,
-                                              std::string& error);
+                                              std::string& error, bool builtin = false);
+
+// config.json's "attnlab_name" made fit for one line, or "" when absent or not a string.
+std::string model_display_name(std::string_view config_json);
 
 // One forward pass over a token sequence.
 struct ForwardResult {

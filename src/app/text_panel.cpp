@@ -19,6 +19,19 @@ struct SampleText {
     const char* text;
 };
 constexpr SampleText kSamples[] = {
+    // First: the start text. The built-in model (AttnLab tiny) was trained on the King James Bible,
+    // laid out as here (a chapter title, one verse a line, no verse numbers); Genesis 1 repeats
+    // words ("light", "waters", "And God said"), so copying heads have something to find. 139 tokens.
+    {"King James Bible",
+     "Genesis 1\n"
+     "In the beginning God created the heaven and the earth.\n"
+     "And the earth was without form, and void; and darkness was upon the face of the deep. And the Spirit of God "
+     "moved upon the face of the waters.\n"
+     "And God said, Let there be light: and there was light.\n"
+     "And God saw the light, that it was good: and God divided the light from the darkness.\n"
+     "And God called the light Day, and the darkness he called Night. And the evening and the morning were the first "
+     "day.\n"
+     "And God said, Let there be a firmament in the midst of the waters, and let it divide the waters from the waters."},
     {"Repeated names",
      "Mary and John went to the market on Saturday. Mary bought apples and John bought pears. On the way home, "
      "John gave a pear to"},
@@ -189,6 +202,8 @@ void draw_generation(TextPanel& p, PanelContext& ctx) {
 }
 
 }  // namespace
+
+const char* start_text() { return kSamples[0].text; }
 
 std::string chip_label(std::string_view bytes) {
     std::string out;

@@ -31,6 +31,10 @@ struct TextPanel {
 
 void draw_text_panel(TextPanel& panel, PanelContext& ctx);
 
+// The text an empty view starts with: the "King James Bible" sample (Genesis 1:1-6), which the
+// built-in model knows.
+const char* start_text();
+
 // The panel's part of window.attnlab.status(): {tokens, full_tokens, limit, clipped, generated}.
 std::string text_status_json(const TextPanel& panel, const Session& s);
 

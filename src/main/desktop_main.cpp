@@ -13,8 +13,10 @@
 
 static void usage(FILE* out) {
     std::fprintf(out,
-                 "usage: attnlab-desktop [--model PATH] [--panel NAME] [--size WxH] [--frames N [--screenshot FILE.ppm]]\n"
-                 "  --model PATH       load this .safetensors checkpoint (or folder) at start\n"
+                 "usage: attnlab-desktop [--model PATH | --no-model] [--panel NAME] [--size WxH] [--frames N [--screenshot FILE.ppm]]\n"
+                 "  --model PATH       load this .safetensors checkpoint (or folder) at start; without it, the\n"
+                 "                     built-in AttnLab tiny (trained on the King James Bible, not GPT-2)\n"
+                 "  --no-model         start with no model loaded\n"
                  "  --panel NAME       open this panel: text, attention, distance, separability, gradient,\n"
                  "                     playground or help (default text)\n"
                  "  --size WxH         window size in pixels (default 1280x800)\n"
@@ -34,6 +36,7 @@ int main(int argc, char** argv) {
     int width = 1280, height = 800;
     attnlab::DesktopRun run;
     std::string model_path;
+    bool no_model = false;
     attnlab::Panel panel = attnlab::Panel::Text;
     for (int i = 1; i < argc; ++i) {
         const char* arg = argv[i];
@@ -57,6 +60,8 @@ int main(int argc, char** argv) {
         } else if (!std::strcmp(arg, "--model") && value) {
             model_path = value;
             ++i;
+        } else if (!std::strcmp(arg, "--no-model")) {
+            no_model = true;
         } else if (!std::strcmp(arg, "--frames") && value) {
             if (!parse_int(value, 1, 1000000, run.frames)) {
                 std::fprintf(stderr, "attnlab-desktop: --frames wants a whole number from 1 to 1000000, got '%s'\n", value);
@@ -71,6 +76,10 @@ int main(int argc, char** argv) {
             usage(stderr);
             return 2;
         }
+    }
+    if (no_model && !model_path.empty()) {
+        std::fprintf(stderr, "attnlab-desktop: --model and --no-model contradict each other: choose one\n");
+        return 2;
     }
     if (!run.screenshot.empty() && run.frames == 0) {
         std::fprintf(stderr, "attnlab-desktop: --screenshot needs --frames N\n");
@@ -90,7 +99,10 @@ int main(int argc, char** argv) {
                       attnlab::read_whole_file(ATTNLAB_ASSETS_DIR "/gpt2/vocab.bpe"));
     attnlab::DesktopModelSource model_source;
     app.model_source = &model_source;
+    // The built-in model (assets/tiny) unless told otherwise: a window with learned attention at once.
+    app.builtin_model = ATTNLAB_ASSETS_DIR "/tiny";
     if (!model_path.empty()) attnlab::start_model_download(app.model_bar, app.session, model_source, model_path);
+    else if (!no_model) attnlab::load_builtin_model(app);
     // Exports go to the working folder; PNGs are read back right after a frame is rendered
     // (--screenshot replaces this callback: unattended runs export nothing).
     attnlab::DesktopFileExport file_export;

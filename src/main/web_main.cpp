@@ -8,6 +8,10 @@
 #include "platform/web_page.h"
 #include "platform/whole_file.h"
 
+// The built-in model, relative to the page: the build copies assets/ into the site. Relative, so
+// the site works from any folder, and share links made with it name no model (the default one).
+static constexpr const char* kBuiltinModelAddress = "assets/tiny/model.safetensors";
+
 int main() {
     static attnlab::AppState app;
     static attnlab::UiHost host;
@@ -21,10 +25,16 @@ int main() {
     attnlab::init_app(app, attnlab::read_whole_file(ATTNLAB_ASSETS_DIR "/gpt2/encoder.json"),
                       attnlab::read_whole_file(ATTNLAB_ASSETS_DIR "/gpt2/vocab.bpe"));
     // Models arrive by fetch(), the file picker or drag-and-drop; ?model=URL loads at once.
+    // Without one, the built-in model (assets/tiny, ~15 MB from the page's own site) loads with
+    // no question, unless a share link is still to be applied: it may name another model, so
+    // the built-in one waits for it (link_restored below) instead of downloading both.
     static attnlab::WebModelSource model_source;
     app.model_source = &model_source;
+    app.builtin_model = kBuiltinModelAddress;
+    model_source.set_uncached(kBuiltinModelAddress);  // the browser's HTTP cache keeps it fresh
     const std::string model_url = model_source.init_page();
     if (!model_url.empty()) attnlab::start_model_download(app.model_bar, app.session, model_source, model_url);
+    else if (!attnlab::page_has_share_link()) attnlab::load_builtin_model(app);
     // Exports download through the browser; PNGs are read from the canvas right after rendering.
     static attnlab::WebFileExport file_export;
     app.file_export = &file_export;
@@ -37,6 +47,10 @@ int main() {
         [](std::string_view json, bool from_link, std::string& error) { return attnlab::apply_view_state(app, json, from_link, error); },
         [](std::string link, bool copied) { attnlab::show_share_link(app, std::move(link), copied); },
         [](std::string message) { app.session.message = std::move(message); },
+        [] {
+            // The link named no model (or could not be read): the built-in one, as without a link.
+            if (!app.session.model && app.session.view.model_url.empty()) attnlab::load_builtin_model(app);
+        },
     });
     attnlab::run_web_page(
         host,

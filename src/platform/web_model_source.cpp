@@ -7,7 +7,9 @@
 
 // The browser's half lives in web/model_fetch.js (window.attnlabModelFetch).
 EM_JS(void, js_fetch_probe, (int id, const char* url), { window.attnlabModelFetch.probe(id, UTF8ToString(url)); });
-EM_JS(void, js_fetch_download, (int id, const char* url), { window.attnlabModelFetch.download(id, UTF8ToString(url)); });
+EM_JS(void, js_fetch_download, (int id, const char* url, int use_cache), {
+    window.attnlabModelFetch.download(id, UTF8ToString(url), use_cache !== 0);
+});
 EM_JS(void, js_fetch_cancel, (), { window.attnlabModelFetch.cancel(); });
 EM_JS(void, js_fetch_pick_file, (), { window.attnlabModelFetch.pickFile(); });
 EM_JS(void, js_fetch_clear_cache, (int id), { window.attnlabModelFetch.clearCache(id); });
@@ -68,7 +70,7 @@ void WebModelSource::download(const std::string& url) {
     const int id = start(FetchStatus::Phase::Downloading, url);
     status_.total_bytes = total;
     status_.cached = cached;
-    js_fetch_download(id, url.c_str());
+    js_fetch_download(id, url.c_str(), url == uncached_url_ ? 0 : 1);
 }
 
 void WebModelSource::cancel() {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <utility>
 
 #include "app/model_source.h"
 
@@ -30,6 +31,10 @@ public:
     // Installs the drop zone and returns the page's ?model= address ("" when there is none).
     std::string init_page();
 
+    // Downloads of `url` bypass Cache Storage (the page's own built-in model: the browser's HTTP
+    // cache revalidates it, so a new version of the site is never shadowed by an old copy).
+    void set_uncached(std::string url) { uncached_url_ = std::move(url); }
+
     // --- the callbacks' side (web/model_fetch.js, through extern "C" functions) ---
     // Each returns without effect when `id` is not the operation in flight (cancelled, replaced).
     void on_probed(int id, double total, bool cached);
@@ -48,6 +53,7 @@ private:
     FetchStatus status_;
     int op_ = 0;  // id of the operation in flight; bumped by every start and cancel
     double cache_bytes_ = 0;  // bytes in Cache Storage; -1: no Cache Storage on this page
+    std::string uncached_url_;
 
     // The bytes arriving, in a malloc'd buffer handed over (with free) by take_result.
     std::uint8_t* buffer_ = nullptr;

@@ -37,6 +37,7 @@ EM_JS(void, js_copy_link, (const char* json), {
 EM_JS(void, js_view_changed, (const char* json), {
     if (window.attnlabShare) window.attnlabShare.viewChanged(UTF8ToString(json));
 });
+EM_JS(int, js_has_share_link, (), { return window.attnlabShare && window.attnlabShare.hasLink() ? 1 : 0; });
 // Sets the canvas's backing store; GLFW hears of it through Browser's resize listeners.
 // (glfwSetWindowSize would ask for fullscreen whenever the size equals the screen's.)
 EM_JS(void, js_set_canvas_size, (int width, int height), { Browser.setCanvasSize(width, height); });
@@ -82,6 +83,7 @@ void wake() {
 void set_page_share(PageShare share) { g_page.share = std::move(share); }
 void page_copy_link(const std::string& state_json) { js_copy_link(state_json.c_str()); }
 void page_view_changed(const std::string& state_json) { js_view_changed(state_json.c_str()); }
+bool page_has_share_link() { return js_has_share_link() != 0; }
 
 CanvasSize canvas_size() {
     double css_w = 0, css_h = 0;
@@ -177,6 +179,12 @@ EMSCRIPTEN_KEEPALIVE void attnlab_link_ready(const char* link, int copied) {
 
 EMSCRIPTEN_KEEPALIVE void attnlab_link_error(const char* message) {
     if (attnlab::g_page.share.show_message) attnlab::g_page.share.show_message(message);
+    attnlab_request_redraw();
+}
+
+// The address's link has been applied, refused, or there was none (web/share_state.js).
+EMSCRIPTEN_KEEPALIVE void attnlab_link_restored() {
+    if (attnlab::g_page.share.link_restored) attnlab::g_page.share.link_restored();
     attnlab_request_redraw();
 }
 

@@ -31,8 +31,14 @@ struct PageShare {
     std::function<bool(std::string_view json, bool from_link, std::string& error)> set_state;
     std::function<void(std::string link, bool copied)> link_ready;  // the answer to page_copy_link
     std::function<void(std::string message)> show_message;          // a link the page could not decode
+    // The address's #s= link has been dealt with (applied, or refused with a message); once
+    // per page, after the first frame, and only when page_has_share_link() said there is one.
+    std::function<void()> link_restored;
 };
 void set_page_share(PageShare share);
+
+// True when the address carries a link (a hash) that will be applied after the first frame.
+bool page_has_share_link();
 
 // Asks the page to put `state_json` in the address (#s=...) and copy the link; the page
 // answers through PageShare::link_ready.

@@ -12,6 +12,9 @@ import { check, waitFor, waitReady, waitForward, waitNotBusy, status, findWidget
          decodePng, pictureStats } from "./lib.mjs";
 import { tokenize } from "./fixtures.mjs";
 
+// The built-in model (AttnLab tiny), which the page loads when neither ?model= nor a link names one.
+const BUILTIN_ROUTE = "/assets/tiny/model.safetensors";
+
 export const PANELS = ["text", "attention", "distance", "separability", "gradient", "playground", "help"];
 
 // Text typed into the text box, key by key (short: each key is a frame, slow in SwiftShader).
@@ -182,6 +185,7 @@ export async function visitorWithModel({ browser, server, cli, out }) {
       check(typeof link === "string" && link.startsWith(server.origin) && /#s=[A-Za-z0-9_-]+$/.test(link),
             "shareLink() gives this page's URL with a #s= hash", String(link).slice(0, 100));
       const downloadsBefore = server.downloads(modelRoute);
+      const builtinBefore = server.downloads(BUILTIN_ROUTE);
       await page.close();
       const second = await newPage(context, link);
       check(second.ready, "the shared link opens");
@@ -189,6 +193,11 @@ export async function visitorWithModel({ browser, server, cli, out }) {
       check(reloaded && (await status(second.page)).model.source === modelUrl, "the shared link reloads the model");
       check(server.downloads(modelRoute) === downloadsBefore, "the model comes from the browser's cache, not a second download",
             `${server.downloads(modelRoute) - downloadsBefore} new GETs of ${modelRoute}`);
+      // The link names a model: the built-in one (the plain page's default) is not fetched as well.
+      await second.page.waitForTimeout(300);
+      check(server.downloads(BUILTIN_ROUTE) === builtinBefore && (await status(second.page)).model.builtin === false,
+            "a link naming another model does not load the built-in one too",
+            `${server.downloads(BUILTIN_ROUTE) - builtinBefore} GETs of ${BUILTIN_ROUTE}`);
       const restored = await state(second.page);
       const diffs = Object.entries(view).filter(([k, v]) => restored?.[k] !== v).map(([k, v]) => `${k}: ${JSON.stringify(restored?.[k])} != ${JSON.stringify(v)}`);
       check(diffs.length === 0, "state() after the link equals the shared view", diffs.join("; "));
@@ -322,6 +331,8 @@ export async function malformedHashes({ browser, server }) {
       const v = await state(page);
       check(v && v.layer === 0 && v.head === 0 && v.query === -1 && v.T === 1 && v.normalizer === "softmax" && v.panel === "text",
             `${name}: the view falls back to the defaults`, JSON.stringify(v));
+      const builtin = await waitFor(page, () => window.attnlab.status().model.builtin === true, undefined, 30000);
+      check(builtin, `${name}: the default model (the built-in one) loads as without a link`, JSON.stringify((await status(page)).model));
       check(realErrors(errors).length === 0, `${name}: no exception or console error`, realErrors(errors).join(" | "));
       await page.close();
     }
@@ -339,6 +350,7 @@ export async function brokenModels({ browser, server, out }) {
     const missing = `${server.origin}/models/missing/model.safetensors`;
     const { page, errors, ready } = await newPage(context, `${server.origin}/?model=${encodeURIComponent(missing)}`);
     if (!check(ready, "the page with a 404 ?model= starts")) return;
+    const builtinBefore = server.downloads(BUILTIN_ROUTE);
     const cases = [
       { name: "a 404", url: missing, expect: /404/, pasted: false },
       { name: "a file that is not safetensors", url: `${server.origin}/models/notst/model.safetensors`, expect: /not a safetensors/i, pasted: true },
@@ -359,6 +371,8 @@ export async function brokenModels({ browser, server, out }) {
       check(!st.model.loaded, `${c.name}: no model is loaded`);
     }
     check(await playgroundResponds(page), "after the failures the playground still responds");
+    check(server.downloads(BUILTIN_ROUTE) === builtinBefore, "with ?model= given (even a broken one), the built-in model is not loaded",
+          `${server.downloads(BUILTIN_ROUTE) - builtinBefore} GETs of ${BUILTIN_ROUTE}`);
 
     // 10. Cancel a slow download half-way.
     const slow = `${server.origin}/slow/model.safetensors`;

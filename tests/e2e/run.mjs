@@ -1,14 +1,16 @@
 // Browser end-to-end test of the static site: headless Debian Chromium driven by playwright-core.
 //
-//   node tests/e2e/run.mjs --site dist --out build/e2e [--cli build/native/attnlab] [--only playground|model]
+//   node tests/e2e/run.mjs --site dist --out build/e2e [--cli build/native/attnlab] [--only playground|model|tiny]
 //
-// Serves the site on a free loopback port. First the page without a model, at devicePixelRatio
-// 1 and 2: the first frame arrives, nothing is logged as an error, the picture is not blank, the
+// Serves the site on a free loopback port. First the plain page (which loads the built-in model,
+// AttnLab tiny, by itself), at devicePixelRatio 1 and 2: the first frame arrives, nothing is logged as an error, the picture is not blank, the
 // canvas is sharp (backing store = CSS size x DPR), the page goes idle, a drag on the playground's
 // temperature slider changes the plotted values, keyboard and clipboard work, a resize is
 // followed, and a browser without WebGL2 gets a readable message. Then, with small random
 // checkpoints the native CLI writes into a temporary folder (model_suite.mjs): loading, typing,
-// heads, temperature, export, share links, broken links and checkpoints, cancel, threads.
+// heads, temperature, export, share links, broken links and checkpoints, cancel, threads. Then
+// the built-in model itself (tiny_suite.mjs): loaded with no click, a link made with it, a
+// previous-token head marked in the grid, and "Load GPT-2 small" in one click.
 // Screenshots and exported files stay in --out; result.txt gets "N passed, N failed".
 import { mkdir, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
@@ -18,6 +20,7 @@ import { chromiumArgs, chromiumPath, check, tally, parseArgs, waitFor, widget, o
 import { serve } from "./server.mjs";
 import { makeFixtures } from "./fixtures.mjs";
 import { visitorWithModel, malformedHashes, brokenModels, threadedAndSliced, serviceWorker } from "./model_suite.mjs";
+import { tinyModel } from "./tiny_suite.mjs";
 
 const args = parseArgs(process.argv.slice(2));
 const site = path.resolve(args.site ?? "dist");
@@ -69,7 +72,15 @@ async function visit(browser, url, dpr) {
   check(stats.colours > 50 && stats.inked > 0.05, "the screenshot is not blank",
         `${stats.colours} colours, ${(stats.inked * 100).toFixed(1)}% of pixels differ from the background`);
 
-  // Idle: with no input the page stops drawing.
+  // Idle: with no input the page stops drawing, once the start-up work is done (the built-in
+  // model loads by itself and analyses the start text; the all-heads summaries follow).
+  const settled = await waitFor(page, () => {
+    const st = window.attnlab.status();
+    return st.model.loaded && st.forward_tokens === st.tokens && !st.busy;
+  }, undefined, 60000);
+  const startup = await page.evaluate(() => window.attnlab.status());
+  check(settled && startup.model.builtin === true, "the plain page loads the built-in model and finishes its start-up work",
+        JSON.stringify({ model: startup.model, tokens: startup.tokens, busy: startup.busy, error: startup.error }));
   await page.waitForTimeout(500);
   const f0 = (await page.evaluate(() => window.attnlab.status())).frames;
   await page.waitForTimeout(1000);
@@ -187,7 +198,7 @@ async function main() {
   await writeFile(path.join(out, "result.txt"), "0 passed, 1 failed\n");  // until the run ends
 
   let fixtures = null;
-  if (only !== "playground") {
+  if (only === "all" || only === "model") {
     try {
       fixtures = await makeFixtures(cli);
       console.log(`e2e: checkpoints in ${fixtures.dir} (made by ${cli})`);
@@ -203,10 +214,11 @@ async function main() {
 
   const browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
   try {
-    if (only !== "model") {
+    if (only === "all" || only === "playground") {
       await part("devicePixelRatio 1", () => visit(browser, url, 1));
       await part("devicePixelRatio 2", () => visit(browser, url, 2));
     }
+    if (only === "all" || only === "tiny") await part("the built-in model", () => tinyModel({ browser, server, out }));
     if (fixtures) {
       const env = { browser, server, isolatedServer, cli, out, siteHasThreads: existsSync(path.join(site, "attnlab-mt.js")) };
       await part("a visitor with a model", () => visitorWithModel(env));
@@ -219,7 +231,7 @@ async function main() {
   } finally {
     await browser.close();
   }
-  if (only !== "model") await part("without WebGL2", () => withoutWebgl2(url));
+  if (only === "all" || only === "playground") await part("without WebGL2", () => withoutWebgl2(url));
   server.close();
   isolatedServer.close();
   await fixtures?.remove();

@@ -1,0 +1,286 @@
+#include "app/head_grid.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "app/plot.h"
+#include "model/json.h"
+
+namespace attnlab {
+
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+class ThumbnailTask final : public Task {
+public:
+    ThumbnailTask(std::shared_ptr<const ForwardResult> forward, std::shared_ptr<const AttentionThumbnails>* slot)
+        : forward_(std::move(forward)), slot_(slot), out_(std::make_shared<AttentionThumbnails>()) {
+        const AttentionCapture& cap = forward_->capture;
+        out_->pass = forward_;
+        out_->layers = cap.layers();
+        out_->heads = cap.n_head();
+        // About 8M multiply-adds per step: a few ms natively, well under the frame budget in wasm.
+        const long long per_row = static_cast<long long>(std::max(cap.length(), 1)) * std::max(cap.head_dim(), 1);
+        rows_per_step_ = static_cast<int>(std::clamp(8'000'000LL / per_row, 4LL, static_cast<long long>(std::max(cap.length(), 4))));
+    }
+
+    bool step() override {
+        if (started_ == std::chrono::steady_clock::time_point{}) started_ = std::chrono::steady_clock::now();
+        const AttentionCapture& cap = forward_->capture;
+        const int L = cap.length(), d = cap.head_dim(), total = out_->layers * out_->heads;
+        if (index_ >= total || L == 0) return false;
+        const int layer = index_ / out_->heads, head = index_ % out_->heads;
+        if (row_ == 0) {
+            q_ = cap.queries(layer, head);
+            k_ = cap.keys(layer, head);
+            map_ = empty_pooled_map(L, AttentionThumbnails::kThumbnailBins);
+            previous_sum_ = 0.0;
+        }
+        const int r1 = std::min(L, row_ + rows_per_step_);
+        softmax_attention_rows(q_, k_, L, d, row_, r1, rows_);
+        pool_rows_max(map_, rows_, row_, r1);
+        previous_sum_ += previous_token_sum(rows_, L, row_, r1);  // the same rows the thumbnail shows
+        row_ = r1;
+        if (row_ == L) {
+            out_->runs.push_back(heatmap::cell_runs(map_.cells, map_.bins, map_.bins, map_.max));
+            out_->maps.push_back(std::move(map_));
+            // As previous_token_weight: the mean over queries 1..L-1, NaN without any.
+            out_->previous_token.push_back(L > 1 ? previous_sum_ / (L - 1) : std::nan(""));
+            row_ = 0;
+            ++index_;
+        }
+        report_progress((index_ + static_cast<double>(row_) / L) / total);
+        return index_ < total;
+    }
+
+    void finish(Session&) override {
+        out_->seconds = ms_since(started_) / 1000.0;
+        *slot_ = std::move(out_);
+    }
+
+private:
+    std::shared_ptr<const ForwardResult> forward_;
+    std::shared_ptr<const AttentionThumbnails>* slot_;
+    std::shared_ptr<AttentionThumbnails> out_;
+    int rows_per_step_ = 16;
+    int index_ = 0, row_ = 0;  // the head (layer-major) and its next row
+    std::vector<float> q_, k_, rows_;
+    PooledMap map_;
+    double previous_sum_ = 0.0;  // this head's A(i, i-1) so far
+    std::chrono::steady_clock::time_point started_{};
+};
+
+// The head with the largest previous-token score (layer-major index), -1 when no score is a number.
+int best_previous_token_head(const AttentionThumbnails& t) {
+    int best = -1;
+    for (int i = 0; i < static_cast<int>(t.previous_token.size()); ++i)
+        if (std::isfinite(t.previous_token[static_cast<size_t>(i)]) &&
+            (best < 0 || t.previous_token[static_cast<size_t>(i)] > t.previous_token[static_cast<size_t>(best)]))
+            best = i;
+    return best;
+}
+
+// A previous-token head's mark: a bluish-green outline and a "prev" tag in the upper-right corner,
+// the causal map's empty triangle, so that it hides no weight (a left-pointing arrow there
+// when the tag does not fit the thumbnail).
+void draw_previous_token_mark(ImDrawList* dl, ImVec2 a, ImVec2 b) {
+    const float w = b.x - a.x, size = ImGui::GetFontSize() * 0.75f;
+    dl->AddRect(ImVec2(a.x + 1, a.y + 1), ImVec2(b.x - 1, b.y - 1), plot::colors::green, 0, 0, 2.0f);
+    const ImVec2 text = ImGui::GetFont()->CalcTextSizeA(size, w, 0.0f, "prev");
+    if (text.x + 4 <= w * 0.6f) {
+        const ImVec2 t0(b.x - text.x - 4, a.y + 1);
+        dl->AddRectFilled(t0, ImVec2(b.x - 1, a.y + text.y + 2), plot::colors::green);
+        dl->AddText(ImGui::GetFont(), size, ImVec2(t0.x + 1.5f, t0.y + 0.5f), plot::colors::black, "prev");
+    } else {
+        const float s = std::max(4.0f, w * 0.28f);
+        dl->AddTriangleFilled(ImVec2(b.x - 1 - s, a.y + 1 + s * 0.5f), ImVec2(b.x - 1, a.y + 1), ImVec2(b.x - 1, a.y + 1 + s),
+                              plot::colors::green);
+    }
+}
+
+// The line under the grid: which heads were marked, or the best one when none was.
+void draw_previous_token_line(const HeadGrid& g, const AttentionThumbnails& t) {
+    char threshold[16];
+    std::snprintf(threshold, sizeof threshold, "%.2g", kPreviousTokenThreshold);
+    std::string line;
+    if (!g.marked.empty()) {
+        line = std::string("Previous-token heads (mean weight on the token just before > ") + threshold + "):";
+        for (const HeadGrid::Mark& m : g.marked) {
+            char item[48];
+            std::snprintf(item, sizeof item, "%s L%d H%d (%.2f)", &m == &g.marked.front() ? "" : ",", m.layer, m.head, m.weight);
+            line.append(item);
+        }
+    } else if (const int best = best_previous_token_head(t); best >= 0) {
+        char item[64];
+        std::snprintf(item, sizeof item, "(highest: L%d H%d, %.2f).", best / t.heads, best % t.heads,
+                      t.previous_token[static_cast<size_t>(best)]);
+        line = std::string("No head puts more than half its weight on the previous token ") + item;
+    } else {
+        line = "A single token has no previous token: no previous-token heads to look for.";
+    }
+    ImGui::TextWrapped("%s", line.c_str());
+}
+
+// status().attention.previous_token: every head's score, the best head, and the marks the grid
+// drew in the last frame (none when it was not drawn then, or for other thumbnails).
+std::string previous_token_json(const HeadGrid& g, const AttentionThumbnails& t) {
+    json::ObjectBuilder o;
+    o.add("threshold", kPreviousTokenThreshold);
+    json::ArrayBuilder weights;
+    for (int l = 0; l < t.layers; ++l) {
+        json::ArrayBuilder row;
+        for (int h = 0; h < t.heads; ++h) row.add(t.previous_token[static_cast<size_t>(l * t.heads + h)]);
+        weights.add_raw(row.str());
+    }
+    o.add_raw("weights", weights.str());
+    const int best = best_previous_token_head(t);
+    if (best >= 0) {
+        json::ObjectBuilder b;
+        b.add("layer", best / t.heads).add("head", best % t.heads).add("weight", t.previous_token[static_cast<size_t>(best)]);
+        o.add_raw("best", b.str());
+    } else {
+        o.add_raw("best", "null");
+    }
+    const bool drawn = g.marked_for.lock() == g.thumbnails && ImGui::GetCurrentContext() && g.marked_frame == ImGui::GetFrameCount();
+    json::ArrayBuilder marked;
+    if (drawn)
+        for (const HeadGrid::Mark& m : g.marked) {
+            json::ObjectBuilder mo;
+            mo.add("layer", m.layer).add("head", m.head).add("weight", m.weight);
+            marked.add_raw(mo.str());
+        }
+    o.add_raw("marked", marked.str());
+    return o.str();
+}
+
+}  // namespace
+
+void draw_head_grid(HeadGrid& g, PanelContext& ctx, float width) {
+    Session& s = ctx.session;
+    const AttentionCapture& cap = s.forward->capture;
+    const int layers = cap.layers(), heads = cap.n_head();
+    const float font = ImGui::GetFontSize(), label_w = font * 2.2f, gap = std::max(2.0f, font * 0.15f);
+    const float thumb = std::clamp((width - label_w) / heads - gap, font * 1.2f, font * 4.0f);
+    ImGui::TextUnformatted("Every head as trained (softmax, T = 1)");
+    const AttentionThumbnails* t = g.thumbnails.get();
+    if (!t && g.work.busy()) {
+        ImGui::SameLine();
+        ImGui::ProgressBar(static_cast<float>(g.work.progress()), ImVec2(font * 8, 0));
+        ImGui::SameLine();
+        if (ImGui::SmallButton("Cancel##thumbs")) g.work.cancel();
+    } else if (!t) {
+        ImGui::SameLine();
+        if (ImGui::SmallButton("Compute thumbnails")) g.thumbnails_pass.reset();  // restarts next frame
+    }
+    // What this frame marks, recorded as it is drawn (the status reports exactly this).
+    g.marked.clear();
+    g.marked_frame = ImGui::GetFrameCount();
+    g.marked_for = g.thumbnails;
+    ImDrawList* parent = ImGui::GetWindowDrawList();
+    const ImVec2 grid0 = ImGui::GetCursorScreenPos();
+    // Head numbers over the columns.
+    for (int h = 0; h < heads; h += (thumb < font * 1.6f ? 2 : 1)) {
+        char num[16];
+        std::snprintf(num, sizeof num, "%d", h);
+        parent->AddText(ImVec2(grid0.x + label_w + h * (thumb + gap) + thumb * 0.5f - ImGui::CalcTextSize(num).x * 0.5f, grid0.y),
+                        ImGui::GetColorU32(ImGuiCol_TextDisabled), num);
+    }
+    ImGui::Dummy(ImVec2(0, font));
+    const ImVec2 rows0 = ImGui::GetCursorScreenPos();
+    ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(gap, gap));
+    for (int l = 0; l < layers; ++l) {
+        // One child window per layer: each has its own draw list, so that no list passes
+        // WebGL's 65536-vertex limit however detailed the thumbnails are.
+        ImGui::PushID(l);
+        ImGui::BeginChild("##layer", ImVec2(label_w + heads * (thumb + gap), thumb), false,
+                          ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+        ImDrawList* dl = ImGui::GetWindowDrawList();
+        const ImVec2 row0 = ImGui::GetCursorScreenPos();
+        char name[16];
+        std::snprintf(name, sizeof name, "L%d", l);
+        dl->AddText(ImVec2(row0.x, row0.y + thumb * 0.5f - font * 0.5f), ImGui::GetColorU32(ImGuiCol_TextDisabled), name);
+        for (int h = 0; h < heads; ++h) {
+            const ImVec2 a(row0.x + label_w + h * (thumb + gap), row0.y), b(a.x + thumb, a.y + thumb);
+            ImGui::SetCursorScreenPos(a);
+            ImGui::PushID(h);
+            if (ImGui::InvisibleButton("##thumb", ImVec2(thumb, thumb))) {
+                s.view.layer = l;
+                s.view.head = h;
+            }
+            ImGui::PopID();
+            std::string rect_name = "attention.thumb.";
+            rect_name.append(std::to_string(l)).append(".").append(std::to_string(h));
+            remember_last_item(ctx.widgets, rect_name.c_str());
+            const size_t index = static_cast<size_t>(l * heads + h);
+            dl->AddRectFilled(a, b, IM_COL32(242, 242, 242, 255));
+            if (t) heatmap::draw_runs(dl, t->runs[index], a, b);
+            const bool chosen = l == s.view.layer && h == s.view.head;
+            if (chosen) dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), plot::colors::vermillion, 0, 0, 3.0f);
+            const double previous = t ? t->previous_token[index] : std::nan("");
+            if (previous > kPreviousTokenThreshold) {  // false for NaN
+                draw_previous_token_mark(dl, a, b);
+                g.marked.push_back({l, h, previous});
+            }
+            if (ImGui::IsItemHovered()) {
+                dl->AddRect(a, b, ImGui::GetColorU32(ImGuiCol_Text), 0, 0, 1.5f);
+                if (t) {
+                    char score[32] = "none (a single token)";
+                    if (std::isfinite(previous)) std::snprintf(score, sizeof score, "%.2f", previous);
+                    ImGui::SetTooltip("layer %d, head %d\nlargest weight %.3g\nmean weight on the previous token: %s\nclick to open", l, h,
+                                      static_cast<double>(t->maps[index].max), score);
+                } else {
+                    ImGui::SetTooltip("layer %d, head %d\nclick to open", l, h);
+                }
+            }
+        }
+        ImGui::EndChild();
+        ImGui::PopID();
+    }
+    ImGui::PopStyleVar();
+    const ImVec2 end = ImGui::GetCursorScreenPos();
+    ctx.widgets["attention.grid"] = {rows0.x + label_w, rows0.y, heads * (thumb + gap) - gap, end.y - rows0.y - gap};
+    if (t) {
+        ImGui::TextDisabled("Each thumbnail: %d x %d blocks, each the largest weight in it,", t->maps.empty() ? 0 : t->maps[0].bins,
+                            t->maps.empty() ? 0 : t->maps[0].bins);
+        ImGui::TextDisabled("coloured from 0 to that head's own maximum (%.2f s to compute).", t->seconds);
+        draw_previous_token_line(g, *t);
+    }
+}
+
+void keep_head_grid(HeadGrid& g, Session& s) {
+    const int frame = ImGui::GetFrameCount();
+    if (g.pumped_frame == frame) return;
+    g.pumped_frame = frame;
+    if (!s.forward || s.forward->tokens.empty()) {
+        g.work.cancel();
+        g.thumbnails.reset();
+        g.thumbnails_pass.reset();
+        return;
+    }
+    if (g.thumbnails_pass.lock() != s.forward) {
+        g.thumbnails.reset();
+        g.thumbnails_pass = s.forward;
+        g.work.start(std::make_unique<ThumbnailTask>(s.forward, &g.thumbnails), "Attention thumbnails");
+    }
+    // Without threads the UI thread runs the steps: leave the frame to the model's work first.
+    constexpr double kBudgetMs = 20.0;
+    if (!s.model_work.busy()) g.work.pump(s, kBudgetMs);
+}
+
+void add_head_grid_status(const HeadGrid& g, const Session& s, json::ObjectBuilder& o) {
+    const bool ready = g.thumbnails && g.thumbnails->pass.lock() == s.forward && s.forward;
+    o.add("thumbnails_ready", ready);
+    if (ready) {
+        o.add("thumbnails_seconds", g.thumbnails->seconds);
+        o.add_raw("previous_token", previous_token_json(g, *g.thumbnails));
+    }
+}
+
+}  // namespace attnlab
