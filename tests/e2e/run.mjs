@@ -73,10 +73,12 @@ async function visit(browser, url, dpr) {
         `${stats.colours} colours, ${(stats.inked * 100).toFixed(1)}% of pixels differ from the background`);
 
   // Idle: with no input the page stops drawing, once the start-up work is done (the built-in
-  // model loads by itself and analyses the start text; the all-heads summaries follow).
+  // model loads by itself and analyses the start text; the head grid and the all-heads summaries
+  // follow as separate tasks, so `busy` can read false for a frame between two of them: wait for
+  // the main loop itself to pause).
   const settled = await waitFor(page, () => {
     const st = window.attnlab.status();
-    return st.model.loaded && st.forward_tokens === st.tokens && !st.busy;
+    return st.model.loaded && st.forward_tokens === st.tokens && !st.busy && st.idle;
   }, undefined, 60000);
   const startup = await page.evaluate(() => window.attnlab.status());
   check(settled && startup.model.builtin === true, "the plain page loads the built-in model and finishes its start-up work",
