@@ -11,6 +11,7 @@
 
 #include "analysis/softmax_sweeps.h"
 #include "app/plot.h"
+#include "app/query_panel.h"
 #include "model/json.h"
 #include "model/random.h"
 
@@ -47,15 +48,8 @@ void keep_head(DistancePanel& p, const Session& s, int layer, int head) {
 // Recomputes the chosen query's curves when what they depend on changed.
 void update(DistancePanel& p, const Session& s) {
     QuerySlice slice;
-    std::string error;
-    if (!chosen_query_slice(s, slice, error)) {
-        p.ready = false;
-        p.error = error;
-        p.key = {};
-        return;
-    }
-    QueryKey key = query_key(s, slice);
-    key.eps = 0;  // eps is the gradient panel's
+    if (!chosen_query_slice(s, slice, p)) return;
+    const QueryKey key = query_key(s, slice, kKeyEps);  // eps is the gradient panel's
     if (same_query(p.key, key)) return;
     const auto start = std::chrono::steady_clock::now();
     p.key = key;
@@ -249,13 +243,10 @@ void draw_summary_text(const DistancePanel& p, const Session& s) {
 
 void draw_distance_panel(DistancePanel& p, PanelContext& ctx) {
     Session& s = ctx.session;
-    if (!s.forward) {
-        ImGui::TextWrapped("Selection distance (Theorem 1) needs a model's attention: %s",
-                           s.model ? "waiting for the forward pass over the text." : "load a model (the bar above) and type a text.");
-        ImGui::TextWrapped("It measures how far the tokens a head does not select lie from the aggregate s of its top-N "
-                           "selection, and compares that with a random selection of the same size.");
+    if (!draw_needs_attention(s, "Selection distance (Theorem 1)",
+                              "It measures how far the tokens a head does not select lie from the aggregate s of its "
+                              "top-N selection, and compares that with a random selection of the same size."))
         return;
-    }
     update(p, s);
 
     const float controls_w = ImGui::GetFontSize() * 21.0f;
@@ -263,20 +254,12 @@ void draw_distance_panel(DistancePanel& p, PanelContext& ctx) {
     ImGui::TextWrapped("Theorem 1: how far the tokens a head leaves out lie from what it selects. Layer %d, head %d, query %d "
                        "(%s, T = %.3g).",
                        p.key.layer, p.key.head, p.key.query, s.view.normalizer.c_str(), s.view.T);
-    const int max_N = std::max(1, static_cast<int>(s.forward->tokens.size()) - 1);
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
-    ImGui::SliderInt("top-N", &s.view.N, 1, max_N, "%d", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
-    remember_last_item(ctx.widgets, "distance.N");
+    draw_top_n_slider(s, ctx.widgets, "distance.N");
     ImGui::RadioButton("(A) sum of norms", &p.reading, 0);
     remember_last_item(ctx.widgets, "distance.reading_A");
     ImGui::RadioButton("(B) norm of the sum", &p.reading, 1);
     remember_last_item(ctx.widgets, "distance.reading_B");
-    ImGui::Separator();
-    if (!p.ready) {
-        ImGui::TextWrapped("%s", p.error.c_str());
-    } else {
-        if (p.N_used != s.view.N)
-            ImGui::TextColored(ImVec4(0.84f, 0.37f, 0.0f, 1.0f), "This query sees %d tokens: N lowered to %d.", p.key.query + 1, p.N_used);
+    if (draw_why_or_lowered_n(p, p.N_used, s)) {
         ImGui::TextDisabled("At N = %d, L = %d tokens seen", p.N_used, p.key.query + 1);
         draw_table(p);
     }

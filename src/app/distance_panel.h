@@ -12,7 +12,8 @@
 
 namespace attnlab {
 
-struct DistancePanel {
+// key, ready, error (ChosenQueryView): what the curves below were computed for.
+struct DistancePanel : ChosenQueryView {
     int reading = 0;  // 0: (A) sum of norms, 1: (B) norm of the sum
 
     // The chosen head's vectors and Gram matrix, kept while the pass and the head stay.
@@ -21,11 +22,6 @@ struct DistancePanel {
     HeadVectors vectors;
     RowMatrixXd gram;  // (T, T) = values values^T
 
-    // What the curves below were computed for.
-    QueryKey key;  // what the numbers below were computed for
-
-    bool ready = false;
-    std::string error = "not drawn yet";              // why there is nothing to show
     int N_used = 0;                 // view.N, lowered to what the query can select
     SelectionDistance at_N;         // the chosen query at N_used
     double sum_norms = 0;           // Corollary 2: sum_i |alpha_i x_i|

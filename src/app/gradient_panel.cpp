@@ -35,17 +35,9 @@ std::vector<double> eps_list(double view_eps) {
 
 void update(GradientPanel& p, const Session& s) {
     QuerySlice slice;
-    std::string error;
-    if (!chosen_query_slice(s, slice, error)) {
-        p.ready = false;
-        p.error = error;
-        p.key = {};
-        return;
-    }
+    if (!chosen_query_slice(s, slice, p)) return;
     const int L = slice.query + 1;
-    QueryKey key = query_key(s, slice);
-    key.N = 0;  // the curves span every T and do not depend on N
-    key.T = 0;
+    const QueryKey key = query_key(s, slice, kKeyN | kKeyT);  // the curves span every T and do not depend on N
     if (!same_query(p.key, key)) {
         p.key = key;
         p.temperatures = log_grid(1e-3, 1e2, 61);

@@ -10,14 +10,9 @@
 
 namespace attnlab {
 
-struct GradientPanel {
+// key, ready, error (ChosenQueryView): what the chosen-query curves were computed for.
+struct GradientPanel : ChosenQueryView {
     int mode = 0;  // 0: the chosen head and query; 1: mean over queries, max over heads
-
-    // What the chosen-query curves were computed for.
-    QueryKey key;  // what the numbers below were computed for
-
-    bool ready = false;
-    std::string error = "not drawn yet";
     std::string note;                     // e.g. why ||J|| is left out
     std::vector<double> temperatures;     // the T grid
     std::vector<double> eps;              // the paper's three, plus the view's when different

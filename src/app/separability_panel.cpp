@@ -10,6 +10,7 @@
 #include "analysis/pca.h"
 #include "app/head_summaries.h"
 #include "app/plot.h"
+#include "app/query_panel.h"
 #include "model/json.h"
 
 namespace attnlab {
@@ -21,15 +22,8 @@ constexpr int kMaxCurveN = 64;
 
 void update(SeparabilityPanel& p, const Session& s) {
     QuerySlice slice;
-    std::string error;
-    if (!chosen_query_slice(s, slice, error)) {
-        p.ready = false;
-        p.error = error;
-        p.key = {};
-        return;
-    }
-    QueryKey key = query_key(s, slice);
-    key.eps = 0;  // eps is the gradient panel's
+    if (!chosen_query_slice(s, slice, p)) return;
+    const QueryKey key = query_key(s, slice, kKeyEps);  // eps is the gradient panel's
     if (same_query(p.key, key)) return;
     p.key = key;
     p.ready = false;
@@ -39,6 +33,7 @@ void update(SeparabilityPanel& p, const Session& s) {
         return;
     }
     RowMatrixXd unit;
+    std::string error;
     if (!normalize_rows(slice.values, kM, unit, error)) {
         p.error = std::string("This head cannot be put on the sphere: ").append(error);
         return;
@@ -243,35 +238,24 @@ void draw_boxes(Session& s, WidgetRects& widgets, ImVec2 size) {
 
 void draw_separability_panel(SeparabilityPanel& p, PanelContext& ctx) {
     Session& s = ctx.session;
-    if (!s.forward) {
-        ImGui::TextWrapped("Separability (Theorem 2) needs a model's attention: %s",
-                           s.model ? "waiting for the forward pass over the text." : "load a model (the bar above) and type a text.");
-        ImGui::TextWrapped("It counts how many of a head's top-N tokens lie closer to their aggregate s than any token it "
-                           "left out, i.e. how many it can tell apart.");
+    if (!draw_needs_attention(s, "Separability (Theorem 2)",
+                              "It counts how many of a head's top-N tokens lie closer to their aggregate s than any token "
+                              "it left out, i.e. how many it can tell apart."))
         return;
-    }
     update(p, s);
 
     const float controls_w = ImGui::GetFontSize() * 21.0f;
     ImGui::BeginChild("##sep_controls", ImVec2(controls_w, 0), true);
     ImGui::TextWrapped("Theorem 2: which of the top-N tokens a head can tell apart. Layer %d, head %d, query %d (%s, T = %.3g).",
                        p.key.layer, p.key.head, p.key.query, s.view.normalizer.c_str(), s.view.T);
-    const int max_N = std::max(1, static_cast<int>(s.forward->tokens.size()) - 1);
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
-    ImGui::SliderInt("top-N", &s.view.N, 1, max_N, "%d", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
-    remember_last_item(ctx.widgets, "separability.N");
+    draw_top_n_slider(s, ctx.widgets, "separability.N");
     ImGui::RadioButton("PCA plane", &p.picture, 0);
     remember_last_item(ctx.widgets, "separability.picture_pca");
     ImGui::SameLine();
     ImGui::RadioButton("distance vs weight", &p.picture, 1);
     remember_last_item(ctx.widgets, "separability.picture_distance");
-    ImGui::Separator();
-    if (!p.ready) {
-        ImGui::TextWrapped("%s", p.error.c_str());
-    } else {
+    if (draw_why_or_lowered_n(p, p.N_used, s)) {
         const Separability& r = p.at_N;
-        if (p.N_used != s.view.N)
-            ImGui::TextColored(ImVec4(0.84f, 0.37f, 0.0f, 1.0f), "This query sees %d tokens: N lowered to %d.", p.key.query + 1, p.N_used);
         if (ImGui::BeginTable("##sep_now", 2, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
             const auto row = [](const char* name, const char* fmt, auto... v) {
                 ImGui::TableNextRow();

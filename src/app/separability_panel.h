@@ -11,14 +11,9 @@
 
 namespace attnlab {
 
-struct SeparabilityPanel {
+// key, ready, error (ChosenQueryView): what the view below was computed for.
+struct SeparabilityPanel : ChosenQueryView {
     int picture = 0;  // 0: the PCA plane; 1: each token's distance to s against its weight (exact)
-
-    // What the view below was computed for.
-    QueryKey key;  // what the numbers below were computed for
-
-    bool ready = false;
-    std::string error = "not drawn yet";
     int N_used = 0;
     // The 2-D view: every token's alpha_i x_i (x on the unit sphere) on the top two principal axes.
     std::vector<double> px, py;      // (L)

@@ -70,8 +70,22 @@ bool chosen_query_slice(const Session& s, QuerySlice& out, std::string& error) {
     return true;
 }
 
-QueryKey query_key(const Session& s, const QuerySlice& slice) {
-    return {s.forward, slice.layer, slice.head, slice.query, s.view.N, slice.T, s.view.eps, s.view.normalizer};
+QueryKey query_key(const Session& s, const QuerySlice& slice, unsigned ignored) {
+    return {s.forward,
+            slice.layer,
+            slice.head,
+            slice.query,
+            ignored & kKeyN ? 0 : s.view.N,
+            ignored & kKeyT ? 0.0 : slice.T,
+            ignored & kKeyEps ? 0.0 : s.view.eps,
+            s.view.normalizer};
+}
+
+bool chosen_query_slice(const Session& s, QuerySlice& out, ChosenQueryView& view) {
+    if (chosen_query_slice(s, out, view.error)) return true;
+    view.ready = false;
+    view.key = {};
+    return false;
 }
 
 bool same_query(const QueryKey& a, const QueryKey& b) {

@@ -111,9 +111,22 @@ struct QueryKey {
     std::string normalizer;
 };
 
-// The key of the view's chosen query, whose slice is `slice`.
-QueryKey query_key(const Session& s, const QuerySlice& slice);
+// The key of the view's chosen query, whose slice is `slice`, without the fields in `ignored`
+// (the panel's numbers do not depend on them).
+enum QueryKeyField : unsigned { kKeyN = 1u, kKeyT = 2u, kKeyEps = 4u };
+QueryKey query_key(const Session& s, const QuerySlice& slice, unsigned ignored = 0);
 bool same_query(const QueryKey& a, const QueryKey& b);
+
+// What a panel that follows the view's chosen query shows: the key its numbers were computed
+// for, or (ready false) why there are none.
+struct ChosenQueryView {
+    QueryKey key;
+    bool ready = false;
+    std::string error = "not drawn yet";
+};
+
+// chosen_query_slice for such a panel: when there is no slice, `view` is cleared and says why.
+bool chosen_query_slice(const Session& s, QuerySlice& out, ChosenQueryView& view);
 
 // The position the view's query points at in `forward` (view.query, -1 = last), clamped.
 int chosen_query(const Session& s);

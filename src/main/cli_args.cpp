@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 namespace attnlab {
@@ -64,13 +65,29 @@ bool CliArgs::get_int(const std::string& name, std::int64_t lo, std::int64_t hi,
     return true;
 }
 
+// Bounds in messages: "1e-12", not std::to_string's "0.000000".
+static std::string bound_text(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+static std::string bound_text(std::int64_t v) { return std::to_string(v); }
+
+// A finite number written out in full ("1e-3" yes, "1e-3x" and "inf" no).
+static bool parse_double(const std::string& text, double& out) {
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v)) return false;
+    out = v;
+    return true;
+}
+
 bool CliArgs::get_double(const std::string& name, double lo, double hi, std::optional<double>& out, std::string& error) const {
     const auto text = value(name);
     if (!text) return true;
-    char* end = nullptr;
-    const double v = std::strtod(text->c_str(), &end);
-    if (text->empty() || end != text->c_str() + text->size() || !std::isfinite(v) || v < lo || v > hi) {
-        error = "--" + name + " wants a number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", got '" + *text + "'";
+    double v = 0;
+    if (!parse_double(*text, v) || v < lo || v > hi) {
+        error = "--" + name + " wants a number from " + bound_text(lo) + " to " + bound_text(hi) + ", got '" + *text + "'";
         return false;
     }
     out = v;
@@ -89,19 +106,21 @@ static std::vector<std::string> split_commas(const std::string& text) {
     }
 }
 
-bool CliArgs::get_int_list(const std::string& name, std::int64_t lo, std::int64_t hi, std::vector<std::int64_t>& out,
-                           std::string& error) const {
-    const auto text = value(name);
+// The items of a comma-separated list, each read by `parse` (false: not a `kind`) and checked
+// against [lo, hi].
+template <typename T, typename Parse>
+static bool parse_list(const std::optional<std::string>& text, const std::string& name, T lo, T hi, const char* kind,
+                       Parse parse, std::vector<T>& out, std::string& error) {
     out.clear();
     if (!text) return true;
     for (const std::string& item : split_commas(*text)) {
-        std::int64_t v = 0;
-        if (!parse_int(item, v)) {
-            error = "--" + name + " wants comma-separated whole numbers; '" + item + "' is not one";
+        T v{};
+        if (!parse(item, v)) {
+            error = "--" + name + " wants comma-separated " + kind + "; '" + item + "' is not one";
             return false;
         }
         if (v < lo || v > hi) {
-            error = "--" + name + ": " + item + " is outside " + std::to_string(lo) + ".." + std::to_string(hi);
+            error = "--" + name + ": " + item + " is outside " + bound_text(lo) + ".." + bound_text(hi);
             return false;
         }
         out.push_back(v);
@@ -109,24 +128,13 @@ bool CliArgs::get_int_list(const std::string& name, std::int64_t lo, std::int64_
     return true;
 }
 
+bool CliArgs::get_int_list(const std::string& name, std::int64_t lo, std::int64_t hi, std::vector<std::int64_t>& out,
+                           std::string& error) const {
+    return parse_list(value(name), name, lo, hi, "whole numbers", parse_int, out, error);
+}
+
 bool CliArgs::get_double_list(const std::string& name, double lo, double hi, std::vector<double>& out, std::string& error) const {
-    const auto text = value(name);
-    out.clear();
-    if (!text) return true;
-    for (const std::string& item : split_commas(*text)) {
-        char* end = nullptr;
-        const double v = std::strtod(item.c_str(), &end);
-        if (item.empty() || end != item.c_str() + item.size() || !std::isfinite(v)) {
-            error = "--" + name + " wants comma-separated numbers; '" + item + "' is not one";
-            return false;
-        }
-        if (v < lo || v > hi) {
-            error = "--" + name + ": " + item + " is outside " + std::to_string(lo) + ".." + std::to_string(hi);
-            return false;
-        }
-        out.push_back(v);
-    }
-    return true;
+    return parse_list(value(name), name, lo, hi, "numbers", parse_double, out, error);
 }
 
 }  // namespace attnlab

@@ -1,11 +1,5 @@
 #include "platform/desktop_file_export.h"
-#include "platform/ui_host.h"
 
-#include <GLFW/glfw3.h>  // the GL header for glReadPixels
-#include <imgui.h>
-
-#include <algorithm>
-#include <cmath>
 #include <cstdio>
 
 #include "app/png_writer.h"
@@ -61,26 +55,14 @@ void DesktopFileExport::save_png(const std::string& file_name, PixelRect rect) {
 }
 
 void DesktopFileExport::after_render(int fb_w, int fb_h) {
-    if (pending_.empty() || fb_w <= 0 || fb_h <= 0) return;
-    // ImGui's coordinates are window pixels; the framebuffer may be larger (Retina).
-    const ImVec2 scale = ImGui::GetIO().DisplayFramebufferScale;
-    for (const PendingPng& p : pending_) {
-        std::vector<std::uint8_t> rgba;
-        int w = 0, h = 0;
-        if (!read_framebuffer_rgba(p.rect.x * scale.x, p.rect.y * scale.y, p.rect.w * scale.x, p.rect.h * scale.y, fb_w, fb_h,
-                                   rgba, w, h)) {
-            message_ = p.name + ": the plot is not on screen, nothing to save.";
-            continue;
-        }
+    read_plot_grabs(pending_, fb_w, fb_h, message_, [&](const std::string& name, const std::vector<std::uint8_t>& rgba, int w, int h) {
         std::vector<std::uint8_t> png;
         std::string error;
-        if (!encode_png_rgba(w, h, rgba, png, error)) {
-            message_ = p.name + ": " + error;
-            continue;
-        }
-        write(p.name, "image/png", png.data(), png.size());
-    }
-    pending_.clear();
+        if (encode_png_rgba(w, h, rgba, png, error))
+            write(name, "image/png", png.data(), png.size());
+        else
+            message_ = name + ": " + error;
+    });
 }
 
 }  // namespace attnlab

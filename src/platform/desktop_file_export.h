@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "app/file_export.h"
+#include "platform/ui_host.h"
 
 namespace attnlab {
 
@@ -22,12 +23,8 @@ public:
     void after_render(int framebuffer_width, int framebuffer_height);
 
 private:
-    struct PendingPng {
-        std::string name;
-        PixelRect rect;
-    };
     std::string folder_;
-    std::vector<PendingPng> pending_;
+    std::vector<PlotGrab> pending_;
     std::string message_;
     ExportRecord record_;
 

@@ -228,6 +228,10 @@ bool UiHost::frame(const std::function<void()>& draw_ui) {
     return true;
 }
 
+namespace {
+
+// A rectangle of the framebuffer (its pixels, origin top-left) as opaque RGBA rows, top row first.
+// False when the rectangle lies outside the framebuffer.
 bool read_framebuffer_rgba(float x, float y, float w, float h, int fb_w, int fb_h, std::vector<std::uint8_t>& rgba,
                            int& out_w, int& out_h) {
     const int x0 = std::clamp(static_cast<int>(std::floor(x)), 0, fb_w);
@@ -247,6 +251,26 @@ bool read_framebuffer_rgba(float x, float y, float w, float h, int fb_w, int fb_
         std::copy_n(bottom_up.data() + row * static_cast<size_t>(out_h - 1 - r), row, rgba.data() + row * static_cast<size_t>(r));
     for (size_t i = 3; i < rgba.size(); i += 4) rgba[i] = 255;  // the window is opaque
     return true;
+}
+
+}  // namespace
+
+void read_plot_grabs(std::vector<PlotGrab>& grabs, int fb_w, int fb_h, std::string& message,
+                     const std::function<void(const std::string& name, const std::vector<std::uint8_t>& rgba, int w, int h)>& take) {
+    if (fb_w <= 0 || fb_h <= 0) return;  // minimised: keep them for a frame that is drawn
+    // ImGui's coordinates are window pixels; the framebuffer may be larger (Retina). On the web
+    // the scale is 1: ImGui works in backing pixels there.
+    const ImVec2 scale = ImGui::GetIO().DisplayFramebufferScale;
+    for (const PlotGrab& g : grabs) {
+        std::vector<std::uint8_t> rgba;
+        int w = 0, h = 0;
+        if (read_framebuffer_rgba(g.rect.x * scale.x, g.rect.y * scale.y, g.rect.w * scale.x, g.rect.h * scale.y, fb_w, fb_h, rgba,
+                                  w, h))
+            take(g.name, rgba, w, h);
+        else
+            message = g.name + ": the plot is not on screen, nothing to save.";
+    }
+    grabs.clear();
 }
 
 }  // namespace attnlab

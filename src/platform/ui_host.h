@@ -7,15 +7,23 @@
 #include <string>
 #include <vector>
 
+#include "app/file_export.h"
+
 struct GLFWwindow;
 
 namespace attnlab {
 
-// Reads a rectangle of the frame just rendered (framebuffer pixels, origin top-left) as opaque
-// RGBA rows, top row first. Call before the buffers are swapped. False when the rectangle lies
-// outside the framebuffer.
-bool read_framebuffer_rgba(float x, float y, float w, float h, int fb_w, int fb_h, std::vector<std::uint8_t>& rgba,
-                           int& out_w, int& out_h);
+// A plot asked to be saved as a PNG during a frame; its pixels are read once the frame is rendered.
+struct PlotGrab {
+    std::string name;
+    PixelRect rect;
+};
+
+// Reads each of `grabs` from the frame just rendered (its ImGui rectangle scaled to the
+// framebuffer of fb_w x fb_h pixels) and hands `take` its opaque RGBA rows, top row first; one
+// that lies off screen sets `message` instead. Empties `grabs`. Call before the buffers are swapped.
+void read_plot_grabs(std::vector<PlotGrab>& grabs, int fb_w, int fb_h, std::string& message,
+                     const std::function<void(const std::string& name, const std::vector<std::uint8_t>& rgba, int w, int h)>& take);
 
 class UiHost {
 public:

@@ -1,12 +1,7 @@
 #include "platform/web_file_export.h"
-#include "platform/ui_host.h"
 
 #include <emscripten.h>
-#include <GLES3/gl3.h>
-#include <imgui.h>
 
-#include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 
@@ -87,19 +82,9 @@ void WebFileExport::save_png(const std::string& file_name, PixelRect rect) {
 }
 
 void WebFileExport::after_render(int fb_w, int fb_h) {
-    if (pending_.empty() || fb_w <= 0 || fb_h <= 0) return;
-    const ImVec2 scale = ImGui::GetIO().DisplayFramebufferScale;  // 1 on the web: ImGui works in backing pixels
-    for (const PendingPng& p : pending_) {
-        std::vector<std::uint8_t> rgba;
-        int w = 0, h = 0;
-        if (!read_framebuffer_rgba(p.rect.x * scale.x, p.rect.y * scale.y, p.rect.w * scale.x, p.rect.h * scale.y, fb_w, fb_h,
-                                   rgba, w, h)) {
-            message_ = p.name + ": the plot is not on screen, nothing to save.";
-            continue;
-        }
-        js_download_png(p.name.c_str(), rgba.data(), w, h);
-    }
-    pending_.clear();
+    read_plot_grabs(pending_, fb_w, fb_h, message_, [](const std::string& name, const std::vector<std::uint8_t>& rgba, int w, int h) {
+        js_download_png(name.c_str(), rgba.data(), w, h);
+    });
 }
 
 void WebFileExport::on_saved(const char* name, const char* mime, double bytes) {

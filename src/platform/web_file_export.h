@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app/file_export.h"
+#include "platform/ui_host.h"
 
 namespace attnlab {
 
@@ -26,11 +27,7 @@ public:
     void on_saved(const char* name, const char* mime, double bytes);
 
 private:
-    struct PendingPng {
-        std::string name;
-        PixelRect rect;
-    };
-    std::vector<PendingPng> pending_;
+    std::vector<PlotGrab> pending_;
     std::string message_;
     ExportRecord record_;
 };

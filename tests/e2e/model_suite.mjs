@@ -225,27 +225,10 @@ async function exportCsv(page, out) {
   const button = widgets.find((k) => /^plot\..*weight.*\.export$/.test(k) && !/map|heat/.test(k)) ??
                  widgets.find((k) => /^plot\..*\.export$/.test(k));
   if (!check(button && row, "the weights plot has an export button", `plot widgets: ${widgets.filter((k) => k.startsWith("plot.")).join(", ")}`)) return;
-  const b = await widget(page, button);
-  // The button shows while the plot is hovered: move onto the plot, then onto the button.
-  await page.mouse.move(b.cx - b.w * 3, b.cy + b.h * 3);
-  await page.mouse.move(b.cx, b.cy);
-  await page.waitForTimeout(100);
-  await page.mouse.click(b.cx, b.cy);
-  const menu = await waitFor(page, () => {
-    const r = window.attnlab.status().widgets["plot.export_csv"];
-    return r && r.w > 0;
-  }, undefined, 3000);
-  if (!check(menu, "the export button opens a menu with 'Export CSV'")) return;
-  await page.waitForTimeout(100);
-  const item = await widget(page, "plot.export_csv");
-  const downloadP = page.waitForEvent("download", { timeout: 5000 }).catch(() => null);
-  await page.mouse.click(item.cx, item.cy);
-  const download = await downloadP;
-  if (!check(download, "'Export CSV' downloads a file")) return;
-  const name = download.suggestedFilename();
-  const file = path.join(out, `export-${name}`);
-  await download.saveAs(file);
-  const text = await readFile(file, "utf8");
+  if (!check(await openExportMenu(page, button), "the export button opens a menu with 'Export CSV'")) return;
+  const saved = await clickAndSave(page, "plot.export_csv", out);
+  if (!check(saved, "'Export CSV' downloads a file")) return;
+  const { name } = saved, text = saved.bytes.toString("utf8");
   check(/\.csv$/.test(name), "the download is a .csv file", name);
   const csv = parseCsv(text);
   check(["series", "kind", "x", "y"].every((h) => csv.header.includes(h)), "the CSV has a header (series, kind, x, y)", csv.header.join(","));
@@ -262,6 +245,59 @@ async function exportCsv(page, out) {
     check(le?.text === text && /csv/.test(le?.mime ?? ""), "window.attnlab.lastExport() holds the same CSV", `${le?.name} ${le?.mime}`);
   }
   await page.keyboard.press("Escape");
+  await page.mouse.move(5, 5);
+  await exportPng(page, out, button);
+}
+
+// Clicks the menu item `name` and keeps the download it starts in `out` as export-<file name>:
+// {name, bytes}, or null when nothing is downloaded within 5 s.
+async function clickAndSave(page, name, out) {
+  const item = await widget(page, name);
+  const downloadP = page.waitForEvent("download", { timeout: 5000 }).catch(() => null);
+  await page.mouse.click(item.cx, item.cy);
+  const download = await downloadP;
+  if (!download) return null;
+  const file = path.join(out, `export-${download.suggestedFilename()}`);
+  await download.saveAs(file);
+  return { name: download.suggestedFilename(), bytes: await readFile(file) };
+}
+
+// A plot's corner button shows while the plot is hovered: move onto the plot, then onto the button.
+async function openExportMenu(page, button) {
+  const b = await widget(page, button);
+  await page.mouse.move(b.cx - b.w * 3, b.cy + b.h * 3);
+  await page.mouse.move(b.cx, b.cy);
+  await page.waitForTimeout(100);
+  await page.mouse.click(b.cx, b.cy);
+  const open = await waitFor(page, () => {
+    const r = window.attnlab.status().widgets["plot.export_csv"];
+    return r && r.w > 0;
+  }, undefined, 3000);
+  if (open) await page.waitForTimeout(100);
+  return open;
+}
+
+// "Export PNG": the plot's pixels, read back from the frame after the click, as a PNG download.
+async function exportPng(page, out, button) {
+  if (!check(await openExportMenu(page, button), "the export menu opens again, with 'Export PNG'")) return;
+  const saved = await clickAndSave(page, "plot.export_png", out);
+  if (!check(saved, "'Export PNG' downloads a file")) return;
+  const { name, bytes } = saved;
+  let picture = null;
+  try { picture = decodePng(bytes); } catch { picture = null; }
+  check(/\.png$/.test(name) && picture !== null, "the download is a PNG that decodes", `${name}, ${bytes.length} bytes`);
+  if (picture) {
+    const stats = pictureStats(picture);
+    // A plot's rectangle: smaller than the 1280 x 800 page, larger than its corner button, and drawn.
+    const canvas = await page.evaluate(() => { const c = document.getElementById("canvas"); return { w: c.width, h: c.height }; });
+    const sizeOk = picture.width >= 100 && picture.height >= 60 && picture.width < canvas.w && picture.height < canvas.h;
+    check(sizeOk && stats.colours > 5 && stats.inked > 0.01, "the PNG is a plot's rectangle, drawn",
+          `${picture.width}x${picture.height} of a ${canvas.w}x${canvas.h} canvas, ${stats.colours} colours`);
+  }
+  const reported = await waitFor(page, (n) => window.attnlab.status().last_export?.name === n, name, 5000);
+  const last = await page.evaluate(() => window.attnlab.status().last_export);
+  check(reported && last.mime === "image/png" && last.bytes === bytes.length, "status().last_export reports the PNG and its size",
+        JSON.stringify(last));
   await page.mouse.move(5, 5);
 }
 
