@@ -109,14 +109,14 @@ class TinyGpt(torch.nn.Module):
         self.ln_f = torch.nn.LayerNorm(C, eps=1e-5)
         for name, p in self.named_parameters():  # GPT-2's initialisation, scaled residual projections
             if name == "wpe.weight" and cfg.get("sinusoidal_positions"):
-                # Sinusoidal start (Vaswani et al.), scaled to the token table's RMS of 0.02: relative
+                # Sinusoidal start (Vaswani et al.), at an RMS of --position-scale (0.02, the token table's): relative
                 # offsets are then linear in the positions (an attempt at previous-token heads; README).
                 pos = torch.arange(cfg["n_positions"], dtype=torch.float64)[:, None]
                 freq = torch.pow(10000.0, -torch.arange(0, C, 2, dtype=torch.float64) / C)
                 pe = torch.zeros(cfg["n_positions"], C, dtype=torch.float64)
                 pe[:, 0::2], pe[:, 1::2] = torch.sin(pos * freq), torch.cos(pos * freq)
                 with torch.no_grad():
-                    p.copy_(pe * (0.02 / math.sqrt(0.5)))
+                    p.copy_(pe * (cfg.get("position_scale", 0.02) / math.sqrt(0.5)))
             elif name.endswith("bias"):
                 torch.nn.init.zeros_(p)
             elif "ln" in name:
@@ -124,6 +124,64 @@ class TinyGpt(torch.nn.Module):
             else:
                 std = 0.02 / math.sqrt(2 * cfg["n_layer"]) if name.endswith("proj.weight") else 0.02
                 torch.nn.init.normal_(p, 0.0, std)
+        qk_std = cfg.get("qk_init_std", 0.02)
+        if qk_std != 0.02:
+            # Larger query and key weights (1/sqrt(C) is Xavier's): a score q.k is bilinear in them, so
+            # at GPT-2's 0.02 both gradients start near zero and attention stays uniform for long.
+            for b in self.h:
+                with torch.no_grad():
+                    torch.nn.init.normal_(b.c_attn.weight[:2 * C], 0.0, qk_std)
+        K = cfg.get("position_dims", 0)
+        if K:
+            # Positions and tokens start in separate dimensions: the first K carry sin/cos of the
+            # position at K/2 frequencies from pi/2 down to pi/n_positions, the token table starts
+            # at zero there. Both start with the same norm, so after ln_1 a query or key can read
+            # the position without the token's noise.
+            pos = torch.arange(cfg["n_positions"], dtype=torch.float64)[:, None]
+            freq = self.position_frequencies(K, cfg["n_positions"])
+            amplitude = 0.02 * math.sqrt((C - K) / (K / 2))
+            with torch.no_grad():
+                self.wpe.weight.zero_()
+                self.wpe.weight[:, 0:K:2] = amplitude * torch.sin(pos * freq)
+                self.wpe.weight[:, 1:K:2] = amplitude * torch.cos(pos * freq)
+                self.wte.weight[:, :K] = 0.0
+            if cfg.get("previous_token_start"):
+                self.start_previous_token_head(self.h[0], K, freq, C)
+
+    def previous_token_head_rows(self):
+        C = self.wte.weight.shape[1]
+        d_head = C // self.h[0].n_head
+        return [slice(0, d_head), slice(C, C + d_head)]  # head 0's query rows and key rows in c_attn
+
+    def hold_previous_token_head(self, held):
+        # While held, the started head's query and key rows neither learn nor decay.
+        W = self.h[0].c_attn.weight
+        with torch.no_grad():
+            for rows, value in zip(self.previous_token_head_rows(), held):
+                if W.grad is not None:
+                    W.grad[rows] = 0.0
+                W[rows] = value
+
+    @staticmethod
+    def position_frequencies(K, n_positions):
+        return torch.logspace(math.log10(math.pi / 2), math.log10(math.pi / n_positions), K // 2, dtype=torch.float64)
+
+    @staticmethod
+    def start_previous_token_head(block, K, freq, C):
+        # Head 0 of the block starts as a previous-token head: its query is the position part of
+        # the input, its key the same rotated one position on, so q_i.k_j ~ c^2 sum_f cos(w_f (i-j-1)),
+        # largest at j = i - 1. Training may keep it, sharpen it or repurpose it (README).
+        c = 1.5
+        W = block.c_attn.weight  # (3C, C): rows [0, C) queries, [C, 2C) keys; head 0 is the first d_head rows
+        d_head = C // block.n_head
+        with torch.no_grad():
+            W[:d_head].zero_()
+            W[C:C + d_head].zero_()
+            for f in range(min(K, d_head) // 2):
+                w = float(freq[f])
+                W[2 * f, 2 * f] = W[2 * f + 1, 2 * f + 1] = c
+                W[C + 2 * f, 2 * f], W[C + 2 * f, 2 * f + 1] = c * math.cos(w), c * math.sin(w)
+                W[C + 2 * f + 1, 2 * f], W[C + 2 * f + 1, 2 * f + 1] = -c * math.sin(w), c * math.cos(w)
 
     def forward(self, idx, first_position=None):
         # idx: (B, T) compact ids; returns logits over the compact classes, (B, T, n_rows).
@@ -270,6 +328,15 @@ def main():
     ap.add_argument("--short-context", type=int, default=8)
     ap.add_argument("--sinusoidal-positions", action="store_true",
                     help="start the position table from sinusoids instead of GPT-2's N(0, 0.02)")
+    ap.add_argument("--position-scale", type=float, default=0.02,
+                    help="with --sinusoidal-positions: the position table's RMS at the start")
+    ap.add_argument("--position-dims", type=int, default=0,
+                    help="start positions as sinusoids in the first K dimensions only, tokens in the others (0: off)")
+    ap.add_argument("--previous-token-start", type=int, default=-1, metavar="STEPS",
+                    help="with --position-dims: start head 0 of layer 0 as a previous-token head and hold its "
+                         "query and key weights for STEPS steps (-1: off)")
+    ap.add_argument("--qk-init-std", type=float, default=0.02,
+                    help="standard deviation of the query and key weights at the start (GPT-2: 0.02)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--eval-every", type=int, default=50)
     ap.add_argument("--replot", action="store_true", help="only redraw --report's loss.png from its loss.csv")
@@ -311,7 +378,10 @@ def main():
     counts = np.bincount(np.array(train_ids), minlength=VOCAB).astype(np.float64) + 1.0
     unigram_ppl = float(np.exp(-np.mean(np.log(counts[np.array(val_ids)] / counts.sum()))))
 
-    model = TinyGpt(len(used) + 1, n_unused, {**cfg, "sinusoidal_positions": args.sinusoidal_positions})
+    model = TinyGpt(len(used) + 1, n_unused, {**cfg, "sinusoidal_positions": args.sinusoidal_positions,
+                                                 "qk_init_std": args.qk_init_std, "position_scale": args.position_scale,
+                                                 "position_dims": args.position_dims,
+                                                 "previous_token_start": args.previous_token_start >= 0})
     n_params = sum(p.numel() for p in model.parameters())
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
     no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
@@ -332,6 +402,7 @@ def main():
         model.train()
         return sum(losses) / len(losses), previous.max().item()
 
+    held = [model.h[0].c_attn.weight[r].detach().clone() for r in model.previous_token_head_rows()]
     log = [("step", "train_loss", "val_loss", "seconds", "previous_token_max")]
     warmup, running = 60, []
     for step in range(1, args.steps + 1):
@@ -352,8 +423,12 @@ def main():
         loss = F.cross_entropy(model(x, first).flatten(0, 1), y.flatten())
         opt.zero_grad(set_to_none=True)
         loss.backward()
+        if step <= args.previous_token_start:  # the started head's query and key rows are held
+            model.hold_previous_token_head(held)
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
+        if step <= args.previous_token_start:
+            model.hold_previous_token_head(held)
         running.append(loss.item())
         if step % args.eval_every == 0 or step == args.steps or step == 1:
             v, prev = evaluate()
@@ -409,7 +484,9 @@ def main():
 
     summary = {"name": NAME, "seed": args.seed, "config": cfg, "steps": args.steps, "batch": args.batch,
                "short_steps": args.short_steps, "short_context": args.short_context,
-               "sinusoidal_positions": args.sinusoidal_positions,
+               "sinusoidal_positions": args.sinusoidal_positions, "qk_init_std": args.qk_init_std,
+               "position_scale": args.position_scale, "position_dims": args.position_dims,
+               "previous_token_start": args.previous_token_start,
                "lr": args.lr, "threads": args.threads, "torch": torch.__version__, "parameters": n_params,
                "chapters": len(chapters), "train_tokens": len(train_ids), "val_tokens": len(val_ids),
                "distinct_tokens": len(used), "corpus_sha256": corpus_sha,
