@@ -484,8 +484,10 @@ export async function threadedAndSliced({ browser, server, isolatedServer, siteH
       const run = await watchLongPass(page);
       check(!run.timeout && run.tokens > 500, `${label}: a forward pass over ${run.tokens} tokens completes`,
             `${run.ms.toFixed(0)} ms`);
-      // The page keeps drawing while the model works: several frames, none far apart.
-      check(run.frames >= 3 && run.maxGap < 400, `${label}: the page keeps drawing during the pass`,
+      // The page keeps drawing while the model works: several frames, and no gap near the whole pass
+      // (an unsliced pass draws nothing until it ends). Relative, not in ms: a loaded machine
+      // stretches slices and frames alike (a 400 ms bound failed with the cores busy: 495 ms of 2226).
+      check(run.frames >= 3 && run.maxGap < 0.5 * run.ms, `${label}: the page keeps drawing during the pass`,
             `${run.frames} frames in ${run.ms.toFixed(0)} ms, longest gap ${run.maxGap.toFixed(0)} ms`);
       console.log(`        ${label}: ${run.tokens} tokens in ${run.ms.toFixed(0)} ms, ${run.frames} frames, longest gap ${run.maxGap.toFixed(0)} ms`);
       check(realErrors(errors).length === 0, `${label}: no errors`, realErrors(errors).join(" | "));
