@@ -176,20 +176,13 @@ void draw_gradient_panel(GradientPanel& p, PanelContext& ctx) {
     } else if (!p.ready) {
         ImGui::TextWrapped("%s", p.error.c_str());
     } else if (ImGui::BeginTable("##grad_now", 2, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
-        const auto row = [](const char* name, const char* fmt, auto... v) {
-            ImGui::TableNextRow();
-            ImGui::TableNextColumn();
-            ImGui::TextUnformatted(name);
-            ImGui::TableNextColumn();
-            ImGui::Text(fmt, v...);
-        };
-        row("T (AttnLab's)", "%.4g", s.view.T);
-        row("the paper's T = T sqrt(d_head)", "%.4g", s.view.T * std::sqrt(static_cast<double>(s.forward->capture.head_dim())));
-        row("exact ||J||_2", std::isfinite(p.jacobian_now) ? "%.5g" : "not computed", p.jacobian_now);
-        row("g(T, eps)", "%.5g", p.g_now);
-        row("softmax: tight bound 1/(2T)", "%.5g", jacobian_bound_tight(s.view.T));
-        row("(check) paper: min{1/(4T), √2}", "%.5g", jacobian_bound_paper(s.view.T));
-        row("softmax: tight bound on g", "%.5g", sensitivity_bound_tight(s.view.T, s.view.eps));
+        plot::table_row("T (AttnLab's)", "%.4g", s.view.T);
+        plot::table_row("the paper's T = T sqrt(d_head)", "%.4g", s.view.T * std::sqrt(static_cast<double>(s.forward->capture.head_dim())));
+        plot::table_row("exact ||J||_2", std::isfinite(p.jacobian_now) ? "%.5g" : "not computed", p.jacobian_now);
+        plot::table_row("g(T, eps)", "%.5g", p.g_now);
+        plot::table_row("softmax: tight bound 1/(2T)", "%.5g", jacobian_bound_tight(s.view.T));
+        plot::table_row("(check) paper: min{1/(4T), √2}", "%.5g", jacobian_bound_paper(s.view.T));
+        plot::table_row("softmax: tight bound on g", "%.5g", sensitivity_bound_tight(s.view.T, s.view.eps));
         ImGui::EndTable();
         if (p.key.normalizer == "softmax" && std::isfinite(p.jacobian_now) && p.jacobian_now > jacobian_bound_paper(s.view.T) * (1 + 1e-9)) {
             ImGui::PushStyleColor(ImGuiCol_Text, plot::colors::vermillion);

@@ -100,4 +100,15 @@ void error_bars(const char* label, std::span<const double> x, std::span<const do
 // ended last, or -1.
 int hovered_point(const char* label);
 
+// One row of a two-column table of values, between ImGui::BeginTable and EndTable: the name, then
+// the values printed with fmt.
+template <typename... V>
+void table_row(const char* name, const char* fmt, V... values) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(name);
+    ImGui::TableNextColumn();
+    ImGui::Text(fmt, values...);
+}
+
 }  // namespace attnlab::plot

@@ -257,20 +257,13 @@ void draw_separability_panel(SeparabilityPanel& p, PanelContext& ctx) {
     if (draw_why_or_lowered_n(p, p.N_used, s)) {
         const Separability& r = p.at_N;
         if (ImGui::BeginTable("##sep_now", 2, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
-            const auto row = [](const char* name, const char* fmt, auto... v) {
-                ImGui::TableNextRow();
-                ImGui::TableNextColumn();
-                ImGui::TextUnformatted(name);
-                ImGui::TableNextColumn();
-                ImGui::Text(fmt, v...);
-            };
-            row("N", "%d", r.N);
-            row("radius r", "%.4g", r.r);
-            row("distinguishable N_s", "%d", r.N_s);
-            row("N_s / N", "%.3f", r.ratio);
-            row("lower bound (R)", std::isfinite(r.lower) ? "%.3f" : "undefined (r = 0)", r.lower);
-            row("upper bound (R)", "%.3f", r.upper);
-            row("delta (min pair distance)", r.N >= 2 ? "%.4g" : "- (one token)", r.delta);
+            plot::table_row("N", "%d", r.N);
+            plot::table_row("radius r", "%.4g", r.r);
+            plot::table_row("distinguishable N_s", "%d", r.N_s);
+            plot::table_row("N_s / N", "%.3f", r.ratio);
+            plot::table_row("lower bound (R)", std::isfinite(r.lower) ? "%.3f" : "undefined (r = 0)", r.lower);
+            plot::table_row("upper bound (R)", "%.3f", r.upper);
+            plot::table_row("delta (min pair distance)", r.N >= 2 ? "%.4g" : "- (one token)", r.delta);
             ImGui::EndTable();
         }
     }

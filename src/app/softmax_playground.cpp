@@ -103,21 +103,14 @@ static void draw_controls(SoftmaxPlayground& p, WidgetRects& widgets) {
 
     ImGui::Separator();
     ImGui::TextDisabled("At this L and T");
-    const auto row = [](const char* name, const char* fmt, auto... values) {
-        ImGui::TableNextRow();
-        ImGui::TableNextColumn();
-        ImGui::TextUnformatted(name);
-        ImGui::TableNextColumn();
-        ImGui::Text(fmt, values...);
-    };
     if (ImGui::BeginTable("##now", 2, ImGuiTableFlags_SizingFixedFit)) {
-        row("largest weight", "%.6g", p.max_weight);
-        row("1/L", "%.6g", 1.0 / p.L);
-        row("a = max |l_i|", "%.4g", p.a);
-        row("Lemma 1 band", "[%.2g, %.2g]", p.band.lower, p.band.upper);
-        row("exact ‖J‖₂", "%.6g", p.jacobian_norm);
-        row("tight bound 1/(2T)", "%.6g", jacobian_bound_tight(p.T));
-        row("paper: min{1/(4T), √2}", "%.6g", jacobian_bound_paper(p.T));
+        plot::table_row("largest weight", "%.6g", p.max_weight);
+        plot::table_row("1/L", "%.6g", 1.0 / p.L);
+        plot::table_row("a = max |l_i|", "%.4g", p.a);
+        plot::table_row("Lemma 1 band", "[%.2g, %.2g]", p.band.lower, p.band.upper);
+        plot::table_row("exact ‖J‖₂", "%.6g", p.jacobian_norm);
+        plot::table_row("tight bound 1/(2T)", "%.6g", jacobian_bound_tight(p.T));
+        plot::table_row("paper: min{1/(4T), √2}", "%.6g", jacobian_bound_paper(p.T));
         ImGui::EndTable();
     }
     const double excess = p.jacobian_norm / jacobian_bound_paper(p.T);
