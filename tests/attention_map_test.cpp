@@ -18,6 +18,17 @@ using namespace attnlab;
 
 namespace {
 
+// The numpy-made 2-layer x 4-head checkpoint (tests/fixtures/tiny-f32); bytes holds the file.
+void load_tiny_f32(std::string& bytes, Gpt2Config& config, Gpt2Model& model) {
+    const std::string dir = std::string(ATTNLAB_FIXTURES_DIR) + "/tiny-f32";
+    bytes = read_whole_file(dir + "/model.safetensors");
+    SafetensorsReader reader;
+    std::string error;
+    REQUIRE(reader.open({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()}, "tiny", error));
+    REQUIRE(parse_gpt2_config(read_whole_file(dir + "/config.json"), "config.json", config, error));
+    REQUIRE(model.load(reader, &config, error));
+}
+
 // Independent reference: softmax attention of query i over keys 0..i, plain loops in double.
 std::vector<double> reference_row(const std::vector<float>& q, const std::vector<float>& k, int d, int i) {
     std::vector<double> s(static_cast<size_t>(i) + 1);
@@ -208,15 +219,10 @@ TEST_CASE("previous_token_weight: exact previous-token head, uniform attention, 
 TEST_CASE("previous_token_weights: every head, on the weights the thumbnails show", "[attention_map]") {
     // The numpy-made 2 x 4 checkpoint run over 12 seeded tokens: fewer than a thumbnail's 20
     // bins, so each thumbnail block is one cell of the map.
-    const std::string dir = std::string(ATTNLAB_FIXTURES_DIR) + "/tiny-f32";
-    const std::string bytes = read_whole_file(dir + "/model.safetensors");
-    SafetensorsReader reader;
-    std::string error;
-    REQUIRE(reader.open({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()}, "tiny", error));
+    std::string bytes, error;
     Gpt2Config config;
-    REQUIRE(parse_gpt2_config(read_whole_file(dir + "/config.json"), "config.json", config, error));
     Gpt2Model model;
-    REQUIRE(model.load(reader, &config, error));
+    load_tiny_f32(bytes, config, model);
     const int L = 12, bins = 20;
     std::vector<int> tokens(static_cast<size_t>(L));
     SplitMix64 rng(11);
@@ -253,5 +259,83 @@ TEST_CASE("previous_token_weights: every head, on the weights the thumbnails sho
             double shown = 0.0;
             for (int i = 1; i < L; ++i) shown += thumb.cells[size_t(i) * L + size_t(i - 1)];
             REQUIRE(shown / (L - 1) == Approx(score).margin(1e-6));
+        }
+}
+
+TEST_CASE("induction_targets: the key after the first occurrence", "[attention_map]") {
+    // 5 7 9 5 7 9: a run of 3 repeated, so queries 3..5 look at keys 1..3 (i - 3 + 1).
+    REQUIRE(induction_targets(std::vector<int>{5, 7, 9, 5, 7, 9}) == std::vector<int>{-1, -1, -1, 1, 2, 3});
+    // Token 1 three times: both later copies look after the *first* one (key 1), not the latest.
+    REQUIRE(induction_targets(std::vector<int>{1, 2, 1, 3, 1}) == std::vector<int>{-1, -1, 1, -1, 1});
+    // A token repeated at once: its target is the query itself.
+    REQUIRE(induction_targets(std::vector<int>{4, 4}) == std::vector<int>{-1, 1});
+    REQUIRE(induction_targets(std::vector<int>{}).empty());
+}
+
+TEST_CASE("induction_score: hand-worked maps, blocks of rows, no repeats", "[attention_map]") {
+    // Tokens 1 2 1 3 1: queries 2 and 4 have target key 1. A(2,1) = .6, A(4,1) = .2: mean .4.
+    const std::vector<int> targets = induction_targets(std::vector<int>{1, 2, 1, 3, 1});
+    const std::vector<float> a5 = {1.0f, 0.0f, 0.0f, 0.0f, 0.0f,  //
+                                   0.5f, 0.5f, 0.0f, 0.0f, 0.0f,  //
+                                   0.1f, 0.6f, 0.3f, 0.0f, 0.0f,  //
+                                   0.9f, 0.1f, 0.0f, 0.0f, 0.0f,  //
+                                   0.2f, 0.2f, 0.2f, 0.2f, 0.2f};
+    REQUIRE(induction_queries(targets) == 2);
+    REQUIRE(induction_score(a5, targets) == Approx(0.4));
+    REQUIRE(induction_sum({a5.data(), 15}, targets, 0, 3) == Approx(0.6));
+    REQUIRE(induction_sum({a5.data() + 15, 10}, targets, 3, 5) == Approx(0.2));
+
+    // 40 distinct tokens repeated once: an exact induction head scores 1, uniform attention the
+    // mean of 1/(i+1) over the second copy (0.0172: the figure the header quotes).
+    const int n = 40, L = 2 * n;
+    std::vector<int> tokens(L);
+    for (int i = 0; i < L; ++i) tokens[size_t(i)] = 100 + i % n;
+    const std::vector<int> t80 = induction_targets(tokens);
+    std::vector<float> exact(size_t(L) * L, 0.0f), uniform(size_t(L) * L, 0.0f);
+    for (int i = 0; i < L; ++i) {
+        exact[size_t(i) * L + size_t(i >= n ? i - n + 1 : i)] = 1.0f;
+        for (int j = 0; j <= i; ++j) uniform[size_t(i) * L + size_t(j)] = 1.0f / float(i + 1);
+    }
+    REQUIRE(induction_score(exact, t80) == 1.0);
+    double expected = 0.0;
+    for (int i = n; i < L; ++i) expected += 1.0 / (i + 1);
+    REQUIRE(induction_score(uniform, t80) == Approx(expected / n).epsilon(1e-6));
+    REQUIRE(expected / n == Approx(0.0172).margin(1e-4));
+    REQUIRE(uniform_induction_score(t80) == Approx(induction_score(uniform, t80)).epsilon(1e-6));
+    REQUIRE(uniform_previous_token_weight(L) == Approx(previous_token_weight(uniform, L)).epsilon(1e-6));
+    REQUIRE(uniform_previous_token_weight(10) == Approx(0.2143).margin(1e-4));
+    REQUIRE(std::isnan(uniform_previous_token_weight(1)));
+    REQUIRE(std::isnan(uniform_induction_score(induction_targets(std::vector<int>{1, 2}))));
+    // An exact previous-token head is no induction head: it looks at i - 1, not i - n + 1.
+    std::vector<float> previous(size_t(L) * L, 0.0f);
+    previous[0] = 1.0f;
+    for (int i = 1; i < L; ++i) previous[size_t(i) * L + size_t(i - 1)] = 1.0f;
+    REQUIRE(induction_score(previous, t80) == 0.0);
+    // No token twice: NaN, not 0.
+    REQUIRE(std::isnan(induction_score(std::vector<float>{1.0f, 0.0f, 0.5f, 0.5f}, induction_targets(std::vector<int>{1, 2}))));
+}
+
+TEST_CASE("induction_scores: every head, against the model's own softmax", "[attention_map]") {
+    std::string bytes, error;
+    Gpt2Config config;
+    Gpt2Model model;
+    load_tiny_f32(bytes, config, model);
+    // 7 seeded tokens, then the same 7 again.
+    const int n = 7, L = 2 * n;
+    std::vector<int> tokens(static_cast<size_t>(L));
+    SplitMix64 rng(5);
+    for (int i = 0; i < n; ++i) tokens[size_t(i)] = tokens[size_t(i + n)] = static_cast<int>(rng.next() % 13) * 7 + i;  // distinct, < 96
+    Gpt2State state(model);
+    AttentionCapture cap;
+    std::vector<float> logits;
+    REQUIRE(state.forward(tokens, logits, error, false, &cap));
+    const std::vector<double> got = induction_scores(cap, tokens);
+    REQUIRE(got.size() == size_t(cap.layers() * cap.n_head()));
+    for (int l = 0; l < cap.layers(); ++l)
+        for (int h = 0; h < cap.n_head(); ++h) {
+            const std::vector<float> w = cap.weights(l, h);
+            double ref = 0.0;  // the second copy's weight on the key i - n + 1, a plain loop
+            for (int i = n; i < L; ++i) ref += w[size_t(i) * L + size_t(i - n + 1)];
+            REQUIRE(got[size_t(l * cap.n_head() + h)] == Approx(ref / n).margin(1e-6));
         }
 }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <unordered_map>
 
 namespace attnlab {
 
@@ -91,16 +92,78 @@ double previous_token_weight(std::span<const float> map, int L) {
     return previous_token_sum(map, L, 0, L) / (L - 1);
 }
 
-std::vector<double> previous_token_weights(const AttentionCapture& cap) {
+namespace {
+
+// score(map) of every head's (L, L) map as trained (softmax, T = 1), layer-major.
+template <class Score>
+std::vector<double> score_every_head(const AttentionCapture& cap, Score score) {
     const int L = cap.length(), d = cap.head_dim();
     std::vector<double> out;
     std::vector<float> map;  // (L, L)
     for (int layer = 0; layer < cap.layers(); ++layer)
         for (int head = 0; head < cap.n_head(); ++head) {
             softmax_attention_rows(cap.queries(layer, head), cap.keys(layer, head), L, d, 0, L, map);
-            out.push_back(previous_token_weight(map, L));
+            out.push_back(score(map));
         }
     return out;
+}
+
+}  // namespace
+
+std::vector<double> previous_token_weights(const AttentionCapture& cap) {
+    const int L = cap.length();
+    return score_every_head(cap, [L](std::span<const float> map) { return previous_token_weight(map, L); });
+}
+
+std::vector<int> induction_targets(std::span<const int> tokens) {
+    std::unordered_map<int, int> first;  // token -> its first position
+    std::vector<int> targets(tokens.size(), -1);
+    for (int i = 0; i < static_cast<int>(tokens.size()); ++i) {
+        const auto [at, inserted] = first.try_emplace(tokens[static_cast<size_t>(i)], i);
+        if (!inserted) targets[static_cast<size_t>(i)] = at->second + 1;
+    }
+    return targets;
+}
+
+int induction_queries(std::span<const int> targets) {
+    return static_cast<int>(std::count_if(targets.begin(), targets.end(), [](int t) { return t >= 0; }));
+}
+
+double induction_sum(std::span<const float> rows, std::span<const int> targets, int r0, int r1) {
+    const int L = static_cast<int>(targets.size());
+    assert(0 <= r0 && r0 <= r1 && r1 <= L && rows.size() == static_cast<size_t>(r1 - r0) * L);
+    double sum = 0.0;
+    for (int i = r0; i < r1; ++i)
+        if (const int t = targets[static_cast<size_t>(i)]; t >= 0)
+            sum += rows[static_cast<size_t>(i - r0) * L + static_cast<size_t>(t)];
+    return sum;
+}
+
+double induction_score(std::span<const float> map, std::span<const int> targets) {
+    const int n = induction_queries(targets), L = static_cast<int>(targets.size());
+    if (n == 0) return std::numeric_limits<double>::quiet_NaN();
+    return induction_sum(map, targets, 0, L) / n;
+}
+
+double uniform_previous_token_weight(int L) {
+    if (L < 2) return std::numeric_limits<double>::quiet_NaN();
+    double sum = 0.0;
+    for (int i = 1; i < L; ++i) sum += 1.0 / (i + 1);
+    return sum / (L - 1);
+}
+
+double uniform_induction_score(std::span<const int> targets) {
+    double sum = 0.0;
+    int n = 0;
+    for (int i = 0; i < static_cast<int>(targets.size()); ++i)
+        if (targets[static_cast<size_t>(i)] >= 0) sum += 1.0 / (i + 1), ++n;
+    return n > 0 ? sum / n : std::numeric_limits<double>::quiet_NaN();
+}
+
+std::vector<double> induction_scores(const AttentionCapture& cap, std::span<const int> tokens) {
+    assert(static_cast<int>(tokens.size()) == cap.length());
+    const std::vector<int> targets = induction_targets(tokens);
+    return score_every_head(cap, [&targets](std::span<const float> map) { return induction_score(map, targets); });
 }
 
 namespace {

@@ -55,6 +55,33 @@ double previous_token_sum(std::span<const float> rows, int L, int r0, int r1);
 // panel gets the same numbers from its thumbnail task.
 std::vector<double> previous_token_weights(const AttentionCapture& cap);
 
+// An induction head looks back to what followed the current token's earlier occurrence, and so
+// continues a repeat. targets[i] is the key that followed the first occurrence of tokens[i]:
+// j + 1 for the smallest j < i with tokens[j] == tokens[i], or -1 when tokens[i] is new. For a
+// run of n distinct tokens repeated once, the queries with a target are the second copy, and
+// query i's target is i - n + 1.
+std::vector<int> induction_targets(std::span<const int> tokens);
+// The induction score: the mean over queries with a target of A(i, targets[i]), A the (L, L)
+// causal map. 1 for an exact induction head; NaN when no token occurs twice.
+double induction_score(std::span<const float> map, std::span<const int> targets);
+// A head counts as an induction head above this score, on a repeated random sequence (uniform
+// attention gives about 0.017 on 40 tokens repeated once).
+inline constexpr double kInductionThreshold = 0.3;
+// The sum of A(i, targets[i]) over rows r0..r1-1 of `rows` ((r1 - r0, L) row-major), for the
+// thumbnails' blocks of rows. Divide the total by induction_queries(targets).
+double induction_sum(std::span<const float> rows, std::span<const int> targets, int r0, int r1);
+int induction_queries(std::span<const int> targets);
+// Every head's score (layer-major) on the tokens the capture ran, as previous_token_weights.
+std::vector<double> induction_scores(const AttentionCapture& cap, std::span<const int> tokens);
+
+// What uniform causal attention (A(i, j) = 1 / (i + 1)) scores: the level a learned head stands
+// out from. NaN where the score itself is (L < 2; no token twice).
+double uniform_previous_token_weight(int L);
+double uniform_induction_score(std::span<const int> targets);
+// A head counts as having learned a pattern when its score is at least this many times the
+// uniform level (below the patterns' thresholds, a head can be learned without being labelled).
+inline constexpr double kLearnedOverUniform = 4.0;
+
 // One entry of a next-token list: the token id, its softmax probability, and its rank
 // (0 = most likely; ties broken by the lower id, as greedy decoding breaks them).
 struct TokenProbability {
