@@ -17,9 +17,32 @@ void init_app(AppState& app, std::string_view encoder_json, std::string_view voc
     if (s.view.text.empty()) s.view.text = start_text();
 }
 
-void load_builtin_model(AppState& app) {
-    if (app.model_source && !app.builtin_model.empty())
-        start_builtin_model(app.model_bar, app.session, *app.model_source, app.builtin_model);
+void load_builtin_model(AppState& app, bool first_open) {
+    if (!app.model_source || app.builtin_model.empty()) return;
+    start_builtin_model(app.model_bar, app.session, *app.model_source, app.builtin_model);
+    app.open_on_learned_head = first_open;
+    app.open_view = app.session.view;
+}
+
+// See AppState::open_on_learned_head. Gives up, without moving the view, as soon as the view or
+// the model is no longer the one the page opened with.
+static void open_on_learned_head(AppState& app) {
+    if (!app.open_on_learned_head) return;
+    Session& s = app.session;
+    const ViewState& v = s.view;
+    const ViewState& o = app.open_view;
+    if (v.panel != o.panel || v.layer != o.layer || v.head != o.head || v.text != o.text || (s.model && !s.model->builtin)) {
+        app.open_on_learned_head = false;
+        return;
+    }
+    const std::shared_ptr<const AttentionThumbnails>& t = app.attention.grid.thumbnails;
+    if (!s.model || !s.forward || !t || t->pass.lock() != s.forward) return;  // not yet
+    app.open_on_learned_head = false;
+    int layer = 0, head = 0;
+    if (!strongest_learned_head(*t, layer, head)) return;
+    s.view.panel = Panel::Attention;
+    s.view.layer = layer;
+    s.view.head = head;
 }
 
 static void draw_about(bool* open) {
@@ -170,6 +193,7 @@ void draw_app(AppState& app) {
     if (!s.model_work.busy()) s.background.pump(s, kWorkBudgetMs);
     keep_summaries_current(s);
     keep_head_grid(app.attention.grid, s);
+    open_on_learned_head(app);
 
     const ImGuiViewport* vp = ImGui::GetMainViewport();
     ImGui::SetNextWindowPos(vp->WorkPos);

@@ -54,6 +54,12 @@ struct AppState {
         std::string link;
     } share;
 
+    // A first open with the built-in model: once its head grid is ready, the Attention map opens
+    // on its strongest learned head, so the first thing a visitor sees is a head that selects.
+    // Only while the view is still the start view (open_view): a choice made meanwhile wins.
+    bool open_on_learned_head = false;
+    ViewState open_view;
+
     bool show_about = false;
     Panel shown_panel = Panel::Text;  // the tab drawn last frame, to notice setState() changes
 };
@@ -62,8 +68,10 @@ struct AppState {
 // view the start text. A failure is shown in the UI; the theory panels work without it.
 void init_app(AppState& app, std::string_view encoder_json, std::string_view vocab_bpe);
 
-// Starts loading app.builtin_model (no question asked); nothing when there is none.
-void load_builtin_model(AppState& app);
+// Starts loading app.builtin_model (no question asked); nothing when there is none. first_open:
+// the page or window opened with nothing chosen, so the view may move to the model's strongest
+// learned head once it is known (AppState::open_on_learned_head).
+void load_builtin_model(AppState& app, bool first_open = false);
 
 void draw_app(AppState& app);
 

@@ -26,6 +26,9 @@ public:
         out_->pass = forward_;
         out_->layers = cap.layers();
         out_->heads = cap.n_head();
+        targets_ = induction_targets(forward_->tokens);
+        out_->uniform[0] = uniform_previous_token_weight(cap.length());
+        out_->uniform[1] = uniform_induction_score(targets_);
         // About 8M multiply-adds per step: a few ms natively, well under the frame budget in wasm.
         const long long per_row = static_cast<long long>(std::max(cap.length(), 1)) * std::max(cap.head_dim(), 1);
         rows_per_step_ = static_cast<int>(std::clamp(8'000'000LL / per_row, 4LL, static_cast<long long>(std::max(cap.length(), 4))));
@@ -41,18 +44,22 @@ public:
             q_ = cap.queries(layer, head);
             k_ = cap.keys(layer, head);
             map_ = empty_pooled_map(L, AttentionThumbnails::kThumbnailBins);
-            previous_sum_ = 0.0;
+            previous_sum_ = induction_sum_ = 0.0;
         }
         const int r1 = std::min(L, row_ + rows_per_step_);
         softmax_attention_rows(q_, k_, L, d, row_, r1, rows_);
         pool_rows_max(map_, rows_, row_, r1);
         previous_sum_ += previous_token_sum(rows_, L, row_, r1);  // the same rows the thumbnail shows
+        induction_sum_ += induction_sum(rows_, targets_, row_, r1);
         row_ = r1;
         if (row_ == L) {
             out_->runs.push_back(heatmap::cell_runs(map_.cells, map_.bins, map_.bins, map_.max));
             out_->maps.push_back(std::move(map_));
             // As previous_token_weight: the mean over queries 1..L-1, NaN without any.
             out_->previous_token.push_back(L > 1 ? previous_sum_ / (L - 1) : std::nan(""));
+            // As induction_score: the mean over the queries whose token occurred before.
+            const int n = induction_queries(targets_);
+            out_->induction.push_back(n > 0 ? induction_sum_ / n : std::nan(""));
             row_ = 0;
             ++index_;
         }
@@ -73,77 +80,111 @@ private:
     int index_ = 0, row_ = 0;  // the head (layer-major) and its next row
     std::vector<float> q_, k_, rows_;
     PooledMap map_;
+    std::vector<int> targets_;   // induction_targets of the pass's tokens
     double previous_sum_ = 0.0;  // this head's A(i, i-1) so far
+    double induction_sum_ = 0.0;  // and its A(i, targets_[i])
     std::chrono::steady_clock::time_point started_{};
 };
 
-// The head with the largest previous-token score (layer-major index), -1 when no score is a number.
-int best_previous_token_head(const AttentionThumbnails& t) {
+// The two patterns the grid marks. Each tag sits in the upper-right corner, the causal map's
+// empty triangle, so that it hides no weight; the induction tag under the previous-token one.
+struct HeadPattern {
+    const char* tag;     // drawn on the thumbnail
+    const char* name;    // "previous-token head"
+    const char* means;   // what passing the threshold means, for the legend
+    const char* status;  // status().attention's key
+    double threshold;
+    ImU32 color;
+    std::vector<double> AttentionThumbnails::*scores;
+};
+const HeadPattern kPatterns[2] = {
+    {"prev", "previous-token", "more than half its weight, on average, on the token just before", "previous_token",
+     kPreviousTokenThreshold, plot::colors::green, &AttentionThumbnails::previous_token},
+    {"ind", "induction", "more than 0.3 on the token that followed the current token's first occurrence", "induction",
+     kInductionThreshold, plot::colors::purple, &AttentionThumbnails::induction},
+};
+
+// The head with the largest score of a pattern (layer-major index), -1 when no score is a number.
+int best_head(const AttentionThumbnails& t, const HeadPattern& p) {
+    const std::vector<double>& v = t.*p.scores;
     int best = -1;
-    for (int i = 0; i < static_cast<int>(t.previous_token.size()); ++i)
-        if (std::isfinite(t.previous_token[static_cast<size_t>(i)]) &&
-            (best < 0 || t.previous_token[static_cast<size_t>(i)] > t.previous_token[static_cast<size_t>(best)]))
+    for (int i = 0; i < static_cast<int>(v.size()); ++i)
+        if (std::isfinite(v[static_cast<size_t>(i)]) && (best < 0 || v[static_cast<size_t>(i)] > v[static_cast<size_t>(best)]))
             best = i;
     return best;
 }
 
-// A previous-token head's mark: a bluish-green outline and a "prev" tag in the upper-right corner,
-// the causal map's empty triangle, so that it hides no weight (a left-pointing arrow there
-// when the tag does not fit the thumbnail).
-void draw_previous_token_mark(ImDrawList* dl, ImVec2 a, ImVec2 b) {
-    const float w = b.x - a.x, size = ImGui::GetFontSize() * 0.75f;
-    dl->AddRect(ImVec2(a.x + 1, a.y + 1), ImVec2(b.x - 1, b.y - 1), plot::colors::green, 0, 0, 2.0f);
-    const ImVec2 text = ImGui::GetFont()->CalcTextSizeA(size, w, 0.0f, "prev");
-    if (text.x + 4 <= w * 0.6f) {
-        const ImVec2 t0(b.x - text.x - 4, a.y + 1);
-        dl->AddRectFilled(t0, ImVec2(b.x - 1, a.y + text.y + 2), plot::colors::green);
-        dl->AddText(ImGui::GetFont(), size, ImVec2(t0.x + 1.5f, t0.y + 0.5f), plot::colors::black, "prev");
+// A mark: an outline (the second pattern's inside the first's) and a tag, or a small triangle
+// when the tag does not fit the thumbnail.
+void draw_mark(ImDrawList* dl, ImVec2 a, ImVec2 b, int pattern) {
+    const HeadPattern& p = kPatterns[pattern];
+    const float w = b.x - a.x, size = ImGui::GetFontSize() * 0.75f, inset = 1.0f + 2.5f * static_cast<float>(pattern);
+    dl->AddRect(ImVec2(a.x + inset, a.y + inset), ImVec2(b.x - inset, b.y - inset), p.color, 0, 0, 2.0f);
+    const ImVec2 text = ImGui::GetFont()->CalcTextSizeA(size, w, 0.0f, "prev");  // both tags in the width of the longer
+    if (text.x + 4 <= w * 0.6f && (text.y + 2) * 2 <= w * 0.45f) {
+        const float y = a.y + 1 + static_cast<float>(pattern) * (text.y + 2);
+        const ImVec2 t0(b.x - text.x - 4, y);
+        dl->AddRectFilled(t0, ImVec2(b.x - 1, y + text.y + 1), p.color);
+        dl->AddText(ImGui::GetFont(), size, ImVec2(t0.x + 1.5f, t0.y + 0.5f), plot::colors::black, p.tag);
     } else {
-        const float s = std::max(4.0f, w * 0.28f);
-        dl->AddTriangleFilled(ImVec2(b.x - 1 - s, a.y + 1 + s * 0.5f), ImVec2(b.x - 1, a.y + 1), ImVec2(b.x - 1, a.y + 1 + s),
-                              plot::colors::green);
+        const float s = std::max(4.0f, w * 0.22f), y = a.y + 1 + static_cast<float>(pattern) * s;
+        dl->AddTriangleFilled(ImVec2(b.x - 1 - s, y + s * 0.5f), ImVec2(b.x - 1, y), ImVec2(b.x - 1, y + s), p.color);
     }
 }
 
-// The line under the grid: which heads were marked, or the best one when none was.
-void draw_previous_token_line(const HeadGrid& g, const AttentionThumbnails& t) {
-    char threshold[16];
-    std::snprintf(threshold, sizeof threshold, "%.2g", kPreviousTokenThreshold);
-    std::string line;
-    if (!g.marked.empty()) {
-        line = std::string("Previous-token heads (mean weight on the token just before > ") + threshold + "):";
-        for (const HeadGrid::Mark& m : g.marked) {
-            char item[48];
-            std::snprintf(item, sizeof item, "%s L%d H%d (%.2f)", &m == &g.marked.front() ? "" : ",", m.layer, m.head, m.weight);
-            line.append(item);
+// The legend under the grid: one line a pattern, with its tag, and which heads were marked (or
+// the best one when none was).
+void draw_legend(const HeadGrid& g, const AttentionThumbnails& t) {
+    for (int k = 0; k < 2; ++k) {
+        const HeadPattern& p = kPatterns[k];
+        const float size = ImGui::GetFontSize();
+        const ImVec2 at = ImGui::GetCursorScreenPos();
+        const ImVec2 tag = ImGui::CalcTextSize("prev");
+        ImDrawList* dl = ImGui::GetWindowDrawList();
+        dl->AddRectFilled(at, ImVec2(at.x + tag.x + 6, at.y + size), p.color);
+        dl->AddText(ImVec2(at.x + 3, at.y), plot::colors::black, p.tag);
+        ImGui::Dummy(ImVec2(tag.x + 6, size));
+        ImGui::SameLine();
+        std::string line = std::string(p.name) + " head: " + p.means + ".";
+        const std::vector<double>& v = t.*p.scores;
+        if (!g.marked[k].empty()) {
+            line += " Marked:";
+            for (const HeadGrid::Mark& m : g.marked[k]) {
+                char item[48];
+                std::snprintf(item, sizeof item, "%s L%d H%d (%.2f)", &m == &g.marked[k].front() ? "" : ",", m.layer, m.head, m.weight);
+                line.append(item);
+            }
+        } else if (const int best = best_head(t, p); best >= 0) {
+            char item[96];
+            std::snprintf(item, sizeof item, " None here (highest: L%d H%d, %.2f; uniform attention: %.2f).", best / t.heads,
+                          best % t.heads, v[static_cast<size_t>(best)], t.uniform[k]);
+            line += item;
+        } else {
+            line += k == 0 ? " A single token has no previous token." : " No token occurs twice in this text.";
         }
-    } else if (const int best = best_previous_token_head(t); best >= 0) {
-        char item[64];
-        std::snprintf(item, sizeof item, "(highest: L%d H%d, %.2f).", best / t.heads, best % t.heads,
-                      t.previous_token[static_cast<size_t>(best)]);
-        line = std::string("No head puts more than half its weight on the previous token ") + item;
-    } else {
-        line = "A single token has no previous token: no previous-token heads to look for.";
+        ImGui::TextWrapped("%s", line.c_str());
     }
-    ImGui::TextWrapped("%s", line.c_str());
 }
 
-// status().attention.previous_token: every head's score, the best head, and the marks the grid
-// drew in the last frame (none when it was not drawn then, or for other thumbnails).
-std::string previous_token_json(const HeadGrid& g, const AttentionThumbnails& t) {
+// One pattern's status: every head's score, the best head, and the marks the grid drew in the
+// last frame (none when it was not drawn then, or for other thumbnails).
+std::string pattern_json(const HeadGrid& g, const AttentionThumbnails& t, int k) {
+    const HeadPattern& p = kPatterns[k];
+    const std::vector<double>& v = t.*p.scores;
     json::ObjectBuilder o;
-    o.add("threshold", kPreviousTokenThreshold);
+    o.add("threshold", p.threshold);
+    o.add("uniform", t.uniform[k]);
     json::ArrayBuilder weights;
     for (int l = 0; l < t.layers; ++l) {
         json::ArrayBuilder row;
-        for (int h = 0; h < t.heads; ++h) row.add(t.previous_token[static_cast<size_t>(l * t.heads + h)]);
+        for (int h = 0; h < t.heads; ++h) row.add(v[static_cast<size_t>(l * t.heads + h)]);
         weights.add_raw(row.str());
     }
     o.add_raw("weights", weights.str());
-    const int best = best_previous_token_head(t);
+    const int best = best_head(t, p);
     if (best >= 0) {
         json::ObjectBuilder b;
-        b.add("layer", best / t.heads).add("head", best % t.heads).add("weight", t.previous_token[static_cast<size_t>(best)]);
+        b.add("layer", best / t.heads).add("head", best % t.heads).add("weight", v[static_cast<size_t>(best)]);
         o.add_raw("best", b.str());
     } else {
         o.add_raw("best", "null");
@@ -151,7 +192,7 @@ std::string previous_token_json(const HeadGrid& g, const AttentionThumbnails& t)
     const bool drawn = g.marked_for.lock() == g.thumbnails && ImGui::GetCurrentContext() && g.marked_frame == ImGui::GetFrameCount();
     json::ArrayBuilder marked;
     if (drawn)
-        for (const HeadGrid::Mark& m : g.marked) {
+        for (const HeadGrid::Mark& m : g.marked[k]) {
             json::ObjectBuilder mo;
             mo.add("layer", m.layer).add("head", m.head).add("weight", m.weight);
             marked.add_raw(mo.str());
@@ -180,7 +221,7 @@ void draw_head_grid(HeadGrid& g, PanelContext& ctx, float width) {
         if (ImGui::SmallButton("Compute thumbnails")) g.thumbnails_pass.reset();  // restarts next frame
     }
     // What this frame marks, recorded as it is drawn (the status reports exactly this).
-    g.marked.clear();
+    for (auto& m : g.marked) m.clear();
     g.marked_frame = ImGui::GetFrameCount();
     g.marked_for = g.thumbnails;
     ImDrawList* parent = ImGui::GetWindowDrawList();
@@ -223,18 +264,25 @@ void draw_head_grid(HeadGrid& g, PanelContext& ctx, float width) {
             if (t) heatmap::draw_runs(dl, t->runs[index], a, b);
             const bool chosen = l == s.view.layer && h == s.view.head;
             if (chosen) dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), plot::colors::vermillion, 0, 0, 3.0f);
-            const double previous = t ? t->previous_token[index] : std::nan("");
-            if (previous > kPreviousTokenThreshold) {  // false for NaN
-                draw_previous_token_mark(dl, a, b);
-                g.marked.push_back({l, h, previous});
+            for (int k = 0; k < 2 && t; ++k) {
+                const double score = (t->*kPatterns[k].scores)[index];
+                if (score > kPatterns[k].threshold) {  // false for NaN
+                    draw_mark(dl, a, b, k);
+                    g.marked[k].push_back({l, h, score});
+                }
             }
             if (ImGui::IsItemHovered()) {
                 dl->AddRect(a, b, ImGui::GetColorU32(ImGuiCol_Text), 0, 0, 1.5f);
                 if (t) {
-                    char score[32] = "none (a single token)";
-                    if (std::isfinite(previous)) std::snprintf(score, sizeof score, "%.2f", previous);
-                    ImGui::SetTooltip("layer %d, head %d\nlargest weight %.3g\nmean weight on the previous token: %s\nclick to open", l, h,
-                                      static_cast<double>(t->maps[index].max), score);
+                    char score[2][32];
+                    for (int k = 0; k < 2; ++k) {
+                        const double v = (t->*kPatterns[k].scores)[index];
+                        if (std::isfinite(v)) std::snprintf(score[k], sizeof score[k], "%.2f", v);
+                        else std::snprintf(score[k], sizeof score[k], "none");
+                    }
+                    ImGui::SetTooltip("layer %d, head %d\nlargest weight %.3g\nmean weight on the previous token: %s\n"
+                                      "induction score (weight after the earlier occurrence): %s\nclick to open",
+                                      l, h, static_cast<double>(t->maps[index].max), score[0], score[1]);
                 } else {
                     ImGui::SetTooltip("layer %d, head %d\nclick to open", l, h);
                 }
@@ -250,7 +298,7 @@ void draw_head_grid(HeadGrid& g, PanelContext& ctx, float width) {
         ImGui::TextDisabled("Each thumbnail: %d x %d blocks, each the largest weight in it,", t->maps.empty() ? 0 : t->maps[0].bins,
                             t->maps.empty() ? 0 : t->maps[0].bins);
         ImGui::TextDisabled("coloured from 0 to that head's own maximum (%.2f s to compute).", t->seconds);
-        draw_previous_token_line(g, *t);
+        draw_legend(g, *t);
     }
 }
 
@@ -279,8 +327,22 @@ void add_head_grid_status(const HeadGrid& g, const Session& s, json::ObjectBuild
     o.add("thumbnails_ready", ready);
     if (ready) {
         o.add("thumbnails_seconds", g.thumbnails->seconds);
-        o.add_raw("previous_token", previous_token_json(g, *g.thumbnails));
+        for (int k = 0; k < 2; ++k) o.add_raw(kPatterns[k].status, pattern_json(g, *g.thumbnails, k));
     }
+}
+
+bool strongest_learned_head(const AttentionThumbnails& t, int& layer, int& head) {
+    double ratio = kLearnedOverUniform;  // at least this far above uniform attention
+    int found = -1;
+    for (int k = 0; k < 2; ++k)
+        if (const int best = best_head(t, kPatterns[k]); best >= 0 && t.uniform[k] > 0) {
+            const double r = (t.*kPatterns[k].scores)[static_cast<size_t>(best)] / t.uniform[k];
+            if (r >= ratio) ratio = r, found = best;
+        }
+    if (found < 0) return false;
+    layer = found / t.heads;
+    head = found % t.heads;
+    return true;
 }
 
 }  // namespace attnlab

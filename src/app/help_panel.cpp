@@ -26,7 +26,10 @@ constexpr Topic kPanels[] = {
      "comparison. The normalizer and the temperature T re-shape the chosen head from its stored queries and keys; "
      "\"Apply to the model\" re-runs GPT-2 with that head changed and shows how the next-token top-10 moves. "
      "A thumbnail outlined in green and tagged \"prev\" is a previous-token head: averaged over the queries, it puts "
-     "more than half its weight on the token just before the query (hover a thumbnail for its mean weight)."},
+     "more than half its weight on the token just before the query. One outlined in pink and tagged \"ind\" is an "
+     "induction head: when a token has occurred before, it looks at the token that followed that first occurrence "
+     "(more than 0.3 of its weight, on average), and so continues a repeat; type a passage twice, or open the "
+     "\"Repeated names\" sample, to see one. Hover a thumbnail for both scores."},
     {"Selection distance (Theorem 1)",
      "Attention has to single out N tokens (the top-N by weight) from L. How far is what it returns from what the "
      "selected tokens alone would give? d_A sums the norms of the unselected weighted vectors, d_B is the norm of "

@@ -177,7 +177,7 @@ static void draw_gpt2_button(ModelBar& panel, PanelContext& ctx, ModelSource* so
                                           "browser's cache afterwards. The model the paper measures.");
 }
 
-// "Model: AttnLab tiny (…), not GPT-2 · 6 layers × 4 heads · 128 dims · …", or the no-model line.
+// "Model: AttnLab tiny (…), not GPT-2 · 4 layers × 4 heads · 128 dims · …", or the no-model line.
 static void draw_loaded_model(const Session& s) {
     if (!s.model) {
         ImGui::AlignTextToFramePadding();

@@ -32,9 +32,11 @@ constexpr SampleText kSamples[] = {
      "And God called the light Day, and the darkness he called Night. And the evening and the morning were the first "
      "day.\n"
      "And God said, Let there be a firmament in the midst of the waters, and let it divide the waters from the waters."},
+    // A passage and its repeat: an induction head looks from each repeated token to the one that
+    // followed it the first time, so its map shows a stripe parallel to the diagonal.
     {"Repeated names",
-     "Mary and John went to the market on Saturday. Mary bought apples and John bought pears. On the way home, "
-     "John gave a pear to"},
+     "Mary and John went to the market on Saturday. Mary bought apples and John bought bread. On Sunday, Mary "
+     "and John went to the market again. Mary bought apples and John bought"},
     {"A long list",
      "Things to pack for the hike: tent, sleeping bag, stove, matches, water filter, map, compass, first-aid kit, "
      "headlamp, spare batteries, rain jacket, warm socks, sunscreen, snacks, and"},
@@ -285,6 +287,9 @@ std::string text_status_json(const TextPanel& p, const Session& s) {
     o.add("limit", context_limit(s));
     o.add("clipped", p.counted_text == s.tokens_text && p.full_count > static_cast<int>(s.tokens.size()));
     o.add("generated", p.generated ? static_cast<int>(p.generated->ids.size()) : 0);
+    json::ArrayBuilder ids;  // the tokens the model runs on, for checks that need exact ids
+    for (int id : s.tokens) ids.add(static_cast<long long>(id));
+    o.add_raw("ids", ids.str());
     return o.str();
 }
 

@@ -15,7 +15,8 @@ static void usage(FILE* out) {
     std::fprintf(out,
                  "usage: attnlab-desktop [--model PATH | --no-model] [--panel NAME] [--size WxH] [--frames N [--screenshot FILE.ppm]]\n"
                  "  --model PATH       load this .safetensors checkpoint (or folder) at start; without it, the\n"
-                 "                     built-in AttnLab tiny (trained on the King James Bible, not GPT-2)\n"
+                 "                     built-in AttnLab tiny (trained on the King James Bible and repeated random\n"
+                 "                     words, not GPT-2); the window opens on its most learned head\n"
                  "  --no-model         start with no model loaded\n"
                  "  --panel NAME       open this panel: text, attention, distance, separability, gradient,\n"
                  "                     playground or help (default text)\n"
@@ -38,6 +39,7 @@ int main(int argc, char** argv) {
     std::string model_path;
     bool no_model = false;
     attnlab::Panel panel = attnlab::Panel::Text;
+    bool panel_given = false;
     for (int i = 1; i < argc; ++i) {
         const char* arg = argv[i];
         const char* value = i + 1 < argc ? argv[i + 1] : nullptr;
@@ -51,6 +53,7 @@ int main(int argc, char** argv) {
             }
             ++i;
         } else if (!std::strcmp(arg, "--panel") && value) {
+            panel_given = true;
             if (!attnlab::parse_panel(value, panel)) {
                 std::fprintf(stderr, "attnlab-desktop: --panel wants text, attention, distance, separability, gradient, "
                                      "playground or help, got '%s'\n", value);
@@ -102,7 +105,7 @@ int main(int argc, char** argv) {
     // The built-in model (assets/tiny) unless told otherwise: a window with learned attention at once.
     app.builtin_model = ATTNLAB_ASSETS_DIR "/tiny";
     if (!model_path.empty()) attnlab::start_model_download(app.model_bar, app.session, model_source, model_path);
-    else if (!no_model) attnlab::load_builtin_model(app);
+    else if (!no_model) attnlab::load_builtin_model(app, !panel_given);
     // Exports go to the working folder; PNGs are read back right after a frame is rendered
     // (--screenshot replaces this callback: unattended runs export nothing).
     attnlab::DesktopFileExport file_export;

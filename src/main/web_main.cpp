@@ -34,7 +34,7 @@ int main() {
     model_source.set_uncached(kBuiltinModelAddress);  // the browser's HTTP cache keeps it fresh
     const std::string model_url = model_source.init_page();
     if (!model_url.empty()) attnlab::start_model_download(app.model_bar, app.session, model_source, model_url);
-    else if (!attnlab::page_has_share_link()) attnlab::load_builtin_model(app);
+    else if (!attnlab::page_has_share_link()) attnlab::load_builtin_model(app, true);
     // Exports download through the browser; PNGs are read from the canvas right after rendering.
     static attnlab::WebFileExport file_export;
     app.file_export = &file_export;

@@ -1,17 +1,85 @@
-// The built-in model (assets/tiny: "AttnLab tiny (trained on the King James Bible), not GPT-2"),
-// the page's instant default. With no ?model= and no link, the plain page must load it from its
-// own site and analyse the start text with no click and no question; a link made with it must
-// reopen with it (and name no model); its attention must show structure (a previous-token head,
-// found by the analysis code and marked in the head grid); and GPT-2 small must stay one click away.
+// The built-in model (assets/tiny: "AttnLab tiny (trained on the King James Bible and repeated random words),
+// not GPT-2"), the page's instant default. With no ?model= and no link, the plain page must load it
+// from its own site, analyse the start text with no click and no question, and open the Attention
+// map on the head that stands out most from uniform attention; a link made with it must reopen with
+// it (and name no model); its attention must be learned (a previous-token score at least 4 times
+// uniform attention's on the start text); the grid's previous-token and induction scores, their
+// uniform levels and their marks must agree with each other, on the start text and on a repeated
+// run of random corpus words; and GPT-2 small must stay one click away. Issue 12's targets (0.5
+// and 0.3) are printed as notes until the model reaches them.
 //
 //   node tests/e2e/run.mjs --site dist --out build/e2e --only tiny
 import path from "node:path";
+import { readFileSync } from "node:fs";
 import { inflateRawSync } from "node:zlib";
 import { check, waitFor, waitReady, status, state, widget, findWidget, watchErrors, decodePng, pictureStats } from "./lib.mjs";
 
 const BUILTIN_ROUTE = "/assets/tiny/model.safetensors";
 const GPT2_URL = "https://huggingface.co/openai-community/gpt2/resolve/main/model.safetensors";
 const PREVIOUS_TOKEN_THRESHOLD = 0.5;
+const INDUCTION_THRESHOLD = 0.3;
+const readJson = (rel) => JSON.parse(readFileSync(new URL(rel, import.meta.url), "utf8"));
+// The shipped model's shape, and the induction probe its trainer wrote: 40 random word tokens of
+// the corpus twice over, with the text that tokenizes to exactly them (tools/train_tiny).
+const TINY_CONFIG = readJson("../../assets/tiny/config.json");
+const HEADS_FIXTURE = readJson("../fixtures/tiny_heads.json");
+
+// What uniform causal attention (A(i, j) = 1/(i+1)) scores on these token ids, computed here on
+// its own: previous_token is the mean over queries 1..L-1, induction the mean over the queries
+// whose token occurred before (each looks after its first occurrence).
+function uniformScores(ids) {
+  let prev = 0, ind = 0, n = 0;
+  const seen = new Set();
+  ids.forEach((id, i) => {
+    if (i > 0) prev += 1 / (i + 1);
+    if (seen.has(id)) { ind += 1 / (i + 1); n++; }
+    seen.add(id);
+  });
+  return { previous_token: prev / (ids.length - 1), induction: n ? ind / n : NaN };
+}
+// A head has learned a pattern at this many times uniform attention's score (kLearnedOverUniform).
+const LEARNED_OVER_UNIFORM = 4;
+
+// One pattern's report in status().attention (previous_token or induction): every head's score,
+// the best one, uniform attention's level, and the grid's marks are exactly the heads above the
+// threshold. Returns the best, with its ratio to uniform.
+function checkPattern(st, key, threshold, where) {
+  const pt = st.attention?.[key];
+  if (!check(pt && Array.isArray(pt.weights), `${where}: status().attention.${key} is reported`, JSON.stringify(pt)?.slice(0, 120)))
+    return null;
+  const flat = pt.weights.flat();
+  check(pt.threshold === threshold, `${where}: its threshold is ${threshold}`, String(pt.threshold));
+  check(pt.weights.length === st.model.n_layer && pt.weights.every((r) => r.length === st.model.n_head),
+        `${where}: it has a ${key} score for every layer × head`, `${pt.weights.length} × ${pt.weights[0]?.length}`);
+  check(flat.every((w) => typeof w === "number" && w >= 0 && w <= 1), `${where}: every ${key} score is in [0, 1]`,
+        flat.map((w) => (typeof w === "number" ? w.toFixed(3) : String(w))).join(" "));
+  const best = pt.best;
+  check(best && best.weight === Math.max(...flat) && pt.weights[best.layer]?.[best.head] === best.weight,
+        `${where}: "best" is the head with the largest ${key} score`, JSON.stringify(best));
+  const uniform = uniformScores(st.text.ids)[key];
+  check(Math.abs(pt.uniform - uniform) < 1e-9, `${where}: its uniform level is uniform attention's (${uniform.toFixed(4)})`,
+        String(pt.uniform));
+  const above = flat.filter((w) => w > threshold);
+  const marked = pt.marked ?? [];
+  check(marked.length === above.length && marked.every((m) => m.weight > threshold && pt.weights[m.layer]?.[m.head] === m.weight),
+        `${where}: the grid marks exactly the heads above ${threshold}`, `${above.length} above, ${marked.length} marked`);
+  return best ? { ...best, ratio: best.weight / uniform, uniform } : null;
+}
+
+// Issue 12 asks for a previous-token head above 0.5 and an induction head above 0.3. The shipped
+// model has not reached either (tools/train_tiny/README.md): printed here, not asserted, until a
+// retrained model does and these become checks.
+function noteIssueTarget(best, threshold, what) {
+  const got = best ? `L${best.layer} H${best.head}, ${best.weight.toFixed(3)} (uniform attention: ${best.uniform.toFixed(3)})` : "none";
+  console.log(`  note: best ${what} ${got}; issue 12 wants > ${threshold}: ${best && best.weight > threshold ? "reached" : "not reached yet"}`);
+}
+
+// Thumbnails ready for the current pass, and a frame or two drawn since ("marked" is what the grid drew).
+async function gridReady(page) {
+  const ok = await waitFor(page, () => window.attnlab.status().attention?.thumbnails_ready, undefined, 30000);
+  await page.waitForTimeout(200);
+  return ok;
+}
 
 // Everything status() reported about the model fetch, sampled in the page every 20 ms from the
 // first script on (a phase that lasts one frame is seen too).
@@ -68,8 +136,9 @@ export async function tinyModel({ browser, server, out }) {
     check(/AttnLab tiny/.test(st.model.name) && /not GPT-2/.test(st.model.name),
           "status().model.name says \"AttnLab tiny … not GPT-2\"", st.model.name);
     check(st.model.builtin === true, "status().model.builtin is true", String(st.model.builtin));
-    check(st.model.n_layer === 6 && st.model.n_head === 4 && st.model.n_embd === 128,
-          "the built-in model is 6 layers × 4 heads × 128 dims", JSON.stringify(st.model));
+    check(st.model.n_layer === TINY_CONFIG.n_layer && st.model.n_head === TINY_CONFIG.n_head && st.model.n_embd === TINY_CONFIG.n_embd,
+          `the built-in model has assets/tiny/config.json's shape (${TINY_CONFIG.n_layer} layers × ${TINY_CONFIG.n_head} heads × ` +
+          `${TINY_CONFIG.n_embd} dims)`, JSON.stringify(st.model));
     check(server.downloads(BUILTIN_ROUTE) - gets0 === 1, "it came from the page's own site, once",
           `${server.downloads(BUILTIN_ROUTE) - gets0} GETs of ${BUILTIN_ROUTE}`);
     const phases = await page.evaluate(() => window.__phases);
@@ -79,6 +148,26 @@ export async function tinyModel({ browser, server, out }) {
     check(view.model === "", "state().model is \"\" (a link names no model: the built-in one)", JSON.stringify(view.model));
     check(/^Genesis 1\n/.test(view.text) && st.tokens >= 80 && st.tokens <= 160,
           "the start text is the King James sample (80-160 tokens)", `${st.tokens} tokens: ${JSON.stringify(view.text.slice(0, 40))}…`);
+
+    // 1b. Learned attention on the start text, and the first view: the Attention map on the strongest learned head.
+    if (check(await gridReady(page), "the head grid's thumbnails are ready")) {
+      st = await status(page);
+      const prev = checkPattern(st, "previous_token", PREVIOUS_TOKEN_THRESHOLD, "start text");
+      check(prev && prev.ratio >= LEARNED_OVER_UNIFORM,
+            `a head has learned to attend to the previous token on the start text (>= ${LEARNED_OVER_UNIFORM} x uniform attention)`,
+            prev ? `L${prev.layer} H${prev.head}: ${prev.weight.toFixed(3)}, ${prev.ratio.toFixed(1)} x uniform` : "none");
+      noteIssueTarget(prev, PREVIOUS_TOKEN_THRESHOLD, "previous-token head on the start text");
+      const ind = checkPattern(st, "induction", INDUCTION_THRESHOLD, "start text");
+      // The strongest learned head: the best of either pattern, by its ratio to uniform attention.
+      const strongest = [prev, ind].filter((b) => b && b.ratio >= LEARNED_OVER_UNIFORM).sort((a, b) => b.ratio - a.ratio)[0];
+      const first = await state(page);
+      check(first.panel === "attention" && strongest && first.layer === strongest.layer && first.head === strongest.head,
+            "the page opens the Attention map on the strongest learned head",
+            `panel ${first.panel}, L${first.layer} H${first.head}; strongest L${strongest?.layer} H${strongest?.head}`);
+      await page.mouse.move(5, 5);
+      await page.waitForTimeout(150);
+      await page.screenshot({ path: path.join(out, "tiny-first-view.png") });
+    }
 
     // 2. A link made with it reopens with it, and shows the attention map (the panel is in the link).
     await page.evaluate(() => window.attnlab.setState({ panel: "attention" }));
@@ -99,39 +188,28 @@ export async function tinyModel({ browser, server, out }) {
           `${server.downloads(BUILTIN_ROUTE) - gets0} GETs in all; ${describe(st)}`);
     check(st.panel === "attention", "the link opens the Attention map", st.panel);
 
-    // 3. Structure: every head's previous-token weight, found by the analysis; the grid marks those above 0.5.
-    const thumbs = await waitFor(p2, () => window.attnlab.status().attention?.thumbnails_ready, undefined, 30000);
-    check(thumbs, "the head grid's thumbnails are ready");
-    await p2.waitForTimeout(200);  // a frame or two: "marked" lists what the grid drew
+    // 3. An induction head: 40 random corpus words, repeated once, typed into the page.
+    await p2.evaluate((text) => window.attnlab.setState({ text }), HEADS_FIXTURE.induction_text);
+    const expectIds = HEADS_FIXTURE.induction.ids;
+    const ran = await waitFor(p2, (n) => {
+      const s2 = window.attnlab.status();
+      return s2.tokens === n && s2.forward_tokens === n;
+    }, expectIds.length, 30000);
     st = await status(p2);
-    const pt = st.attention?.previous_token;
-    if (check(pt && Array.isArray(pt.weights), "status().attention.previous_token is reported", JSON.stringify(pt)?.slice(0, 120))) {
-      const flat = pt.weights.flat();
-      check(pt.threshold === PREVIOUS_TOKEN_THRESHOLD, `its threshold is ${PREVIOUS_TOKEN_THRESHOLD}`, String(pt.threshold));
-      check(pt.weights.length === st.model.n_layer && pt.weights.every((r) => r.length === st.model.n_head),
-            "it has a weight for every layer × head", `${pt.weights.length} × ${pt.weights[0]?.length}`);
-      check(flat.every((w) => typeof w === "number" && w >= 0 && w <= 1), "every weight is in [0, 1]",
-            flat.map((w) => (typeof w === "number" ? w.toFixed(3) : String(w))).join(" "));
-      const best = pt.best;
-      const top = Math.max(...flat);
-      check(best && best.weight === top && pt.weights[best.layer]?.[best.head] === best.weight,
-            "\"best\" is the head with the largest weight", JSON.stringify(best));
-      // Issue 6 asks for a head above the threshold. The shipped model has none yet (its best is
-      // about 0.03: tools/train_tiny/README.md), so that is not asserted here; it is printed, and the
-      // issue stays open until a retrained model has one and this check asserts it.
-      console.log(`  note: best previous-token head ${best ? `L${best.layer} H${best.head}, ${best.weight.toFixed(3)}` : "none"}` +
-                  ` (issue 6 wants > ${PREVIOUS_TOKEN_THRESHOLD}; not asserted yet)`);
-      const above = flat.map((w, i) => [w, i]).filter(([w]) => w > PREVIOUS_TOKEN_THRESHOLD);
-      const marked = pt.marked ?? [];
-      check(marked.length === above.length &&
-            marked.every((m) => m.weight > PREVIOUS_TOKEN_THRESHOLD && pt.weights[m.layer]?.[m.head] === m.weight),
-            "the grid marks exactly the heads above the threshold", `${above.length} above, ${marked.length} marked`);
+    check(ran && JSON.stringify(st.text.ids) === JSON.stringify(expectIds),
+          `the repeated words tokenize to the probe's ${expectIds.length} ids (${HEADS_FIXTURE.induction_period} twice)`,
+          `${st.tokens} tokens`);
+    if (check(await gridReady(p2), "the head grid's thumbnails are ready for the repeated words")) {
+      st = await status(p2);
+      const ind = checkPattern(st, "induction", INDUCTION_THRESHOLD, "repeated words");
+      noteIssueTarget(ind, INDUCTION_THRESHOLD, "induction head on 40 random corpus words repeated once");
+      if (ind) await p2.evaluate((v) => window.attnlab.setState({ layer: v.layer, head: v.head }), ind);
     }
     await p2.mouse.move(5, 5);
     await p2.waitForTimeout(150);
-    const shot = await p2.screenshot({ path: path.join(out, "tiny-attention.png") });
+    const shot = await p2.screenshot({ path: path.join(out, "tiny-induction.png") });
     const stats = pictureStats(decodePng(shot));
-    check(stats.colours > 50 && stats.inked > 0.05, "the attention map with the built-in model is drawn (tiny-attention.png)",
+    check(stats.colours > 50 && stats.inked > 0.05, "the attention map with the built-in model is drawn (tiny-induction.png)",
           `${stats.colours} colours`);
 
     // 4. GPT-2 small, one click away: the button names the size and starts the download at once.
