@@ -8,14 +8,21 @@ Writes, into --out:
   model.safetensors   HF GPT-2 layout (wte, wpe, h.N.*, ln_f), F16, tied lm_head, full 50,257 vocabulary
   config.json         HF GPT-2 config, read unchanged by src/model/gpt2_load.cpp
 and, into --report:
-  loss.csv, loss.png  training and validation loss against step
-  summary.json        corpus/split facts, final validation perplexity, unigram baseline, timings, sha256s
-and, into --fixture: the held-out logits that tests/tiny_model_tests.cpp compares our C++ forward pass to.
+  loss.csv, loss.png  training and validation loss, and the attention scores, against step
+  summary.json        corpus/split facts, final validation perplexity, unigram and bigram baselines,
+                      the attention scores on held-out text, timings, sha256s
+and, into --fixture: the held-out logits that tests/tiny_model_test.cpp compares our C++ forward pass to.
+--checkpoint holds the model, the optimizer and the sampler, so that --resume continues a run exactly.
 
-One trick keeps the output layer cheap and exact. The corpus uses ~13k of GPT-2's 50,257 tokens. All the
+One trick keeps the output layer cheap and exact. The corpus uses ~10k of GPT-2's 50,257 tokens. All the
 tokens it never uses share one embedding row u, so their logits are all h.u, and the full softmax equals a
 softmax over (used tokens, plus one class "unused" with logit h.u + log(K_unused)). We train on that
 compact softmax and export u into every unused row: the exported 50,257-way model is exactly the trained one.
+
+The training text is the KJV, and a copy task made from it (README: "The copy task"): some windows have a
+passage of their own text repeated, some a run of random corpus tokens repeated. Only a head that looks
+back to what followed the earlier occurrence of the current token predicts a repeat, so these windows pay
+for induction and previous-token heads from the first steps instead of after billions of tokens.
 """
 import argparse
 import hashlib
@@ -28,13 +35,32 @@ import subprocess
 import sys
 import time
 
-import numpy as np
-import torch
-import torch.nn.functional as F
+
+def fast_environment():
+    # Measured here (README, "Speed"): libgomp's busy-waiting threads and OpenBLAS's own pthreads
+    # fought over the 2 cores (sys time near user time), and glibc mmaps then unmaps every
+    # tensor over 32 MB (the logits) at each step. Passive waiting and tcmalloc gave 2.5x the
+    # tokens per second, with bit-identical losses. Both must be set before torch loads, so the
+    # script starts itself again with them.
+    if os.environ.get("OMP_WAIT_POLICY"):
+        return
+    env = dict(os.environ, OMP_WAIT_POLICY="PASSIVE")
+    tcmalloc = "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4"
+    if os.path.exists(tcmalloc):
+        env["LD_PRELOAD"] = ":".join(filter(None, [env.get("LD_PRELOAD"), tcmalloc]))
+    os.execve(sys.executable, [sys.executable] + sys.argv, env)
+
+
+fast_environment()
+
+import numpy as np  # noqa: E402 (after the re-exec above)
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
 
 VOCAB = 50257
 EOT = 50256
-NAME = "AttnLab tiny (trained on the King James Bible), not GPT-2"
+NAME = "AttnLab tiny (trained on the King James Bible and repeated random words), not GPT-2"
+INDUCTION_PERIOD = 40  # the issue's test: 40 random corpus tokens, repeated once
 
 
 # --------------------------------------------------------------------------------------------------
@@ -66,11 +92,40 @@ def tokenize(attnlab, text):
     return [int(t) for t in out.split()]
 
 
+def gpt2_token_strings(encoder_path):
+    """id -> the token's text, undoing GPT-2's byte-to-unicode table (the one in its encoder.py)."""
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("\xa1"), ord("\xac") + 1)) + list(range(ord("\xae"), 256))
+    cs, n = bs[:], 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    to_byte = {chr(c): b for b, c in zip(bs, cs)}
+    with open(encoder_path, encoding="utf-8") as f:
+        encoder = json.load(f)
+    return {i: bytes(to_byte[ch] for ch in tok).decode("utf-8", errors="replace") for tok, i in encoder.items()}
+
+
+def induction_probe_text(attnlab, used, encoder_path, seed):
+    """40 random word tokens of the corpus ("Ġ" and letters: a space and a word), and the text that
+    tokenizes to exactly them twice over, for the page's and the C++ tests' induction check."""
+    strings = gpt2_token_strings(encoder_path)
+    words = [t for t in used if re.fullmatch(r" [A-Za-z]+", strings.get(t, ""))]
+    rng = np.random.default_rng(seed)
+    for _ in range(100):
+        ids = [int(t) for t in rng.choice(words, INDUCTION_PERIOD, replace=False)]
+        text = "".join(strings[t] for t in ids) * 2
+        if tokenize(attnlab, text) == ids * 2:
+            return ids, text
+    sys.exit("no 40-word sequence tokenized back to itself in 100 tries")
+
+
 # --------------------------------------------------------------------------------------------------
 # The model: GPT-2 (pre-LN, gelu_new, tied embeddings), parameters named as in HF's checkpoint.
 
 class Block(torch.nn.Module):
-    def __init__(self, C, n_head):
+    def __init__(self, C, n_head, n_positions):
         super().__init__()
         self.n_head = n_head
         self.ln_1 = torch.nn.LayerNorm(C, eps=1e-5)
@@ -79,17 +134,21 @@ class Block(torch.nn.Module):
         self.ln_2 = torch.nn.LayerNorm(C, eps=1e-5)
         self.c_fc = torch.nn.Linear(C, 4 * C)
         self.mlp_proj = torch.nn.Linear(4 * C, C)
+        # -inf above the diagonal, added to the scores (one add, no boolean masking per step).
+        self.register_buffer("mask", torch.full((n_positions, n_positions), float("-inf")).triu(1), persistent=False)
+        self.attention = None  # (B, n_head, T, T) weights of the last eval pass, for the scores
 
     def forward(self, x):
         B, T, C = x.shape
+        d = C // self.n_head
         q, k, v = self.c_attn(self.ln_1(x)).split(C, dim=2)
         # q, k, v: (B, n_head, T, d_head)
-        q, k, v = (t.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) for t in (q, k, v))
-        att = (q @ k.transpose(-2, -1)) / math.sqrt(C // self.n_head)
-        mask = torch.ones(T, T, dtype=torch.bool, device=x.device).tril()
-        att = att.masked_fill(~mask, float("-inf")).softmax(dim=-1)
-        if not self.training:  # each head's mean weight on the previous token, (n_head,), for the log
-            self.previous_token = att.diagonal(offset=-1, dim1=-2, dim2=-1).mean(dim=(0, 2))
+        q, k, v = (t.view(B, T, self.n_head, d).transpose(1, 2) for t in (q, k, v))
+        att = torch.baddbmm(self.mask[:T, :T].expand(B * self.n_head, T, T), q.reshape(-1, T, d),
+                            k.reshape(-1, T, d).transpose(1, 2), alpha=1.0 / math.sqrt(d)).softmax(dim=-1)
+        att = att.view(B, self.n_head, T, T)
+        if not self.training:
+            self.attention = att
         y = (att @ v).transpose(1, 2).reshape(B, T, C)
         x = x + self.attn_proj(y)
         h = F.gelu(self.c_fc(self.ln_2(x)), approximate="tanh")
@@ -102,21 +161,29 @@ class TinyGpt(torch.nn.Module):
     def __init__(self, n_rows, n_unused, cfg):
         super().__init__()
         C = cfg["n_embd"]
-        self.log_unused = math.log(n_unused) if n_unused > 0 else None
         self.wte = torch.nn.Embedding(n_rows, C)
         self.wpe = torch.nn.Embedding(cfg["n_positions"], C)
-        self.h = torch.nn.ModuleList(Block(C, cfg["n_head"]) for _ in range(cfg["n_layer"]))
+        self.h = torch.nn.ModuleList(Block(C, cfg["n_head"], cfg["n_positions"]) for _ in range(cfg["n_layer"]))
         self.ln_f = torch.nn.LayerNorm(C, eps=1e-5)
+        # The shared row stands for K_unused identical logits: + log(K_unused) on its class, added
+        # inside the output product (addmm) rather than by a copy of the logits.
+        unused = torch.zeros(n_rows)
+        unused[-1] = math.log(n_unused) if n_unused > 0 else 0.0
+        self.register_buffer("unused_bias", unused, persistent=False)
         for name, p in self.named_parameters():  # GPT-2's initialisation, scaled residual projections
             if name == "wpe.weight" and cfg.get("sinusoidal_positions"):
-                # Sinusoidal start (Vaswani et al.), at an RMS of --position-scale (0.02, the token table's): relative
-                # offsets are then linear in the positions (an attempt at previous-token heads; README).
+                # Sinusoids (Vaswani et al.) at an RMS of --position-scale, then learned like any weight.
+                # Position i - 1 is then one fixed rotation of position i, so "attend to the previous
+                # token" is a single query-key map for every position, not 256 separately learned rows
+                # (and rows that short windows have not reached yet are already in step). At GPT-2's
+                # 0.02 the token rows, which Adam grows to ~0.1 within a few hundred steps, drown the
+                # positions after ln_1 (README, "What made the heads form").
                 pos = torch.arange(cfg["n_positions"], dtype=torch.float64)[:, None]
                 freq = torch.pow(10000.0, -torch.arange(0, C, 2, dtype=torch.float64) / C)
                 pe = torch.zeros(cfg["n_positions"], C, dtype=torch.float64)
                 pe[:, 0::2], pe[:, 1::2] = torch.sin(pos * freq), torch.cos(pos * freq)
                 with torch.no_grad():
-                    p.copy_(pe * (cfg.get("position_scale", 0.02) / math.sqrt(0.5)))
+                    p.copy_(pe * (cfg["position_scale"] / math.sqrt(0.5)))
             elif name.endswith("bias"):
                 torch.nn.init.zeros_(p)
             elif "ln" in name:
@@ -124,78 +191,85 @@ class TinyGpt(torch.nn.Module):
             else:
                 std = 0.02 / math.sqrt(2 * cfg["n_layer"]) if name.endswith("proj.weight") else 0.02
                 torch.nn.init.normal_(p, 0.0, std)
-        qk_std = cfg.get("qk_init_std", 0.02)
-        if qk_std != 0.02:
-            # Larger query and key weights (1/sqrt(C) is Xavier's): a score q.k is bilinear in them, so
-            # at GPT-2's 0.02 both gradients start near zero and attention stays uniform for long.
-            for b in self.h:
-                with torch.no_grad():
-                    torch.nn.init.normal_(b.c_attn.weight[:2 * C], 0.0, qk_std)
-        K = cfg.get("position_dims", 0)
-        if K:
-            # Positions and tokens start in separate dimensions: the first K carry sin/cos of the
-            # position at K/2 frequencies from pi/2 down to pi/n_positions, the token table starts
-            # at zero there. Both start with the same norm, so after ln_1 a query or key can read
-            # the position without the token's noise.
-            pos = torch.arange(cfg["n_positions"], dtype=torch.float64)[:, None]
-            freq = self.position_frequencies(K, cfg["n_positions"])
-            amplitude = 0.02 * math.sqrt((C - K) / (K / 2))
+        for b in self.h if cfg["qk_init_std"] != 0.02 else ():
+            # Query and key weights at --qk-init-std: a score q.k is bilinear in them, so at GPT-2's
+            # 0.02 both of their gradients start near zero and attention stays uniform for long.
             with torch.no_grad():
-                self.wpe.weight.zero_()
-                self.wpe.weight[:, 0:K:2] = amplitude * torch.sin(pos * freq)
-                self.wpe.weight[:, 1:K:2] = amplitude * torch.cos(pos * freq)
-                self.wte.weight[:, :K] = 0.0
-            if cfg.get("previous_token_start"):
-                self.start_previous_token_head(self.h[0], K, freq, C)
+                torch.nn.init.normal_(b.c_attn.weight[:2 * C], 0.0, cfg["qk_init_std"])
 
-    def previous_token_head_rows(self):
-        C = self.wte.weight.shape[1]
-        d_head = C // self.h[0].n_head
-        return [slice(0, d_head), slice(C, C + d_head)]  # head 0's query rows and key rows in c_attn
-
-    def hold_previous_token_head(self, held):
-        # While held, the started head's query and key rows neither learn nor decay.
-        W = self.h[0].c_attn.weight
-        with torch.no_grad():
-            for rows, value in zip(self.previous_token_head_rows(), held):
-                if W.grad is not None:
-                    W.grad[rows] = 0.0
-                W[rows] = value
-
-    @staticmethod
-    def position_frequencies(K, n_positions):
-        return torch.logspace(math.log10(math.pi / 2), math.log10(math.pi / n_positions), K // 2, dtype=torch.float64)
-
-    @staticmethod
-    def start_previous_token_head(block, K, freq, C):
-        # Head 0 of the block starts as a previous-token head: its query is the position part of
-        # the input, its key the same rotated one position on, so q_i.k_j ~ c^2 sum_f cos(w_f (i-j-1)),
-        # largest at j = i - 1. Training may keep it, sharpen it or repurpose it (README).
-        c = 1.5
-        W = block.c_attn.weight  # (3C, C): rows [0, C) queries, [C, 2C) keys; head 0 is the first d_head rows
-        d_head = C // block.n_head
-        with torch.no_grad():
-            W[:d_head].zero_()
-            W[C:C + d_head].zero_()
-            for f in range(min(K, d_head) // 2):
-                w = float(freq[f])
-                W[2 * f, 2 * f] = W[2 * f + 1, 2 * f + 1] = c
-                W[C + 2 * f, 2 * f], W[C + 2 * f, 2 * f + 1] = c * math.cos(w), c * math.sin(w)
-                W[C + 2 * f + 1, 2 * f], W[C + 2 * f + 1, 2 * f + 1] = -c * math.sin(w), c * math.cos(w)
-
-    def forward(self, idx, first_position=None):
-        # idx: (B, T) compact ids; returns logits over the compact classes, (B, T, n_rows).
-        # first_position: (B,) where each window's positions start (training only; GPT-2 starts at 0).
-        pos = torch.arange(idx.shape[1], device=idx.device)
-        if first_position is not None:
-            pos = first_position[:, None] + pos
-        x = self.wte(idx) + self.wpe(pos)
+    def forward(self, idx):
+        # idx: (B, T) compact ids; returns logits over the compact classes, (B * T, n_rows).
+        x = self.wte(idx) + self.wpe(torch.arange(idx.shape[1]))
         for block in self.h:
             x = block(x)
-        logits = self.ln_f(x) @ self.wte.weight.T
-        if self.log_unused is not None:  # the shared row stands for K_unused identical logits
-            logits = torch.cat([logits[..., :-1], logits[..., -1:] + self.log_unused], dim=-1)
-        return logits
+        return torch.addmm(self.unused_bias, self.ln_f(x).flatten(0, 1), self.wte.weight.T)
+
+    def attention(self):
+        return [b.attention for b in self.h]
+
+
+# --------------------------------------------------------------------------------------------------
+# The attention scores, as src/analysis computes them (previous_token_weight, induction_score).
+
+def previous_token_scores(attention):
+    """attention: per layer (B, H, T, T). Each head's mean over queries 1..T-1 of A(i, i-1): (layers, H)."""
+    return torch.stack([a.diagonal(offset=-1, dim1=-2, dim2=-1).double().mean(dim=(0, 2)) for a in attention])
+
+
+def induction_scores(attention, period):
+    """Each head's mean over queries i in the second copy (period..2*period-1) of A(i, i - period + 1):
+    the weight on the token that followed the query token's first occurrence. (layers, H)."""
+    return torch.stack([a.diagonal(offset=-(period - 1), dim1=-2, dim2=-1)[..., 1:].double().mean(dim=(0, 2))
+                        for a in attention])
+
+
+def random_repeats(count, period, n_used_tokens, seed):
+    """count sequences of `period` random corpus tokens (compact ids, EOT excluded), each repeated once."""
+    g = torch.Generator().manual_seed(seed)
+    r = torch.randint(0, n_used_tokens, (count, period), generator=g)
+    return torch.cat([r, r], dim=1)
+
+
+# --------------------------------------------------------------------------------------------------
+# The windows one step trains on.
+
+class WindowSampler:
+    """Draws (x, y) windows of t tokens from the training ids, with the copy task mixed in. All the
+    randomness comes from one seeded generator, whose state the checkpoint keeps."""
+
+    def __init__(self, train, n_used_tokens, copy_rate, random_rate, seed):
+        self.train, self.n_used_tokens = train, n_used_tokens
+        self.copy_rate, self.random_rate = copy_rate, random_rate
+        self.gen = torch.Generator().manual_seed(seed)
+
+    def randint(self, lo, hi):  # lo..hi inclusive
+        return int(torch.randint(lo, hi + 1, (1,), generator=self.gen))
+
+    def text(self, n):
+        s = self.randint(0, len(self.train) - n)
+        return self.train[s:s + n]
+
+    def window(self, t):
+        u = float(torch.rand(1, generator=self.gen))
+        if u < self.random_rate:
+            # A run of n random corpus tokens and its repeat, at a random place in the text.
+            n = self.randint(8, min(64, (t + 1) // 2))
+            base = self.text(t + 1 - 2 * n)
+            r = torch.randint(0, self.n_used_tokens, (n,), generator=self.gen)
+            p = self.randint(0, len(base))
+            return torch.cat([base[:p], r, r, base[p:]])
+        if u < self.random_rate + self.copy_rate:
+            # A passage of m tokens of the window's own text, repeated at a later place.
+            m = self.randint(8, (t + 1) // 3)
+            base = self.text(t + 1 - m)
+            p = self.randint(m, len(base))
+            i = self.randint(0, p - m)
+            return torch.cat([base[:p], base[i:i + m], base[p:]])
+        return self.text(t + 1)
+
+    def batch(self, b, t):
+        w = torch.stack([self.window(t) for _ in range(b)])
+        return w[:, :-1], w[:, 1:]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -274,36 +348,69 @@ def sha256(path):
         return hashlib.sha256(f.read()).hexdigest()
 
 
-def plot_losses(rows, unigram_ppl, path):
-    """rows: (step, train_loss, val_loss, seconds, previous_token_max) after the header."""
+def sha256(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+LOG_COLUMNS = ("step", "train_loss", "val_loss", "seconds", "previous_token_max", "induction_max",
+               "previous_token_modern_max", "tokens")
+
+
+def plot_losses(rows, baselines, path):
+    """rows: LOG_COLUMNS; baselines: {"unigram": ppl, "bigram": ppl}."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     steps = [r[0] for r in rows]
-    fig, ax = plt.subplots(figsize=(7, 4.2), dpi=110)
+    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(7.5, 7), dpi=110, sharex=True)
     ax.plot(steps, [r[1] for r in rows], label="training loss (mean since last point)")
-    ax.plot(steps, [r[2] for r in rows], label="validation loss (59 held-out chapters)")
-    ax.axhline(math.log(unigram_ppl), color="gray", ls="--", label=f"unigram baseline (ppl {unigram_ppl:.0f})")
-    ax.set_xlabel("optimizer step (2,048 tokens each)")
+    ax.plot(steps, [r[2] for r in rows], label="validation loss (held-out KJV chapters)")
+    for (name, ppl), ls in zip(sorted(baselines.items()), ("--", ":")):
+        ax.axhline(math.log(ppl), color="gray", ls=ls, label=f"{name} baseline (ppl {ppl:.0f})")
     ax.set_ylabel("cross-entropy (nats per token)")
     ax.set_title(NAME, fontsize=10)
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
-    if len(rows[0]) < 5:  # logs from before the previous-token column
-        ax.legend(fontsize=8)
-        fig.tight_layout()
-        fig.savefig(path)
-        return
-    ax2 = ax.twinx()
-    ax2.plot(steps, [r[4] for r in rows], color="tab:green", ls=":",
-             label="largest mean weight of a head on the previous token (right axis)")
+    ax.legend(fontsize=8)
+    ax2.plot(steps, [r[4] for r in rows], label="previous-token score, best head, held-out KJV")
+    ax2.plot(steps, [r[6] for r in rows], label="previous-token score, best head, modern English")
+    ax2.plot(steps, [r[5] for r in rows], label=f"induction score, best head, {INDUCTION_PERIOD} random tokens x 2")
+    ax2.axhline(0.5, color="tab:blue", ls=":", lw=0.8, label="target for a previous-token head (0.5)")
+    ax2.axhline(0.3, color="tab:green", ls=":", lw=0.8, label="target for an induction head (0.3)")
     ax2.set_ylim(0, 1)
-    ax2.set_ylabel("weight on the previous token")
-    lines = ax.get_legend_handles_labels()
-    lines2 = ax2.get_legend_handles_labels()
-    ax.legend(lines[0] + lines2[0], lines[1] + lines2[1], fontsize=8)
+    ax2.set_xlabel("optimizer step")
+    ax2.set_ylabel("mean attention weight")
+    ax2.grid(alpha=0.3)
+    ax2.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path)
+
+
+def baselines(train_ids, val_ids):
+    """Validation perplexity of an add-one unigram model and of an interpolated bigram model
+    (lambda picked on validation itself, which flatters the baseline, not us)."""
+    tr, va = np.array(train_ids), np.array(val_ids)
+    counts = np.bincount(tr, minlength=VOCAB).astype(np.float64) + 1.0
+    p_uni = counts / counts.sum()
+    unigram = float(np.exp(-np.mean(np.log(p_uni[va]))))
+    pairs = tr[:-1].astype(np.int64) * VOCAB + tr[1:]
+    keys, n = np.unique(pairs, return_counts=True)
+    ctx = np.bincount(tr[:-1], minlength=VOCAB).astype(np.float64)
+    q = va[:-1].astype(np.int64) * VOCAB + va[1:]
+    at = np.searchsorted(keys, q).clip(0, len(keys) - 1)
+    c_pair = np.where(keys[at] == q, n[at], 0).astype(np.float64)
+    c_ctx = ctx[va[:-1]]
+    p_ml = np.divide(c_pair, c_ctx, out=np.zeros_like(c_pair), where=c_ctx > 0)
+    best = min((float(np.exp(-np.mean(np.log(lam * p_ml + (1 - lam) * p_uni[va[1:]])))), lam)
+               for lam in np.linspace(0.05, 0.95, 19))
+    return {"unigram": unigram, "bigram": best[0], "bigram_lambda": round(best[1], 2)}
+
+
+def save_checkpoint(path, state):
+    tmp = path + ".tmp"
+    torch.save(state, tmp)
+    os.replace(tmp, path)  # an interrupt never leaves half a checkpoint
 
 
 # --------------------------------------------------------------------------------------------------
@@ -314,39 +421,45 @@ def main():
     ap.add_argument("--out", default="assets/tiny")
     ap.add_argument("--report", default="tools/train_tiny/results")
     ap.add_argument("--fixture", default="tests/fixtures/tiny_logits.json")
+    ap.add_argument("--modern", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "modern_english.txt"),
+                    help="modern English text, not from the Bible, for the held-out previous-token score")
+    ap.add_argument("--checkpoint", default="build/train_tiny/checkpoint.pt",
+                    help="written every --checkpoint-every steps: model, optimizer, sampler, log")
+    ap.add_argument("--checkpoint-every", type=int, default=100)
+    ap.add_argument("--resume", action="store_true", help="continue from --checkpoint")
+    ap.add_argument("--stop-at", type=int, default=0, metavar="STEP",
+                    help="checkpoint and exit after this step, as an interrupt would (0: run to the end)")
+    ap.add_argument("--export", action="store_true",
+                    help="write the model, fixtures and report from --checkpoint as it is, without training on")
     ap.add_argument("--seed", type=int, default=1611)
-    ap.add_argument("--steps", type=int, default=800)
-    ap.add_argument("--batch", type=int, default=8)
-    ap.add_argument("--lr", type=float, default=2e-3)
-    ap.add_argument("--n-layer", type=int, default=6)
+    ap.add_argument("--steps", type=int, default=6000)
+    ap.add_argument("--batch-tokens", type=int, default=4096, help="tokens per optimizer step")
+    ap.add_argument("--short-steps", type=int, default=800, help="the first steps train on --short-context windows")
+    ap.add_argument("--short-context", type=int, default=64)
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--warmup", type=int, default=100)
+    ap.add_argument("--weight-decay", type=float, default=0.1, help="on matrices other than the position table")
+    ap.add_argument("--copy-rate", type=float, default=0.25, help="windows with a passage of their text repeated")
+    ap.add_argument("--random-rate", type=float, default=0.1, help="windows with a run of random tokens repeated")
+    ap.add_argument("--sinusoidal-positions", type=int, default=0, choices=(0, 1),
+                    help="1: start the position table from sinusoids; 0: GPT-2's N(0, 0.02)")
+    ap.add_argument("--position-scale", type=float, default=0.1, help="the sinusoidal position table's RMS at the start")
+    ap.add_argument("--qk-init-std", type=float, default=0.02,
+                    help="standard deviation of the query and key weights at the start (GPT-2: 0.02; 1/sqrt(128) = 0.088)")
+    ap.add_argument("--n-layer", type=int, default=4)
     ap.add_argument("--n-head", type=int, default=4)
     ap.add_argument("--n-embd", type=int, default=128)
     ap.add_argument("--n-positions", type=int, default=256)
-    # Tried to make previous-token heads form within this budget; off in the shipped model (README).
-    ap.add_argument("--short-steps", type=int, default=0,
-                    help="the first steps train on short windows (same tokens per step, more windows)")
-    ap.add_argument("--short-context", type=int, default=8)
-    ap.add_argument("--sinusoidal-positions", action="store_true",
-                    help="start the position table from sinusoids instead of GPT-2's N(0, 0.02)")
-    ap.add_argument("--position-scale", type=float, default=0.02,
-                    help="with --sinusoidal-positions: the position table's RMS at the start")
-    ap.add_argument("--position-dims", type=int, default=0,
-                    help="start positions as sinusoids in the first K dimensions only, tokens in the others (0: off)")
-    ap.add_argument("--previous-token-start", type=int, default=-1, metavar="STEPS",
-                    help="with --position-dims: start head 0 of layer 0 as a previous-token head and hold its "
-                         "query and key weights for STEPS steps (-1: off)")
-    ap.add_argument("--qk-init-std", type=float, default=0.02,
-                    help="standard deviation of the query and key weights at the start (GPT-2: 0.02)")
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--eval-every", type=int, default=50)
+    ap.add_argument("--eval-every", type=int, default=100)
     ap.add_argument("--replot", action="store_true", help="only redraw --report's loss.png from its loss.csv")
     args = ap.parse_args()
     if args.replot:
         with open(os.path.join(args.report, "loss.csv")) as f:
             rows = [tuple(float(v) for v in line.split(",")) for line in f.read().splitlines()[1:]]
         with open(os.path.join(args.report, "summary.json")) as f:
-            unigram = json.load(f)["unigram_val_ppl"]
-        return plot_losses(rows, unigram, os.path.join(args.report, "loss.png"))
+            b = json.load(f)["baselines"]
+        return plot_losses(rows, {"unigram": b["unigram"], "bigram": b["bigram"]}, os.path.join(args.report, "loss.png"))
     if not args.attnlab:
         ap.error("--attnlab PATH is required: the attnlab CLI tokenizes the corpus")
 
@@ -354,9 +467,8 @@ def main():
     torch.set_num_threads(args.threads)
     torch.use_deterministic_algorithms(True)
     cfg = {"n_layer": args.n_layer, "n_head": args.n_head, "n_embd": args.n_embd, "n_positions": args.n_positions}
-    os.makedirs(args.out, exist_ok=True)
-    os.makedirs(args.report, exist_ok=True)
-    os.makedirs(os.path.dirname(args.fixture), exist_ok=True)
+    for d in (args.out, args.report, os.path.dirname(args.fixture), os.path.dirname(args.checkpoint)):
+        os.makedirs(d or ".", exist_ok=True)
     t_start = time.time()
 
     # Every 20th chapter (from the 8th) is held out: 1,189 chapters give 59 for validation.
@@ -366,77 +478,94 @@ def main():
     corpus_sha = hashlib.sha256((train_text + val_text).encode()).hexdigest()
     train_ids = tokenize(args.attnlab, train_text)
     val_ids = tokenize(args.attnlab, val_text)
-    used = sorted(set(train_ids) | set(val_ids) | {EOT})
+    used = sorted(set(train_ids) | set(val_ids) | {EOT})  # EOT is the largest id: compact id len(used) - 1
     compact = {t: i for i, t in enumerate(used)}
     n_unused = VOCAB - len(used)
     print(f"corpus: {len(chapters)} chapters, {len(train_ids)} train / {len(val_ids)} val tokens, "
           f"{len(used)} distinct tokens, {n_unused} unused", flush=True)
     train = torch.tensor([compact[t] for t in train_ids])
     val = torch.tensor([compact[t] for t in val_ids])
-
-    # Unigram baseline: add-one smoothed train counts over the full vocabulary, scored on validation.
-    counts = np.bincount(np.array(train_ids), minlength=VOCAB).astype(np.float64) + 1.0
-    unigram_ppl = float(np.exp(-np.mean(np.log(counts[np.array(val_ids)] / counts.sum()))))
+    with open(args.modern, encoding="utf-8") as f:
+        modern_ids = tokenize(args.attnlab, f.read())
+    unused_row = len(used)
+    modern = torch.tensor([compact.get(t, unused_row) for t in modern_ids][:args.n_positions])
+    base = baselines(train_ids, val_ids)
 
     model = TinyGpt(len(used) + 1, n_unused, {**cfg, "sinusoidal_positions": args.sinusoidal_positions,
-                                                 "qk_init_std": args.qk_init_std, "position_scale": args.position_scale,
-                                                 "position_dims": args.position_dims,
-                                                 "previous_token_start": args.previous_token_start >= 0})
+                                                 "position_scale": args.position_scale, "qk_init_std": args.qk_init_std})
     n_params = sum(p.numel() for p in model.parameters())
-    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
-    no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1}, {"params": no_decay, "weight_decay": 0.0}],
-                            lr=args.lr, betas=(0.9, 0.95))
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2 and n != "wpe.weight"]
+    no_decay = [p for n, p in model.named_parameters() if p.dim() < 2 or n == "wpe.weight"]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay},
+                             {"params": no_decay, "weight_decay": 0.0}], lr=args.lr, betas=(0.9, 0.95), foreach=True)
+    sampler = WindowSampler(train, len(used) - 1, args.copy_rate, args.random_rate, args.seed)
     T = args.n_positions
-    gen = torch.Generator().manual_seed(args.seed)
     val_starts = torch.arange(0, len(val) - T - 1, (len(val) - T - 1) // 24)[:24]  # fixed windows
+    probes = random_repeats(16, INDUCTION_PERIOD, len(used) - 1, args.seed + 1)
 
     def evaluate():
-        # Validation loss, and the largest mean weight any head puts on the previous token.
+        # Validation loss; each head's previous-token score on held-out KJV and on modern English;
+        # each head's induction score on repeated random tokens. The bests are over heads.
         model.eval()
-        losses, previous = [], torch.zeros(len(model.h), args.n_head, dtype=torch.float64)
         with torch.no_grad():
-            for s in val_starts:
-                losses.append(F.cross_entropy(model(val[s:s + T][None])[0], val[s + 1:s + T + 1]).item())
-                previous += torch.stack([b.previous_token.double() for b in model.h]) / len(val_starts)
+            vx = torch.stack([val[s:s + T] for s in val_starts])
+            vy = torch.stack([val[s + 1:s + T + 1] for s in val_starts])
+            loss = F.cross_entropy(model(vx), vy.flatten()).item()
+            prev_kjv = previous_token_scores(model.attention())
+            model(modern[None])
+            prev_modern = previous_token_scores(model.attention())
+            model(probes)
+            induction = induction_scores(model.attention(), INDUCTION_PERIOD)
         model.train()
-        return sum(losses) / len(losses), previous.max().item()
+        return loss, prev_kjv, prev_modern, induction
 
-    held = [model.h[0].c_attn.weight[r].detach().clone() for r in model.previous_token_head_rows()]
-    log = [("step", "train_loss", "val_loss", "seconds", "previous_token_max")]
-    warmup, running = 60, []
-    for step in range(1, args.steps + 1):
-        lr = args.lr * (step / warmup if step <= warmup else
-                        0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * (step - warmup) / (args.steps - warmup))))
+    log = [LOG_COLUMNS]
+    running, first_step, elapsed0, tokens = [], 1, 0.0, 0
+    if args.resume or args.export:
+        ck = torch.load(args.checkpoint)
+        if ck["args"] != {k: v for k, v in vars(args).items() if k not in ("resume", "stop_at", "export")}:
+            sys.exit(f"--resume: {args.checkpoint} was written with other options: {ck['args']}")
+        model.load_state_dict(ck["model"])
+        opt.load_state_dict(ck["opt"])
+        sampler.gen.set_state(ck["sampler"])
+        log, running, first_step, elapsed0, tokens = ck["log"], ck["running"], ck["step"] + 1, ck["elapsed"], ck["tokens"]
+        print(f"resumed from {args.checkpoint} after step {ck['step']}", flush=True)
+    last_step = ck["step"] if args.export else args.steps
+    t_loop = time.time()
+    for step in range(first_step, last_step + 1):
+        lr = args.lr * (step / args.warmup if step <= args.warmup else
+                        0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * (step - args.warmup) / (args.steps - args.warmup))))
         for g in opt.param_groups:
             g["lr"] = lr
-        # Optional sequence-length warm-up (an attempt at previous-token heads; README): under
-        # near-uniform attention over 256 tokens the previous token is 1/256 of a head's output; over
-        # 8-token windows it is 1/8 or more. Each short window sits at a random place in the context,
-        # so that every row of the position table is trained.
+        # Short windows first: under near-uniform attention over t keys the previous token is 1/t of
+        # a head's output, so a short window gives the first attention gradients more to work with.
         t = args.short_context if step <= args.short_steps else T
-        b = args.batch * T // t
-        starts = torch.randint(0, len(train) - t - 1, (b,), generator=gen)
-        x = torch.stack([train[s:s + t] for s in starts])
-        y = torch.stack([train[s + 1:s + t + 1] for s in starts])
-        first = torch.randint(0, T - t + 1, (b,), generator=gen) if t < T else None
-        loss = F.cross_entropy(model(x, first).flatten(0, 1), y.flatten())
+        x, y = sampler.batch(args.batch_tokens // t, t)
+        loss = F.cross_entropy(model(x), y.flatten())
         opt.zero_grad(set_to_none=True)
         loss.backward()
-        if step <= args.previous_token_start:  # the started head's query and key rows are held
-            model.hold_previous_token_head(held)
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
-        if step <= args.previous_token_start:
-            model.hold_previous_token_head(held)
         running.append(loss.item())
+        tokens += x.numel()
         if step % args.eval_every == 0 or step == args.steps or step == 1:
-            v, prev = evaluate()
-            log.append((step, sum(running) / len(running), v, time.time() - t_start, prev))
+            v, pk, pm, ind = evaluate()
+            seconds = elapsed0 + time.time() - t_loop
+            log.append((step, sum(running) / len(running), v, seconds, pk.max().item(), ind.max().item(),
+                        pm.max().item(), tokens))
             running = []
-            print(f"step {step:5d}  lr {lr:.2e}  train {log[-1][1]:.4f}  val {v:.4f}  "
-                  f"previous-token max {prev:.3f}  ({time.time() - t_start:.0f} s)", flush=True)
-    train_seconds = time.time() - t_start
+            print(f"step {step:5d}  lr {lr:.2e}  t {t}  train {log[-1][1]:.4f}  val {v:.4f}  previous-token max "
+                  f"{log[-1][4]:.3f} (modern {log[-1][6]:.3f})  induction max {log[-1][5]:.3f}  "
+                  f"({seconds:.0f} s, {tokens / seconds:.0f} tokens/s)", flush=True)
+        if step % args.checkpoint_every == 0 or step == args.stop_at or step == args.steps:
+            save_checkpoint(args.checkpoint, {
+                "model": model.state_dict(), "opt": opt.state_dict(), "sampler": sampler.gen.get_state(),
+                "step": step, "log": log, "running": running, "elapsed": elapsed0 + time.time() - t_loop,
+                "tokens": tokens, "args": {k: v for k, v in vars(args).items() if k not in ("resume", "stop_at", "export")}})
+        if step == args.stop_at:
+            print(f"stopped after step {step}; continue with --resume", flush=True)
+            return 0
+    train_seconds = elapsed0 + (0.0 if args.export else time.time() - t_loop)
 
     # Export, then read the F16 file back: everything below uses exactly what ships.
     model_path = os.path.join(args.out, "model.safetensors")
@@ -458,6 +587,40 @@ def main():
             nll.append(-lp[torch.arange(T), torch.tensor(ids[1:])].mean().item())
     val_loss_shipped = sum(nll) / len(nll)
 
+    # The attention scores at the end, on text the run never trained on: the held-out chapters, the
+    # modern English file, and 64 fresh random repeats (another seed than the log's 16).
+    _, pk, pm, _ = evaluate()
+    model.eval()
+    with torch.no_grad():
+        model(random_repeats(64, INDUCTION_PERIOD, len(used) - 1, args.seed + 2))
+        ind = induction_scores(model.attention(), INDUCTION_PERIOD)
+    both = torch.minimum(pk, pm)  # a head must pass on both kinds of text
+    best_prev = divmod(int(both.argmax()), args.n_head)
+    best_ind = divmod(int(ind.argmax()), args.n_head)
+    scores = {"previous_token_kjv": pk.tolist(), "previous_token_modern": pm.tolist(), "induction": ind.tolist(),
+              "best_previous_token_head": {"layer": best_prev[0], "head": best_prev[1], "kjv": pk[best_prev].item(),
+                                           "modern": pm[best_prev].item()},
+              "best_induction_head": {"layer": best_ind[0], "head": best_ind[1], "score": ind[best_ind].item()}}
+
+    # The attention fixture: held-out token ids (KJV chapters, modern English, a repeated run of 40
+    # random corpus words with its text) and every head's scores on them from this PyTorch model.
+    # tests/tiny_model_test.cpp recomputes them with our forward pass and src/analysis; the browser
+    # suite types the induction text into the page.
+    encoder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "assets", "gpt2", "encoder.json")
+    probe_ids, probe_text = induction_probe_text(args.attnlab, used, encoder, args.seed + 3)
+    heads_inputs = {"kjv": val_ids[val_starts[5]:val_starts[5] + T], "modern": modern_ids[:T], "induction": probe_ids * 2}
+    heads_fixture = {"what": "every head's previous-token and induction scores (layer-major) from "
+                             "tools/train_tiny/train_tiny.py's PyTorch model, on held-out text",
+                     "model_sha256": None, "induction_period": INDUCTION_PERIOD, "induction_text": probe_text}
+    model.eval()
+    with torch.no_grad():
+        for key, ids in heads_inputs.items():
+            model(torch.tensor([compact.get(t, unused_row) for t in ids])[None])
+            att = model.attention()
+            heads_fixture[key] = {"ids": ids, "previous_token": previous_token_scores(att).flatten().tolist(),
+                                  "induction": (induction_scores(att, INDUCTION_PERIOD).flatten().tolist()
+                                                if key == "induction" else None)}
+
     # The held-out fixture: a validation snippet, float64 logits of the shipped weights.
     fx_ids = val_ids[val_starts[3]:val_starts[3] + 48]
     logits = reference_logits(shipped, cfg, fx_ids)
@@ -477,22 +640,25 @@ def main():
                    "model_sha256": sha256(model_path), "tokens": fx_ids, "rows": rows}, f, separators=(",", ":"))
         f.write("\n")
 
+    heads_fixture["model_sha256"] = sha256(model_path)
+    with open(os.path.join(os.path.dirname(args.fixture), "tiny_heads.json"), "w") as f:
+        json.dump(heads_fixture, f, separators=(",", ":"))
+        f.write("\n")
+
     with open(os.path.join(args.report, "loss.csv"), "w") as f:
         for r in log:
             f.write(",".join(f"{v:.5f}" if isinstance(v, float) else str(v) for v in r) + "\n")
-    plot_losses(log[1:], unigram_ppl, os.path.join(args.report, "loss.png"))
+    plot_losses(log[1:], {"unigram": base["unigram"], "bigram": base["bigram"]}, os.path.join(args.report, "loss.png"))
 
-    summary = {"name": NAME, "seed": args.seed, "config": cfg, "steps": args.steps, "batch": args.batch,
-               "short_steps": args.short_steps, "short_context": args.short_context,
-               "sinusoidal_positions": args.sinusoidal_positions, "qk_init_std": args.qk_init_std,
-               "position_scale": args.position_scale, "position_dims": args.position_dims,
-               "previous_token_start": args.previous_token_start,
-               "lr": args.lr, "threads": args.threads, "torch": torch.__version__, "parameters": n_params,
+    summary = {"name": NAME, "seed": args.seed, "config": cfg, "steps_trained": log[-1][0],
+               "options": {k: v for k, v in vars(args).items() if k not in ("attnlab", "resume", "stop_at", "export", "replot")},
+               "torch": torch.__version__, "parameters": n_params,
                "chapters": len(chapters), "train_tokens": len(train_ids), "val_tokens": len(val_ids),
-               "distinct_tokens": len(used), "corpus_sha256": corpus_sha,
+               "distinct_tokens": len(used), "corpus_sha256": corpus_sha, "modern_tokens": len(modern),
+               "tokens_trained": tokens, "tokens_per_second": tokens / train_seconds,
                "final_val_loss": log[-1][2], "final_val_ppl": math.exp(log[-1][2]),
                "shipped_f16_val_loss": val_loss_shipped, "shipped_f16_val_ppl": math.exp(val_loss_shipped),
-               "unigram_val_ppl": unigram_ppl, "train_seconds": train_seconds,
+               "baselines": base, "attention_scores": scores, "train_seconds": train_seconds,
                "model_bytes": os.path.getsize(model_path), "model_sha256": sha256(model_path)}
     with open(os.path.join(args.report, "summary.json"), "w") as f:
         json.dump(summary, f, indent=2)
