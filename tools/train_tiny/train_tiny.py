@@ -30,7 +30,6 @@ import json
 import math
 import os
 import re
-import struct
 import subprocess
 import sys
 import time
@@ -57,7 +56,9 @@ import numpy as np  # noqa: E402 (after the re-exec above)
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-VOCAB = 50257
+from hf_export import (LOG_COLUMNS, VOCAB, baselines, hf_tensors, plot_losses, read_safetensors,  # noqa: E402
+                       reference_logits, sha256, write_safetensors)
+
 EOT = 50256
 NAME = "AttnLab tiny (trained on the King James Bible and repeated random words), not GPT-2"
 INDUCTION_PERIOD = 40  # the issue's test: 40 random corpus tokens, repeated once
@@ -272,141 +273,6 @@ class WindowSampler:
         return w[:, :-1], w[:, 1:]
 
 
-# --------------------------------------------------------------------------------------------------
-# Export: HF names, Conv1D weights stored (in, out), F16.
-
-def hf_tensors(model, used_ids):
-    sd = {k: v.detach().to(torch.float64) for k, v in model.state_dict().items()}
-    C = sd["wpe.weight"].shape[1]
-    wte = sd["wte.weight"][-1].repeat(VOCAB, 1)  # every unused token gets the shared row u
-    wte[torch.tensor(used_ids)] = sd["wte.weight"][:-1]
-    out = {"wte.weight": wte, "wpe.weight": sd["wpe.weight"]}
-    for l in range(len(model.h)):
-        p, q = f"h.{l}.", f"h.{l}."
-        out[q + "ln_1.weight"], out[q + "ln_1.bias"] = sd[p + "ln_1.weight"], sd[p + "ln_1.bias"]
-        out[q + "attn.c_attn.weight"], out[q + "attn.c_attn.bias"] = sd[p + "c_attn.weight"].T, sd[p + "c_attn.bias"]
-        out[q + "attn.c_proj.weight"], out[q + "attn.c_proj.bias"] = sd[p + "attn_proj.weight"].T, sd[p + "attn_proj.bias"]
-        out[q + "ln_2.weight"], out[q + "ln_2.bias"] = sd[p + "ln_2.weight"], sd[p + "ln_2.bias"]
-        out[q + "mlp.c_fc.weight"], out[q + "mlp.c_fc.bias"] = sd[p + "c_fc.weight"].T, sd[p + "c_fc.bias"]
-        out[q + "mlp.c_proj.weight"], out[q + "mlp.c_proj.bias"] = sd[p + "mlp_proj.weight"].T, sd[p + "mlp_proj.bias"]
-    out["ln_f.weight"], out["ln_f.bias"] = sd["ln_f.weight"], sd["ln_f.bias"]
-    assert out["wte.weight"].shape == (VOCAB, C)
-    return out
-
-
-def write_safetensors(path, tensors, metadata):
-    header, blobs, offset = {"__metadata__": metadata}, [], 0
-    for name in sorted(tensors):
-        blob = tensors[name].contiguous().numpy().astype("<f2").tobytes()
-        header[name] = {"dtype": "F16", "shape": list(tensors[name].shape), "data_offsets": [offset, offset + len(blob)]}
-        blobs.append(blob)
-        offset += len(blob)
-    h = json.dumps(header, separators=(",", ":")).encode()
-    h += b" " * (-len(h) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)) + h)
-        for b in blobs:
-            f.write(b)
-
-
-def read_safetensors(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    n = struct.unpack("<Q", data[:8])[0]
-    header = json.loads(data[8:8 + n])
-    out = {}
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        assert info["dtype"] == "F16"
-        a, b = info["data_offsets"]
-        arr = np.frombuffer(data[8 + n + a:8 + n + b], dtype="<f2").reshape(info["shape"])
-        out[name] = torch.from_numpy(arr.astype(np.float64))
-    return out
-
-
-def reference_logits(t, cfg, ids):
-    """Float64 GPT-2 forward pass over the full vocabulary, straight from the HF-layout tensors."""
-    C, H = cfg["n_embd"], cfg["n_head"]
-    T = len(ids)
-    x = t["wte.weight"][torch.tensor(ids)] + t["wpe.weight"][:T]  # x: (T, C)
-    mask = torch.ones(T, T, dtype=torch.bool).tril()
-    ln = lambda x, p: F.layer_norm(x, (C,), t[p + ".weight"], t[p + ".bias"], 1e-5)
-    for l in range(cfg["n_layer"]):
-        p = f"h.{l}."
-        qkv = ln(x, p + "ln_1") @ t[p + "attn.c_attn.weight"] + t[p + "attn.c_attn.bias"]
-        q, k, v = (a.view(T, H, C // H).transpose(0, 1) for a in qkv.split(C, dim=1))  # (H, T, d)
-        att = (q @ k.transpose(-1, -2) / math.sqrt(C // H)).masked_fill(~mask, float("-inf")).softmax(-1)
-        x = x + (att @ v).transpose(0, 1).reshape(T, C) @ t[p + "attn.c_proj.weight"] + t[p + "attn.c_proj.bias"]
-        h = F.gelu(ln(x, p + "ln_2") @ t[p + "mlp.c_fc.weight"] + t[p + "mlp.c_fc.bias"], approximate="tanh")
-        x = x + h @ t[p + "mlp.c_proj.weight"] + t[p + "mlp.c_proj.bias"]
-    return ln(x, "ln_f") @ t["wte.weight"].T  # (T, VOCAB)
-
-
-def sha256(path):
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
-
-
-def sha256(path):
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
-
-
-LOG_COLUMNS = ("step", "train_loss", "val_loss", "seconds", "previous_token_max", "induction_max",
-               "previous_token_modern_max", "tokens")
-
-
-def plot_losses(rows, baselines, path):
-    """rows: LOG_COLUMNS; baselines: {"unigram": ppl, "bigram": ppl}."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    steps = [r[0] for r in rows]
-    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(7.5, 7), dpi=110, sharex=True)
-    ax.plot(steps, [r[1] for r in rows], label="training loss (mean since last point)")
-    ax.plot(steps, [r[2] for r in rows], label="validation loss (held-out KJV chapters)")
-    for (name, ppl), ls in zip(sorted(baselines.items()), ("--", ":")):
-        ax.axhline(math.log(ppl), color="gray", ls=ls, label=f"{name} baseline (ppl {ppl:.0f})")
-    ax.set_ylabel("cross-entropy (nats per token)")
-    ax.set_title(NAME, fontsize=10)
-    ax.set_ylim(bottom=0)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    ax2.plot(steps, [r[4] for r in rows], label="previous-token score, best head, held-out KJV")
-    ax2.plot(steps, [r[6] for r in rows], label="previous-token score, best head, modern English")
-    ax2.plot(steps, [r[5] for r in rows], label=f"induction score, best head, {INDUCTION_PERIOD} random tokens x 2")
-    ax2.axhline(0.5, color="tab:blue", ls=":", lw=0.8, label="target for a previous-token head (0.5)")
-    ax2.axhline(0.3, color="tab:green", ls=":", lw=0.8, label="target for an induction head (0.3)")
-    ax2.set_ylim(0, 1)
-    ax2.set_xlabel("optimizer step")
-    ax2.set_ylabel("mean attention weight")
-    ax2.grid(alpha=0.3)
-    ax2.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path)
-
-
-def baselines(train_ids, val_ids):
-    """Validation perplexity of an add-one unigram model and of an interpolated bigram model
-    (lambda picked on validation itself, which flatters the baseline, not us)."""
-    tr, va = np.array(train_ids), np.array(val_ids)
-    counts = np.bincount(tr, minlength=VOCAB).astype(np.float64) + 1.0
-    p_uni = counts / counts.sum()
-    unigram = float(np.exp(-np.mean(np.log(p_uni[va]))))
-    pairs = tr[:-1].astype(np.int64) * VOCAB + tr[1:]
-    keys, n = np.unique(pairs, return_counts=True)
-    ctx = np.bincount(tr[:-1], minlength=VOCAB).astype(np.float64)
-    q = va[:-1].astype(np.int64) * VOCAB + va[1:]
-    at = np.searchsorted(keys, q).clip(0, len(keys) - 1)
-    c_pair = np.where(keys[at] == q, n[at], 0).astype(np.float64)
-    c_ctx = ctx[va[:-1]]
-    p_ml = np.divide(c_pair, c_ctx, out=np.zeros_like(c_pair), where=c_ctx > 0)
-    best = min((float(np.exp(-np.mean(np.log(lam * p_ml + (1 - lam) * p_uni[va[1:]])))), lam)
-               for lam in np.linspace(0.05, 0.95, 19))
-    return {"unigram": unigram, "bigram": best[0], "bigram_lambda": round(best[1], 2)}
-
-
 def save_checkpoint(path, state):
     tmp = path + ".tmp"
     torch.save(state, tmp)
@@ -459,7 +325,8 @@ def main():
             rows = [tuple(float(v) for v in line.split(",")) for line in f.read().splitlines()[1:]]
         with open(os.path.join(args.report, "summary.json")) as f:
             b = json.load(f)["baselines"]
-        return plot_losses(rows, {"unigram": b["unigram"], "bigram": b["bigram"]}, os.path.join(args.report, "loss.png"))
+        return plot_losses(rows, {"unigram": b["unigram"], "bigram": b["bigram"]}, os.path.join(args.report, "loss.png"),
+                           NAME, INDUCTION_PERIOD)
     if not args.attnlab:
         ap.error("--attnlab PATH is required: the attnlab CLI tokenizes the corpus")
 
@@ -469,7 +336,6 @@ def main():
     cfg = {"n_layer": args.n_layer, "n_head": args.n_head, "n_embd": args.n_embd, "n_positions": args.n_positions}
     for d in (args.out, args.report, os.path.dirname(args.fixture), os.path.dirname(args.checkpoint)):
         os.makedirs(d or ".", exist_ok=True)
-    t_start = time.time()
 
     # Every 20th chapter (from the 8th) is held out: 1,189 chapters give 59 for validation.
     chapters = read_kjv()
@@ -648,7 +514,8 @@ def main():
     with open(os.path.join(args.report, "loss.csv"), "w") as f:
         for r in log:
             f.write(",".join(f"{v:.5f}" if isinstance(v, float) else str(v) for v in r) + "\n")
-    plot_losses(log[1:], {"unigram": base["unigram"], "bigram": base["bigram"]}, os.path.join(args.report, "loss.png"))
+    plot_losses(log[1:], {"unigram": base["unigram"], "bigram": base["bigram"]}, os.path.join(args.report, "loss.png"),
+                NAME, INDUCTION_PERIOD)
 
     summary = {"name": NAME, "seed": args.seed, "config": cfg, "steps_trained": log[-1][0],
                "options": {k: v for k, v in vars(args).items() if k not in ("attnlab", "resume", "stop_at", "export", "replot")},
