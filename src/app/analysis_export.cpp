@@ -48,9 +48,8 @@ std::string analysis_json(const Session& s) {
         tokens.add_raw(t.str());
     }
     o.add_raw("tokens", tokens.str());
-    json::ArrayBuilder token_ids;  // the text's tokens as the page counts them (status().tokens)
-    for (int id : s.tokens) token_ids.add(static_cast<long long>(id));
-    o.add_raw("token_ids", token_ids.str());
+    // The text's tokens as the page counts them (status().tokens).
+    o.add_raw("token_ids", json::ArrayBuilder().add_all(s.tokens).str());
 
     // The chosen head and query, analysed exactly as `attnlab analyze` would.
     QuerySlice slice;

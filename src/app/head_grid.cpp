@@ -27,6 +27,7 @@ public:
         out_->layers = cap.layers();
         out_->heads = cap.n_head();
         targets_ = induction_targets(forward_->tokens);
+        induction_queries_ = induction_queries(targets_);
         out_->uniform[0] = uniform_previous_token_weight(cap.length());
         out_->uniform[1] = uniform_induction_score(targets_);
         // About 8M multiply-adds per step: a few ms natively, well under the frame budget in wasm.
@@ -58,8 +59,7 @@ public:
             // As previous_token_weight: the mean over queries 1..L-1, NaN without any.
             out_->previous_token.push_back(L > 1 ? previous_sum_ / (L - 1) : std::nan(""));
             // As induction_score: the mean over the queries whose token occurred before.
-            const int n = induction_queries(targets_);
-            out_->induction.push_back(n > 0 ? induction_sum_ / n : std::nan(""));
+            out_->induction.push_back(induction_queries_ > 0 ? induction_sum_ / induction_queries_ : std::nan(""));
             row_ = 0;
             ++index_;
         }
@@ -81,6 +81,7 @@ private:
     std::vector<float> q_, k_, rows_;
     PooledMap map_;
     std::vector<int> targets_;   // induction_targets of the pass's tokens
+    int induction_queries_ = 0;  // how many of them have a target
     double previous_sum_ = 0.0;  // this head's A(i, i-1) so far
     double induction_sum_ = 0.0;  // and its A(i, targets_[i])
     std::chrono::steady_clock::time_point started_{};
@@ -90,17 +91,17 @@ private:
 // empty triangle, so that it hides no weight; the induction tag under the previous-token one.
 struct HeadPattern {
     const char* tag;     // drawn on the thumbnail
-    const char* name;    // "previous-token head"
-    const char* means;   // what passing the threshold means, for the legend
+    const char* name;    // "previous-token"
+    const char* where;   // where the weight goes, for the legend
     const char* status;  // status().attention's key
     double threshold;
     ImU32 color;
     std::vector<double> AttentionThumbnails::*scores;
 };
 const HeadPattern kPatterns[2] = {
-    {"prev", "previous-token", "more than half its weight, on average, on the token just before", "previous_token",
+    {"prev", "previous-token", "on the token just before", "previous_token",
      kPreviousTokenThreshold, plot::colors::green, &AttentionThumbnails::previous_token},
-    {"ind", "induction", "more than 0.3 on the token that followed the current token's first occurrence", "induction",
+    {"ind", "induction", "on the token that followed the current token's first occurrence", "induction",
      kInductionThreshold, plot::colors::purple, &AttentionThumbnails::induction},
 };
 
@@ -145,7 +146,9 @@ void draw_legend(const HeadGrid& g, const AttentionThumbnails& t) {
         dl->AddText(ImVec2(at.x + 3, at.y), plot::colors::black, p.tag);
         ImGui::Dummy(ImVec2(tag.x + 6, size));
         ImGui::SameLine();
-        std::string line = std::string(p.name) + " head: " + p.means + ".";
+        char rule[64];
+        std::snprintf(rule, sizeof rule, " head: more than %.2g of its weight, on average, ", p.threshold);
+        std::string line = std::string(p.name) + rule + p.where + ".";
         const std::vector<double>& v = t.*p.scores;
         if (!g.marked[k].empty()) {
             line += " Marked:";

@@ -287,9 +287,8 @@ std::string text_status_json(const TextPanel& p, const Session& s) {
     o.add("limit", context_limit(s));
     o.add("clipped", p.counted_text == s.tokens_text && p.full_count > static_cast<int>(s.tokens.size()));
     o.add("generated", p.generated ? static_cast<int>(p.generated->ids.size()) : 0);
-    json::ArrayBuilder ids;  // the tokens the model runs on, for checks that need exact ids
-    for (int id : s.tokens) ids.add(static_cast<long long>(id));
-    o.add_raw("ids", ids.str());
+    // The tokens the model runs on, for checks that need exact ids.
+    o.add_raw("ids", json::ArrayBuilder().add_all(s.tokens).str());
     return o.str();
 }
 

@@ -100,6 +100,7 @@ class ArrayBuilder {
 public:
     ArrayBuilder& add(double v) { return add_raw(number(v)); }
     ArrayBuilder& add(long long v) { return add_raw(std::to_string(v)); }
+    ArrayBuilder& add(int v) { return add_raw(std::to_string(v)); }
     ArrayBuilder& add(std::string_view s) { return add_raw(quote(s)); }
     ArrayBuilder& add_raw(std::string_view json) {
         if (!body_.empty()) body_ += ',';
