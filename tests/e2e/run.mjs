@@ -13,7 +13,7 @@
 // previous-token head marked in the grid, and "Load GPT-2 small" in one click.
 // Screenshots and exported files stay in --out; result.txt gets "N passed, N failed".
 import { mkdir, writeFile } from "node:fs/promises";
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { chromium } from "playwright-core";
 import { chromiumArgs, chromiumPath, check, tally, parseArgs, waitFor, widget, openTab, decodePng, pictureStats } from "./lib.mjs";
@@ -41,7 +41,8 @@ async function visit(browser, url, dpr) {
   const errors = [];
   page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
   page.on("pageerror", (e) => errors.push(String(e)));
-  page.on("requestfailed", (r) => errors.push(`request failed: ${r.url()}`));
+  const failedRequests = [];  // judged at the end (see modelRequestsThatFailed)
+  page.on("requestfailed", (r) => failedRequests.push({ url: r.url(), error: r.failure()?.errorText ?? "" }));
 
   // Hold the wasm back a moment, so the loading indicator can be seen doing its job.
   let release;
@@ -50,6 +51,7 @@ async function visit(browser, url, dpr) {
   await page.goto(url);
   check(await page.isVisible("#loading"), "a loading indicator shows until the first frame");
   release();
+  await page.unroute("**/attnlab.wasm");  // an intercepted page aborts more of its fetches (below)
   const ready = await waitFor(page, () => window.attnlab && window.attnlab.status().ready, undefined, 60000);
   if (!check(ready, "window.attnlab.status().ready becomes true")) {
     await page.screenshot({ path: path.join(out, `not-ready-dpr${dpr}.png`) });
@@ -151,8 +153,20 @@ async function visit(browser, url, dpr) {
   await page.waitForTimeout(300);
   await page.screenshot({ path: path.join(out, `resized-dpr${dpr}.png`) });
 
+  const st = await page.evaluate(() => window.attnlab.status());
+  for (const f of failedRequests) if (!completedModelFetch(f, st)) errors.push(`request failed: ${f.url} ${f.error}`);
   check(errors.length === 0, "no console errors", errors.join(" | "));
   await context.close();
+}
+
+// Chromium here reports the built-in model's GET as net::ERR_ABORTED in about 2 visits of 5 even
+// though every byte arrived and the model loaded (seen at 6353638 too, so not this page's code;
+// fewer with the wasm route removed, never gone). Only that case is forgiven: the same URL, that
+// error, and the page holding the built-in model with done_bytes equal to the file's size.
+function completedModelFetch(f, st) {
+  const file = path.join(site, "assets/tiny/model.safetensors");
+  return new URL(f.url).pathname === "/assets/tiny/model.safetensors" && f.error === "net::ERR_ABORTED" &&
+         st.model?.loaded && st.model?.builtin && st.model_fetch?.done_bytes === statSync(file).size;
 }
 
 // Runs one part of the test; a part that throws counts as one failure and the others still run.
