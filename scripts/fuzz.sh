@@ -25,9 +25,9 @@ OUT="$ROOT/build/fuzz"
 
 case "$SECS" in ''|*[!0-9]*) echo "fuzz.sh: SECONDS must be a whole number, got '$SECS'" >&2; exit 2 ;; esac
 case "$WHICH" in
-  all) TARGETS=(safetensors json tokenizer analyze_input) ;;
-  safetensors|json|tokenizer|analyze_input) TARGETS=("$WHICH") ;;
-  *) echo "fuzz.sh: unknown target '$WHICH' (safetensors, json, tokenizer, analyze_input or all)" >&2; exit 2 ;;
+  all) TARGETS=(safetensors json tokenizer analyze_input tour) ;;
+  safetensors|json|tokenizer|analyze_input|tour) TARGETS=("$WHICH") ;;
+  *) echo "fuzz.sh: unknown target '$WHICH' (safetensors, json, tokenizer, analyze_input, tour or all)" >&2; exit 2 ;;
 esac
 
 CXX=""
@@ -46,6 +46,8 @@ sources_for() {
     analyze_input) echo src/analysis/query_analysis.cpp src/analysis/normalizers.cpp src/analysis/selection.cpp \
                         src/analysis/separability.cpp src/analysis/softmax.cpp \
                         src/model/json.cpp src/model/utf8.cpp src/model/random.cpp ;;
+    tour) echo src/app/tour/tour.cpp src/app/tour/builtin_tour.cpp src/app/view_state.cpp src/analysis/normalizers.cpp src/analysis/softmax.cpp \
+               src/model/json.cpp src/model/utf8.cpp src/model/random.cpp ;;
   esac
 }
 

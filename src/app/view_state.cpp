@@ -82,16 +82,22 @@ bool parse_panel(std::string_view name, Panel& out) {
     return false;
 }
 
-std::string view_state_json(const ViewState& s) {
+std::string view_state_json(const ViewState& s, const ViewState* base) {
     json::ObjectBuilder o;
     o.add("v", 1);
-    o.add("text", s.text);
-    o.add("model", s.model_url);
-    o.add("panel", panel_name(s.panel));
-    o.add("layer", s.layer).add("head", s.head).add("query", s.query).add("N", s.N);
-    o.add("T", s.T);
-    o.add("normalizer", s.normalizer);
-    o.add("eps", s.eps);
+    // With a base, only what differs from it (tour steps after the first); read back with
+    // that base, the state is exact.
+    auto differs = [&](auto member) { return !base || s.*member != base->*member; };
+    if (differs(&ViewState::text)) o.add("text", s.text);
+    if (differs(&ViewState::model_url)) o.add("model", s.model_url);
+    if (differs(&ViewState::panel)) o.add("panel", panel_name(s.panel));
+    if (differs(&ViewState::layer)) o.add("layer", s.layer);
+    if (differs(&ViewState::head)) o.add("head", s.head);
+    if (differs(&ViewState::query)) o.add("query", s.query);
+    if (differs(&ViewState::N)) o.add("N", s.N);
+    if (differs(&ViewState::T)) o.add("T", s.T);
+    if (differs(&ViewState::normalizer)) o.add("normalizer", s.normalizer);
+    if (differs(&ViewState::eps)) o.add("eps", s.eps);
     return o.str();
 }
 
@@ -101,7 +107,10 @@ bool parse_view_state(std::string_view json_text, ViewState& out, std::string& e
         error = "the view state is not JSON (" + parsed.error + ")";
         return false;
     }
-    const json::Value& obj = *parsed.value;
+    return read_view_state(*parsed.value, out, error);
+}
+
+bool read_view_state(const json::Value& obj, ViewState& out, std::string& error) {
     if (!obj.is_object()) {
         error = std::string("the view state must be a JSON object, got ") + json::Value::type_name(obj.type());
         return false;

@@ -7,6 +7,10 @@
 
 namespace attnlab {
 
+namespace json {
+class Value;
+}
+
 enum class Panel { Text, Attention, Distance, Separability, Gradient, Playground, Help };
 
 // "text", "attention", "distance", "separability", "gradient", "playground", "help".
@@ -26,11 +30,14 @@ struct ViewState {
 };
 
 // {"v":1,"text":...,"model":...,"panel":...,"layer":..,"head":..,"query":..,"N":..,"T":..,"normalizer":..,"eps":..}
-std::string view_state_json(const ViewState& s);
+// With a base: only the keys whose value differs from base's (and "v").
+std::string view_state_json(const ViewState& s, const ViewState* base = nullptr);
 
 // Reads the object view_state_json writes. Missing keys keep their value in `out`; a key of
 // the wrong type or out of range, or text that is not JSON, returns false with a message that
 // names the key, and leaves `out` untouched. Unknown keys are ignored (newer links).
 bool parse_view_state(std::string_view json_text, ViewState& out, std::string& error);
+// The same, on an object already parsed (a tour step's "view").
+bool read_view_state(const json::Value& obj, ViewState& out, std::string& error);
 
 }  // namespace attnlab
