@@ -2,6 +2,9 @@
 
 #include <imgui.h>
 
+#include <cmath>
+#include <cstdio>
+
 #include "app/analysis_export.h"
 #include "app/head_summaries.h"
 #include "app/model_tasks.h"
@@ -20,27 +23,32 @@ void init_app(AppState& app, std::string_view encoder_json, std::string_view voc
 void load_builtin_model(AppState& app, bool first_open) {
     if (!app.model_source || app.builtin_model.empty()) return;
     start_builtin_model(app.model_bar, app.session, *app.model_source, app.builtin_model);
-    app.open_on_learned_head = first_open;
-    app.open_view = app.session.view;
+    if (first_open) request_learned_head(app, Panel::Attention, true);
 }
 
-// See AppState::open_on_learned_head. Gives up, without moving the view, as soon as the view or
-// the model is no longer the one the page opened with.
-static void open_on_learned_head(AppState& app) {
-    if (!app.open_on_learned_head) return;
+void request_learned_head(AppState& app, Panel panel, bool builtin_only) {
+    app.learned_head = {true, app.session.view, panel, builtin_only};
+}
+
+// See AppState::learned_head. Gives up, without moving the view, as soon as the view or the
+// model is no longer the one asked about.
+static void show_learned_head(AppState& app) {
+    AppState::LearnedHeadRequest& r = app.learned_head;
+    if (!r.pending) return;
     Session& s = app.session;
     const ViewState& v = s.view;
-    const ViewState& o = app.open_view;
-    if (v.panel != o.panel || v.layer != o.layer || v.head != o.head || v.text != o.text || (s.model && !s.model->builtin)) {
-        app.open_on_learned_head = false;
+    const ViewState& o = r.from;
+    if (v.panel != o.panel || v.layer != o.layer || v.head != o.head || v.text != o.text || v.model_url != o.model_url ||
+        (r.builtin_only && s.model && !s.model->builtin)) {
+        r.pending = false;
         return;
     }
     const std::shared_ptr<const AttentionThumbnails>& t = app.attention.grid.thumbnails;
     if (!s.model || !s.forward || !t || t->pass.lock() != s.forward) return;  // not yet
-    app.open_on_learned_head = false;
+    r.pending = false;
     int layer = 0, head = 0;
     if (!strongest_learned_head(*t, layer, head)) return;
-    s.view.panel = Panel::Attention;
+    s.view.panel = r.panel;
     s.view.layer = layer;
     s.view.head = head;
 }
@@ -76,7 +84,12 @@ static void draw_share_popup(AppState& app) {
     }
     ImGui::SetNextWindowSize(ImVec2(ImGui::GetFontSize() * 36, 0), ImGuiCond_Appearing);
     if (!ImGui::BeginPopup("Share this view")) return;
-    if (!app.copy_link)
+    if (share.tour)
+        ImGui::TextWrapped(share.copied ? "The tour's link is on the clipboard. Opening it plays the tour from step 1, with "
+                                          "each step's view live."
+                                        : "The browser did not let AttnLab use the clipboard. Select the tour's link below "
+                                          "and press Ctrl+C (Cmd+C on a Mac), or use the button.");
+    else if (!app.copy_link)
         ImGui::TextWrapped("The view state is on the clipboard, as JSON: window.attnlab.setState() and the web page's links "
                            "read it.");
     else if (share.copied)
@@ -119,6 +132,24 @@ static void draw_share_and_export_menu(AppState& app) {
     remember_last_item(app.widgets, "menu.export_json");
     // Where the last export went ("Saved ./attnlab-fade.png (12.3 KB).").
     if (can_export && !app.file_export->last_message().empty()) ImGui::TextDisabled("%s", app.file_export->last_message().c_str());
+}
+
+// Readable from the back of a room: the UI scale, and full screen where the platform has it.
+static void draw_view_menu(AppState& app) {
+    const bool open = ImGui::BeginMenu("View");
+    remember_last_item(app.widgets, "menu.view");
+    if (!open) return;
+    for (const int percent : {100, 125, 150, 175, 200, 250}) {
+        char label[32];
+        std::snprintf(label, sizeof label, "UI scale %d%%", percent);
+        if (ImGui::MenuItem(label, nullptr, std::lround(app.ui_scale * 100) == percent)) app.ui_scale = static_cast<float>(percent) / 100.0f;
+        remember_last_item(app.widgets, ("menu.scale." + std::to_string(percent)).c_str());
+    }
+    ImGui::Separator();
+    const bool can = app.set_full_screen && app.is_full_screen;
+    if (ImGui::MenuItem("Full screen", nullptr, can && app.is_full_screen(), can)) app.set_full_screen(!app.is_full_screen());
+    remember_last_item(app.widgets, "menu.full_screen");
+    ImGui::EndMenu();
 }
 
 // The reader's message (an error, a notice), until dismissed.
@@ -193,7 +224,7 @@ void draw_app(AppState& app) {
     if (!s.model_work.busy()) s.background.pump(s, kWorkBudgetMs);
     keep_summaries_current(s);
     keep_head_grid(app.attention.grid, s);
-    open_on_learned_head(app);
+    show_learned_head(app);
 
     const ImGuiViewport* vp = ImGui::GetMainViewport();
     ImGui::SetNextWindowPos(vp->WorkPos);
@@ -208,6 +239,8 @@ void draw_app(AppState& app) {
         ImGui::TextUnformatted("AttnLab");
         ImGui::TextDisabled("what softmax attention can and cannot select");
         draw_share_and_export_menu(app);
+        draw_tour_menu(app);
+        draw_view_menu(app);
         if (ImGui::BeginMenu("Help")) {
             if (ImGui::MenuItem("About AttnLab")) app.show_about = true;
             ImGui::EndMenu();
@@ -240,6 +273,7 @@ void draw_app(AppState& app) {
     ImGui::End();
     draw_about(&app.show_about);
     draw_share_popup(app);
+    draw_tour(app);
 
     // Keep the page's address current (the page waits a moment and skips unchanged states).
     if (app.view_changed) {
@@ -275,15 +309,16 @@ bool apply_view_state(AppState& app, std::string_view json, bool from_link, std:
     return true;
 }
 
-void show_share_link(AppState& app, std::string link, bool copied) {
+void show_share_link(AppState& app, std::string link, bool copied, bool tour) {
     app.share.link = std::move(link);
     app.share.copied = copied;
+    app.share.tour = tour;
     app.share.open = true;
 }
 
 bool app_busy(const AppState& app) {
     const FetchStatus::Phase phase = app.model_source ? app.model_source->status().phase : FetchStatus::Phase::Idle;
-    return app.session.model_work.busy() || app.session.background.busy() || app.attention.grid.work.busy() ||
+    return app.session.model_work.busy() || app.session.background.busy() || app.attention.grid.work.busy() || app.tour.settle_frames > 0 ||
            plot::export_pending() || phase == FetchStatus::Phase::Probing || phase == FetchStatus::Phase::Downloading ||
            phase == FetchStatus::Phase::Ready;
 }
@@ -317,8 +352,10 @@ void add_app_status(const AppState& app, float pixel_ratio, json::ObjectBuilder&
     last_export.add("name", record.name).add("mime", record.mime).add("bytes", record.bytes);
     status.add_raw("last_export", last_export.str());
     json::ObjectBuilder share;
-    share.add("link", app.share.link).add("copied", app.share.copied);
+    share.add("link", app.share.link).add("copied", app.share.copied).add("tour", app.share.tour);
     status.add_raw("share", share.str());
+    status.add_raw("tour", tour_status_json(app.tour));
+    status.add("ui_scale", static_cast<double>(app.ui_scale));
     status.add_raw("widgets", widget_rects_json(app.widgets, pixel_ratio));
 }
 

@@ -16,6 +16,7 @@
 #include "app/session.h"
 #include "app/softmax_playground.h"
 #include "app/text_panel.h"
+#include "app/tour/tour_player.h"
 #include "app/widget_rects.h"
 #include "model/json.h"
 
@@ -51,14 +52,31 @@ struct AppState {
     struct SharePopup {
         bool open = false;
         bool copied = false;  // the clipboard took it; otherwise the reader copies by hand
+        bool tour = false;    // a tour's link, not a view's
         std::string link;
     } share;
 
-    // A first open with the built-in model: once its head grid is ready, the Attention map opens
-    // on its strongest learned head, so the first thing a visitor sees is a head that selects.
-    // Only while the view is still the start view (open_view): a choice made meanwhile wins.
-    bool open_on_learned_head = false;
-    ViewState open_view;
+    // Show the model's strongest learned head once its head grid is ready: on a first open with
+    // the built-in model (on the Attention map, so the first thing a visitor sees is a head that
+    // selects), and for a tour step that asks for it. Only while the view is still `from`: a
+    // choice made meanwhile wins.
+    struct LearnedHeadRequest {
+        bool pending = false;
+        ViewState from;
+        Panel panel = Panel::Attention;  // the panel to show it on
+        bool builtin_only = false;       // give up if another model comes instead
+    } learned_head;
+
+    TourPlayer tour;
+    // The UI scale (1 = 100%), for a room: the platform rebuilds its fonts when it changes.
+    float ui_scale = 1.0f;
+    // Full screen, where the platform can (null: it cannot). The answer to is_full_screen.
+    std::function<void(bool on)> set_full_screen;
+    std::function<bool()> is_full_screen;
+    // The page's tour half (web/share_state.js): the #t= link of a tour; file picker for a
+    // tour's JSON. Null natively.
+    std::function<void(const std::string& tour_json)> copy_tour_link;
+    std::function<void()> pick_tour_file;
 
     bool show_about = false;
     Panel shown_panel = Panel::Text;  // the tab drawn last frame, to notice setState() changes
@@ -70,7 +88,7 @@ void init_app(AppState& app, std::string_view encoder_json, std::string_view voc
 
 // Starts loading app.builtin_model (no question asked); nothing when there is none. first_open:
 // the page or window opened with nothing chosen, so the view may move to the model's strongest
-// learned head once it is known (AppState::open_on_learned_head).
+// learned head once it is known (AppState::learned_head).
 void load_builtin_model(AppState& app, bool first_open = false);
 
 void draw_app(AppState& app);
@@ -80,8 +98,11 @@ void draw_app(AppState& app);
 // or loading. On failure the view is unchanged; from_link also puts the error in the banner.
 bool apply_view_state(AppState& app, std::string_view json, bool from_link, std::string& error);
 
-// The page's answer to copy_link: the link, and whether the clipboard took it.
-void show_share_link(AppState& app, std::string link, bool copied);
+// Asks for the model's strongest learned head on `panel` once it is known (AppState::learned_head).
+void request_learned_head(AppState& app, Panel panel, bool builtin_only = false);
+
+// The page's answer to copy_link (and copy_tour_link): the link, and whether the clipboard took it.
+void show_share_link(AppState& app, std::string link, bool copied, bool tour = false);
 
 // True while work is in flight: the platform keeps drawing frames.
 bool app_busy(const AppState& app);

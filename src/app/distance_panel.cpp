@@ -313,6 +313,14 @@ std::string distance_status_json(const DistancePanel& p, const Session& s) {
     if (done) {
         o.add("N_star", hs->critical.N_star);
         o.add("N_star_p", hs->critical.N_star ? hs->critical.at_star.p_value : std::nan(""));
+        // The same in words, for a tour's caption: a caption cannot choose between the two cases.
+        char reading[160];
+        if (hs->critical.N_star)
+            std::snprintf(reading, sizeof reading, "N* = %d (KS p = %.2g)", hs->critical.N_star, hs->critical.at_star.p_value);
+        else
+            std::snprintf(reading, sizeof reading, "no N* up to N = %d: every N tested is told apart from a random selection",
+                          hs->critical.scan.empty() ? 0 : hs->critical.scan.back().N);
+        o.add("N_star_reading", reading);
         o.add("summary_queries", static_cast<int>(hs->queries.size()));
         o.add("summary_seconds", hs->seconds);
     }

@@ -331,6 +331,15 @@ void add_head_grid_status(const HeadGrid& g, const Session& s, json::ObjectBuild
     if (ready) {
         o.add("thumbnails_seconds", g.thumbnails->seconds);
         for (int k = 0; k < 2; ++k) o.add_raw(kPatterns[k].status, pattern_json(g, *g.thumbnails, k));
+        // The chosen head's own scores (tour captions read them).
+        const AttentionThumbnails& t = *g.thumbnails;
+        const int at = s.view.layer * t.heads + s.view.head;
+        json::ObjectBuilder chosen;
+        for (int k = 0; k < 2; ++k) {
+            const std::vector<double>& v = t.*kPatterns[k].scores;
+            chosen.add(kPatterns[k].status, s.view.layer < t.layers && s.view.head < t.heads ? v[static_cast<size_t>(at)] : std::nan(""));
+        }
+        o.add_raw("chosen", chosen.str());
     }
 }
 

@@ -132,6 +132,19 @@ void draw_help_panel(HelpPanel& panel, PanelContext& ctx) {
         topics(kDepartures, std::size(kDepartures), wrap);
     if (ImGui::CollapsingHeader("Findings of our own checks"))
         topics(kFindings, std::size(kFindings), wrap);
+    if (ImGui::CollapsingHeader("Tours: a guided path through the paper, for a class", ImGuiTreeNodeFlags_DefaultOpen)) {
+        ImGui::PushTextWrapPos(wrap);
+        ImGui::TextWrapped("%s",
+            "Tour > Play \"What softmax can and cannot select\" walks through the paper in eight live steps on the model "
+            "and text you have open; Next and Back (or the arrow keys) change the view, and every slider stays yours. "
+            "To make your own: Tour > Record or edit a tour, set up a view, press \"Add this view as a step\", give it a "
+            "title and a caption (what to look at, one thing to try; {gradient.T} or {distance.N_star} show live values), "
+            "and repeat. \"Copy tour link\" puts the whole tour in one link that opens it at step 1; Export JSON saves it "
+            "as a file (Import JSON, or attnlab-desktop --tour FILE, plays it). View > UI scale (100-250%) and Full screen "
+            "make it readable from the back of a room, and the scale travels in the tour's link. A link carries up to 64 "
+            "steps and about 2 MB; a longer tour goes as a file.");
+        ImGui::PopTextWrapPos();
+    }
     if (ImGui::CollapsingHeader("Sharing, exporting, scripting")) {
         ImGui::PushTextWrapPos(wrap);
         ImGui::TextWrapped(
@@ -140,7 +153,8 @@ void draw_help_panel(HelpPanel& panel, PanelContext& ctx) {
             "and reloads the model from the browser's cache or its address. Every plot has a download button in its "
             "corner (and a right-click menu) for a PNG picture or its data as CSV; \"Export analysis (JSON)\" saves "
             "the view, the model, the tokens and every quantity for the chosen head and query. Scripts can use "
-            "window.attnlab: status(), state(), setState(obj), shareLink().");
+            "window.attnlab: status(), state(), setState(obj), shareLink(), and for tours tour(), setTour(obj), "
+            "tourStep(k), tourLink(), startTour().");
         ImGui::PopTextWrapPos();
     }
     ImGui::TextDisabled("The formulas, worked examples and the full table of differences: docs/science.md.");

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "app/plot.h"
+#include "app/string_input.h"
 #include "model/json.h"
 #include "model/utf8.h"
 
@@ -55,16 +56,6 @@ void append_hex(std::string& out, unsigned char b) {
     char buf[8];
     std::snprintf(buf, sizeof buf, "\\x%02X", b);
     out += buf;
-}
-
-// std::string as the text box's buffer: ImGui asks for more room as the text grows.
-int resize_text(ImGuiInputTextCallbackData* data) {
-    if (data->EventFlag == ImGuiInputTextFlags_CallbackResize) {
-        auto* text = static_cast<std::string*>(data->UserData);
-        text->resize(static_cast<size_t>(data->BufTextLen));
-        data->Buf = text->data();
-    }
-    return 0;
 }
 
 void set_text(TextPanel& p, Session& s, std::string text) {
@@ -252,8 +243,7 @@ void draw_text_panel(TextPanel& p, PanelContext& ctx) {
     if (s.view.text != p.shown_text) ++p.box_epoch;
     ImGui::PushID(p.box_epoch);
     const float box_h = std::max(ImGui::GetTextLineHeight() * 8.0f, ImGui::GetContentRegionAvail().y * 0.35f);
-    ImGui::InputTextMultiline("##text", s.view.text.data(), s.view.text.capacity() + 1, ImVec2(-1, box_h),
-                              ImGuiInputTextFlags_CallbackResize, resize_text, &s.view.text);
+    input_string_multiline("##text", s.view.text, ImVec2(-1, box_h));
     ImGui::PopID();
     remember_last_item(ctx.widgets, "text.input");
     p.shown_text = s.view.text;

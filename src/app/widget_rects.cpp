@@ -8,7 +8,7 @@ namespace attnlab {
 
 void remember_last_item(WidgetRects& rects, const char* name) {
     const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
-    rects[name] = {a.x, a.y, b.x - a.x, b.y - a.y};
+    rects[name] = {a.x, a.y, b.x - a.x, b.y - a.y, ImGui::GetFrameCount()};
 }
 
 std::string widget_rects_json(const WidgetRects& rects, float pixel_ratio) {

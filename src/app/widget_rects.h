@@ -8,6 +8,7 @@ namespace attnlab {
 
 struct WidgetRect {
     float x = 0, y = 0, w = 0, h = 0;  // ImGui pixels (backing pixels on the web)
+    int frame = -1;                    // ImGui's frame count when it was drawn
 };
 
 using WidgetRects = std::map<std::string, WidgetRect, std::less<>>;
