@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Desktop smoke test: the native window draws the panels under a virtual X server.
 
-    desktop_smoke.py ATTNLAB_DESKTOP OUT_DIR
+    desktop_smoke.py ATTNLAB_DESKTOP OUT_DIR [--tour]
 
 Runs attnlab-desktop under xvfb-run for a few frames, reads back its last frame, checks
 that it is a picture (many colours, not one flat fill) and keeps it as OUT_DIR/desktop.png.
+With --tour: a tour file plays (its caption card, cream-coloured, fills part of the window's
+lower right, kept as OUT_DIR/desktop-tour.png), and a malformed one is refused before any window
+opens, with exit status 2 and a message that names the step and the key.
 Standard library only.
 """
 import os
@@ -35,8 +38,51 @@ def write_png(path, w, h, rgb):
                 + chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b""))
 
 
+CARD = (255, 251, 235)  # the tour card's background (src/app/tour/tour_player.cpp), nearly opaque
+
+
+def tour_main(exe, out):
+    bad = os.path.join(out, "bad-tour.json")
+    with open(bad, "w") as f:
+        f.write('{"v":1,"kind":"attnlab-tour","steps":[{"title":"x","view":{"panel":"text"}},{"view":{"head":"two"}}]}')
+    run = subprocess.run([exe, "--tour", bad], capture_output=True, text=True, timeout=60)
+    if run.returncode != 2 or "step 2's view: head must be" not in run.stderr:
+        print(f"FAIL: a malformed tour gave exit {run.returncode}: {run.stderr.strip()}")
+        return 1
+    print(f"malformed tour refused: {run.stderr.strip()}")
+    good = os.path.join(out, "tour.json")
+    with open(good, "w") as f:
+        f.write('{"v":1,"kind":"attnlab-tour","title":"Desktop tour","steps":['
+                '{"title":"One","caption":"T is {gradient.T}.","view":{"panel":"gradient","T":0.5}},'
+                '{"title":"Two","caption":"","view":{"panel":"playground"}}]}')
+    ppm = os.path.join(out, "desktop-tour.ppm")
+    cmd = ["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", exe, "--no-model", "--tour", good, "--frames", "8", "--screenshot", ppm]
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    print(run.stdout + run.stderr, end="")
+    if run.returncode != 0:
+        print(f"FAIL: attnlab-desktop --tour exited with {run.returncode}")
+        return 1
+    w, h, rgb = read_ppm(ppm)
+    write_png(os.path.join(out, "desktop-tour.png"), w, h, rgb)
+    os.remove(ppm)
+    def card(x, y):
+        i = (y * w + x) * 3
+        return all(abs(rgb[i + c] - CARD[c]) <= 3 for c in range(3))
+    lower_right = sum(card(x, y) for y in range(h // 2, h, 4) for x in range(w // 2, w, 4))
+    upper_left = sum(card(x, y) for y in range(0, h // 2, 4) for x in range(0, w // 2, 4))
+    share = lower_right / ((h // 2 // 4) * (w // 2 // 4))
+    print(f"tour card: {share:.1%} of the lower right quarter, {upper_left} samples in the upper left; kept {out}/desktop-tour.png")
+    if share < 0.05 or upper_left > 0:
+        print("FAIL: no tour card in the lower right (or its colour elsewhere)")
+        return 1
+    return 0
+
+
 def main():
     exe, out = sys.argv[1], sys.argv[2]
+    if len(sys.argv) > 3 and sys.argv[3] == "--tour":
+        os.makedirs(out, exist_ok=True)
+        return tour_main(exe, out)
     os.makedirs(out, exist_ok=True)
     ppm = os.path.join(out, "desktop.ppm")
     cmd = ["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", exe, "--frames", "6", "--screenshot", ppm]

@@ -1,14 +1,18 @@
 // Share links: the whole view state in the address, as #s= + base64url(deflate-raw(JSON)),
-// compressed by the browser's CompressionStream. The C++ side owns the state (parse and
+// compressed by the browser's CompressionStream; tour links the same way, as #t= + a tour's JSON. The C++ side owns the state (parse and
 // validation in src/app/view_state.cpp); this file only encodes, decodes and talks to the page:
 //   - on load, a #s= hash is decoded and applied (after the first frame) through
 //     Module._attnlab_set_state; anything wrong is a message in the app, never an exception;
 //   - "Copy link" (C++ calls copyLink) writes the link into the address and the clipboard;
-//   - once the address shows a link, it follows the view (viewChanged, debounced).
+//   - once the address shows a link, it follows the view (viewChanged, debounced);
+//   - a #t= link plays its tour from step 1 (Module._attnlab_set_tour); the address keeps it.
 // window.attnlab.state/setState/shareLink (web/index.html) use encode/decode from here.
 "use strict";
 (function () {
   const PREFIX = "#s=";
+  const TOUR_PREFIX = "#t=";
+  // Chromium's limit on a URL's length. Past it a tour goes by file (Export JSON) instead.
+  const MAX_LINK_CHARS = 2 * 1024 * 1024;
   const MAX_JSON_BYTES = 4 * 1024 * 1024;  // a decoded link larger than this is not ours (or a zip bomb)
   const M = () => window.Module;
 
@@ -16,7 +20,7 @@
   let restored = false;        // the address's link (if any) has been dealt with
   let pendingJson = null;      // the latest state from viewChanged, not yet in the address
   let timer = 0;
-  let encodedJson = null, encodedHash = null;  // the last encoding, reused while the state is unchanged
+  let encodedKey = null, encodedHash = null;  // the last encoding, reused while the state is unchanged
 
   const supported = typeof CompressionStream === "function" && typeof DecompressionStream === "function";
 
@@ -58,15 +62,16 @@
     return out;
   }
 
-  async function encode(json) {
-    if (json === encodedJson) return encodedHash;
+  async function encode(json, prefix = PREFIX) {
+    if (prefix + json === encodedKey) return encodedHash;
     const input = new Blob([new TextEncoder().encode(json)]).stream();
     const bytes = await readAll(input.pipeThrough(new CompressionStream("deflate-raw")), Infinity);
-    encodedJson = json;
-    encodedHash = PREFIX + toBase64url(bytes);
+    encodedKey = prefix + json;
+    encodedHash = prefix + toBase64url(bytes);
     return encodedHash;
   }
 
+  // hash: "#s=..." or "#t=..."; both prefixes are three characters.
   async function decode(hash) {
     const bytes = fromBase64url(hash.slice(PREFIX.length));
     if (bytes.length === 0) throw new LinkError("it is empty");
@@ -107,15 +112,25 @@
   function linkReady(link, copied) {
     M().ccall("attnlab_link_ready", null, ["string", "number"], [link, copied ? 1 : 0]);
   }
+  async function copyToClipboard(text) {
+    try {
+      if (navigator.clipboard && navigator.clipboard.writeText) {
+        await navigator.clipboard.writeText(text);
+        return true;
+      }
+    } catch (e) { /* refused: the reader copies by hand */ }
+    return false;
+  }
 
   // The address's link, decoded as soon as the page loads (the wasm is still on its way) and
   // applied once the app draws.
   const hash = window.location.hash;
+  const isTour = hash.startsWith(TOUR_PREFIX);
   const decoded = (async () => {
     if (!hash || hash === "#") return null;
-    if (!hash.startsWith(PREFIX))
+    if (!hash.startsWith(PREFIX) && !isTour)
       throw new LinkError("the address ends in \u201c" + (hash.length > 40 ? hash.slice(0, 40) + "\u2026" : hash) +
-                          "\u201d, which is not an AttnLab link (those end in #s=\u2026)");
+                          "\u201d, which is not an AttnLab link (those end in #s=\u2026 or, for a tour, #t=\u2026)");
     if (!supported) throw new LinkError("this browser cannot unpack it (no DecompressionStream); try a current browser");
     return decode(hash);
   })();
@@ -127,15 +142,19 @@
       json = await decoded;
     } catch (e) {
       const why = e instanceof LinkError ? e.message : "it could not be read (" + String(e && e.message || e) + ")";
-      linkError("This link's view could not be restored, so AttnLab starts with the defaults: " + why + ".");
+      linkError(isTour ? "This tour link could not be opened, so AttnLab starts without it: " + why + "."
+                       : "This link's view could not be restored, so AttnLab starts with the defaults: " + why + ".");
       restored = true;
       linkRestored();
       return;
     }
-    if (json !== null) {
+    if (json !== null && isTour) {
+      // A refusal is put in the banner by the C++ side; the address keeps the tour's link.
+      M().ccall("attnlab_set_tour", "string", ["string", "number"], [json, 1]);
+    } else if (json !== null) {
       const result = applyState(json, true);  // a refusal is put in the banner by the C++ side
       linkMode = result.ok;
-      if (result.ok) { encodedJson = null; }
+      if (result.ok) { encodedKey = null; }
     }
     restored = true;
     linkRestored();
@@ -169,6 +188,29 @@
     applyState: applyState,
     // True when the address has a hash to apply after the first frame (the app asks at start).
     hasLink: hasLink,
+    // window.attnlab.tourLink(): the #t= link of a tour's JSON.
+    async tourLink(json) { return linkFor(await encode(json, TOUR_PREFIX)); },
+    // C++ (the tour editor's "Copy tour link"): the link to the clipboard; the address stays.
+    async copyTourLink(json) {
+      if (!supported) {
+        linkError("This browser cannot make compressed links (no CompressionStream); use Export JSON instead.");
+        return;
+      }
+      let link;
+      try {
+        link = linkFor(await encode(json, TOUR_PREFIX));
+      } catch (e) {
+        linkError("The tour's link could not be made: " + String(e && e.message || e) + ".");
+        return;
+      }
+      if (link.length > MAX_LINK_CHARS) {
+        linkError("This tour's link would be " + (link.length / 1048576).toFixed(1) + " MB, more than a browser's " +
+                  "address holds (2 MB): use Export JSON and share the file instead.");
+        return;
+      }
+      const copied = await copyToClipboard(link);
+      M().ccall("attnlab_tour_link_ready", null, ["string", "number"], [link, copied ? 1 : 0]);
+    },
     // Called by index.html when the app has drawn its first frame.
     start() { appRunning(); },
     // C++ (menu "Copy link"): the link into the address, then the clipboard (which may refuse).
@@ -187,14 +229,7 @@
       }
       replaceAddress(new URL(link).hash);
       linkMode = true;
-      let copied = false;
-      try {
-        if (navigator.clipboard && navigator.clipboard.writeText) {
-          await navigator.clipboard.writeText(link);
-          copied = true;
-        }
-      } catch (e) { copied = false; }
-      linkReady(link, copied);
+      linkReady(link, await copyToClipboard(link));
     },
     // C++ (every frame the state changed).
     viewChanged(json) {

@@ -13,13 +13,15 @@
 
 static void usage(FILE* out) {
     std::fprintf(out,
-                 "usage: attnlab-desktop [--model PATH | --no-model] [--panel NAME] [--size WxH] [--frames N [--screenshot FILE.ppm]]\n"
+                 "usage: attnlab-desktop [--model PATH | --no-model] [--panel NAME] [--tour FILE] [--size WxH] [--frames N [--screenshot FILE.ppm]]\n"
                  "  --model PATH       load this .safetensors checkpoint (or folder) at start; without it, the\n"
                  "                     built-in AttnLab tiny (trained on the King James Bible and repeated random\n"
                  "                     words, not GPT-2); the window opens on its most learned head\n"
                  "  --no-model         start with no model loaded\n"
                  "  --panel NAME       open this panel: text, attention, distance, separability, gradient,\n"
                  "                     playground or help (default text)\n"
+                 "  --tour FILE        play this tour (a tour's JSON, as the page's Export JSON writes it) from\n"
+                 "                     step 1; --tour builtin plays \"What softmax can and cannot select\"\n"
                  "  --size WxH         window size in pixels (default 1280x800)\n"
                  "  --frames N         draw N frames, then exit (unattended runs and tests)\n"
                  "  --screenshot FILE  with --frames: save the last frame as a binary PPM\n");
@@ -40,6 +42,7 @@ int main(int argc, char** argv) {
     bool no_model = false;
     attnlab::Panel panel = attnlab::Panel::Text;
     bool panel_given = false;
+    std::string tour_path;
     for (int i = 1; i < argc; ++i) {
         const char* arg = argv[i];
         const char* value = i + 1 < argc ? argv[i + 1] : nullptr;
@@ -63,6 +66,9 @@ int main(int argc, char** argv) {
         } else if (!std::strcmp(arg, "--model") && value) {
             model_path = value;
             ++i;
+        } else if (!std::strcmp(arg, "--tour") && value) {
+            tour_path = value;
+            ++i;
         } else if (!std::strcmp(arg, "--no-model")) {
             no_model = true;
         } else if (!std::strcmp(arg, "--frames") && value) {
@@ -83,6 +89,25 @@ int main(int argc, char** argv) {
     if (no_model && !model_path.empty()) {
         std::fprintf(stderr, "attnlab-desktop: --model and --no-model contradict each other: choose one\n");
         return 2;
+    }
+    // The tour is read before any window opens, so that a bad file is a message, not a window.
+    std::string tour_text;
+    if (!tour_path.empty() && tour_path != "builtin") {
+        std::string why;
+        if (!attnlab::read_whole_file(tour_path, tour_text, why)) {
+            std::fprintf(stderr, "attnlab-desktop: --tour: %s\n", why.c_str());
+            return 2;
+        }
+    } else if (tour_path == "builtin") {
+        tour_text = attnlab::builtin_tour_json();
+    }
+    if (!tour_text.empty()) {
+        attnlab::Tour tour;
+        std::string why;
+        if (!attnlab::parse_tour(tour_text, attnlab::ViewState(), tour, why)) {
+            std::fprintf(stderr, "attnlab-desktop: --tour %s: %s\n", tour_path.c_str(), why.c_str());
+            return 2;
+        }
     }
     if (!run.screenshot.empty() && run.frames == 0) {
         std::fprintf(stderr, "attnlab-desktop: --screenshot needs --frames N\n");
@@ -111,10 +136,18 @@ int main(int argc, char** argv) {
     attnlab::DesktopFileExport file_export;
     app.file_export = &file_export;
     host.set_after_render_callback([&](int w, int h) { file_export.after_render(w, h); });
+    app.set_full_screen = [&](bool on) { attnlab::set_desktop_full_screen(host.window(), on); };
+    app.is_full_screen = [&] { return attnlab::desktop_full_screen(host.window()); };
+    // A tour's steps apply to the view the window opened with (its text, its model).
+    if (!tour_text.empty()) {
+        std::string why;
+        attnlab::apply_tour_json(app, tour_text, false, why);  // checked above
+    }
     return attnlab::run_desktop_loop(
         host,
         [&] {
             attnlab::draw_app(app);
+            host.set_ui_scale(app.ui_scale);
             if (attnlab::app_busy(app)) host.request_redraw(1);
         },
         run);

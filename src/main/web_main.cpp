@@ -52,10 +52,27 @@ int main() {
             if (!app.session.model && app.session.view.model_url.empty()) attnlab::load_builtin_model(app);
         },
     });
+    // Tours: #t= links, window.attnlab.tour()/setTour()/tourStep()/tourLink()/startTour().
+    app.copy_tour_link = attnlab::page_copy_tour_link;
+    app.pick_tour_file = attnlab::page_pick_tour_file;
+    app.set_full_screen = attnlab::page_set_full_screen;
+    app.is_full_screen = attnlab::page_is_full_screen;
+    attnlab::set_page_tours({
+        [](bool compact) { return app.tour.tour.steps.empty() ? std::string() : attnlab::tour_json(app.tour.tour, compact); },
+        [](std::string_view json, bool from_link, std::string& error) { return attnlab::apply_tour_json(app, json, from_link, error); },
+        [](int k) { return attnlab::show_tour_step(app, k) ? attnlab::tour_step_json(app.tour, k) : std::string(); },
+        [] {
+            std::string error;
+            attnlab::apply_tour_json(app, attnlab::builtin_tour_json(), false, error);
+        },
+        [] { attnlab::leave_tour(app); },
+        [](std::string link, bool copied) { attnlab::show_share_link(app, std::move(link), copied, true); },
+    });
     attnlab::run_web_page(
         host,
         [] {
             attnlab::draw_app(app);
+            host.set_ui_scale(app.ui_scale);
             if (attnlab::app_busy(app)) host.request_redraw(1);
         },
         [](attnlab::json::ObjectBuilder& status) { attnlab::add_app_status(app, host.pixel_ratio(), status); });

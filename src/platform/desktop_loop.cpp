@@ -7,6 +7,23 @@
 
 namespace attnlab {
 
+void set_desktop_full_screen(GLFWwindow* window, bool on) {
+    static int x = 0, y = 0, w = 1280, h = 800;  // where the window was, to go back to
+    if (on == desktop_full_screen(window)) return;
+    if (on) {
+        GLFWmonitor* monitor = glfwGetPrimaryMonitor();
+        const GLFWvidmode* mode = monitor ? glfwGetVideoMode(monitor) : nullptr;
+        if (!mode) return;
+        glfwGetWindowPos(window, &x, &y);
+        glfwGetWindowSize(window, &w, &h);
+        glfwSetWindowMonitor(window, monitor, 0, 0, mode->width, mode->height, mode->refreshRate);
+    } else {
+        glfwSetWindowMonitor(window, nullptr, x, y, w, h, GLFW_DONT_CARE);
+    }
+}
+
+bool desktop_full_screen(GLFWwindow* window) { return glfwGetWindowMonitor(window) != nullptr; }
+
 float desktop_pixel_ratio(GLFWwindow* window) {
     float sx = 1.0f, sy = 1.0f;
     glfwGetWindowContentScale(window, &sx, &sy);

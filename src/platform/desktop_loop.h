@@ -17,6 +17,10 @@ struct DesktopRun {
 // framebuffer scale that ImGui already applies (1 on X11, 2 on a Retina Mac).
 float desktop_pixel_ratio(GLFWwindow* window);
 
+// The window on the whole primary monitor, or back where it was.
+void set_desktop_full_screen(GLFWwindow* window, bool on);
+bool desktop_full_screen(GLFWwindow* window);
+
 // Returns the process exit code.
 int run_desktop_loop(UiHost& host, const std::function<void()>& draw_ui, const DesktopRun& run);
 

@@ -165,13 +165,20 @@ void UiHost::set_pixel_ratio(float pixel_ratio) {
     request_redraw();
 }
 
+void UiHost::set_ui_scale(float scale) {
+    if (!(scale > 0.0f) || scale == ui_scale_) return;
+    ui_scale_ = scale;
+    request_redraw();
+}
+
 void UiHost::load_fonts_and_style() {
     ImGuiIO& io = ImGui::GetIO();
     io.Fonts->Clear();
     ImFontConfig cfg;
     cfg.OversampleH = 2;
     cfg.PixelSnapH = false;
-    const float px = std::round(kFontPixels * pixel_ratio_);
+    const float ratio = pixel_ratio_ * ui_scale_;  // the UI scale enlarges everything, crisply
+    const float px = std::round(kFontPixels * ratio);
     ImFont* font = nullptr;
     if (file_readable(font_file_)) font = io.Fonts->AddFontFromFileTTF(font_file_.c_str(), px, &cfg, kGlyphRanges);
     if (!font) {
@@ -190,14 +197,14 @@ void UiHost::load_fonts_and_style() {
     style.ChildRounding = 4.0f;
     style.FramePadding = ImVec2(6.0f, 4.0f);
     style.ItemSpacing = ImVec2(8.0f, 6.0f);
-    style.ScaleAllSizes(pixel_ratio_);
+    style.ScaleAllSizes(ratio);
     ImGui::GetStyle() = style;
-    fonts_ratio_ = pixel_ratio_;
+    fonts_ratio_ = ratio;
 }
 
 bool UiHost::frame(const std::function<void()>& draw_ui) {
     if (redraw_frames_ <= 0) return false;
-    if (fonts_ratio_ != pixel_ratio_) load_fonts_and_style();
+    if (fonts_ratio_ != pixel_ratio_ * ui_scale_) load_fonts_and_style();
 
     // This frame pays for itself before drawing, so that a request made while drawing
     // (long work asking for the next frame) is owed to a later frame.

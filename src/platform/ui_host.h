@@ -55,6 +55,10 @@ public:
     // for it before the next frame.
     void set_pixel_ratio(float pixel_ratio);
 
+    // The reader's UI scale (AppState::ui_scale): fonts and sizes are rebuilt at pixel ratio x
+    // scale before the next frame.
+    void set_ui_scale(float scale);
+
     float pixel_ratio() const { return pixel_ratio_; }
     long frames_drawn() const { return frames_drawn_; }
     GLFWwindow* window() const { return window_; }
@@ -80,7 +84,8 @@ private:
     GLFWwindow* window_ = nullptr;
     std::string font_file_;
     float pixel_ratio_ = 1.0f;
-    float fonts_ratio_ = 0.0f;  // the ratio the font atlas was built for
+    float ui_scale_ = 1.0f;
+    float fonts_ratio_ = 0.0f;  // the ratio (pixel ratio x UI scale) the font atlas was built for
     int redraw_frames_ = 3;
     long frames_drawn_ = 0;
     bool imgui_ready_ = false;

@@ -38,6 +38,34 @@ EM_JS(void, js_view_changed, (const char* json), {
     if (window.attnlabShare) window.attnlabShare.viewChanged(UTF8ToString(json));
 });
 EM_JS(int, js_has_share_link, (), { return window.attnlabShare && window.attnlabShare.hasLink() ? 1 : 0; });
+// Tours (web/share_state.js makes the #t= links).
+EM_JS(void, js_copy_tour_link, (const char* json), {
+    if (window.attnlabShare) window.attnlabShare.copyTourLink(UTF8ToString(json));
+});
+EM_JS(void, js_pick_tour_file, (), {
+    const input = document.createElement("input");
+    input.type = "file";
+    input.accept = ".json,application/json";
+    input.addEventListener("change", async () => {
+        const file = input.files && input.files[0];
+        if (!file) return;
+        let text = null;
+        try { text = await file.text(); } catch (e) { text = null; }
+        const why = text === null ? "the browser could not read it"
+                                  : ccall("attnlab_set_tour", "string", ["string", "number"], [text, 0]);
+        if (why) ccall("attnlab_link_error", null, ["string"], ["The tour file “" + file.name + "” could not be opened: " + why + "."]);
+    });
+    input.click();
+});
+EM_JS(void, js_set_full_screen, (int on), {
+    const done = () => ccall("attnlab_request_redraw", null, [], []);
+    if (on && !document.fullscreenElement && document.documentElement.requestFullscreen)
+        document.documentElement.requestFullscreen().then(done, (e) => {
+            ccall("attnlab_link_error", null, ["string"], ["The browser did not allow full screen (" + e.message + "); press F11 instead."]);
+        });
+    else if (!on && document.fullscreenElement) document.exitFullscreen().then(done, done);
+});
+EM_JS(int, js_is_full_screen, (), { return document.fullscreenElement ? 1 : 0; });
 // Sets the canvas's backing store; GLFW hears of it through Browser's resize listeners.
 // (glfwSetWindowSize would ask for fullscreen whenever the size equals the screen's.)
 EM_JS(void, js_set_canvas_size, (int width, int height), { Browser.setCanvasSize(width, height); });
@@ -56,6 +84,9 @@ struct Page {
     PageShare share;
     std::string state_json;   // kept alive for the JS caller
     std::string state_error;
+    PageTours tours;
+    std::string tour_json;    // kept alive for the JS caller
+    std::string tour_error;
 };
 Page g_page;
 
@@ -84,6 +115,11 @@ void set_page_share(PageShare share) { g_page.share = std::move(share); }
 void page_copy_link(const std::string& state_json) { js_copy_link(state_json.c_str()); }
 void page_view_changed(const std::string& state_json) { js_view_changed(state_json.c_str()); }
 bool page_has_share_link() { return js_has_share_link() != 0; }
+void set_page_tours(PageTours tours) { g_page.tours = std::move(tours); }
+void page_copy_tour_link(const std::string& tour_json) { js_copy_tour_link(tour_json.c_str()); }
+void page_pick_tour_file() { js_pick_tour_file(); }
+void page_set_full_screen(bool on) { js_set_full_screen(on ? 1 : 0); }
+bool page_is_full_screen() { return js_is_full_screen() != 0; }
 
 CanvasSize canvas_size() {
     double css_w = 0, css_h = 0;
@@ -170,6 +206,47 @@ EMSCRIPTEN_KEEPALIVE const char* attnlab_set_state(const char* json, int from_li
         g_page.state_error = "the view state was refused";
     attnlab_request_redraw();
     return g_page.state_error.c_str();
+}
+
+// window.attnlab.tour() (compact = 0) and tourLink() (compact = 1): "" when no tour is held.
+EMSCRIPTEN_KEEPALIVE const char* attnlab_get_tour(int compact) {
+    using attnlab::g_page;
+    g_page.tour_json = g_page.tours.get_tour ? g_page.tours.get_tour(compact != 0) : std::string();
+    return g_page.tour_json.c_str();
+}
+
+// window.attnlab.setTour() and the #t= links: "" when it plays, else why not.
+EMSCRIPTEN_KEEPALIVE const char* attnlab_set_tour(const char* json, int from_link) {
+    using attnlab::g_page;
+    g_page.tour_error.clear();
+    if (!g_page.tours.set_tour) g_page.tour_error = "AttnLab is still starting";
+    else if (!g_page.tours.set_tour(json, from_link != 0, g_page.tour_error) && g_page.tour_error.empty())
+        g_page.tour_error = "the tour was refused";
+    attnlab_request_redraw();
+    return g_page.tour_error.c_str();
+}
+
+// window.attnlab.tourStep(k): the step now shown, as JSON; "" when there is no such step.
+EMSCRIPTEN_KEEPALIVE const char* attnlab_tour_step(int k) {
+    using attnlab::g_page;
+    g_page.tour_json = g_page.tours.show_step ? g_page.tours.show_step(k) : std::string();
+    attnlab_request_redraw();
+    return g_page.tour_json.c_str();
+}
+
+EMSCRIPTEN_KEEPALIVE void attnlab_start_tour() {
+    if (attnlab::g_page.tours.start_builtin) attnlab::g_page.tours.start_builtin();
+    attnlab_request_redraw();
+}
+
+EMSCRIPTEN_KEEPALIVE void attnlab_leave_tour() {
+    if (attnlab::g_page.tours.leave) attnlab::g_page.tours.leave();
+    attnlab_request_redraw();
+}
+
+EMSCRIPTEN_KEEPALIVE void attnlab_tour_link_ready(const char* link, int copied) {
+    if (attnlab::g_page.tours.link_ready && *link) attnlab::g_page.tours.link_ready(link, copied != 0);
+    attnlab_request_redraw();
 }
 
 EMSCRIPTEN_KEEPALIVE void attnlab_link_ready(const char* link, int copied) {

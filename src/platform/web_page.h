@@ -46,6 +46,26 @@ void page_copy_link(const std::string& state_json);
 // The view changed: the page keeps its address current once it shows a link.
 void page_view_changed(const std::string& state_json);
 
+// Tours' seam with web/share_state.js and web/index.html (window.attnlab.tour/setTour/tourStep/
+// tourLink/startTour and the #t= links). Set before run_web_page.
+struct PageTours {
+    std::function<std::string(bool compact)> get_tour;  // tour_json of the tour held; "" when none
+    // Plays a tour's JSON from step 1; from_link: it came from the address.
+    std::function<bool(std::string_view json, bool from_link, std::string& error)> set_tour;
+    std::function<std::string(int k)> show_step;         // shows step k; the step as JSON, "" when none
+    std::function<void()> start_builtin;                 // plays the built-in tour
+    std::function<void()> leave;                         // stops playing, keeps the view
+    std::function<void(std::string link, bool copied)> link_ready;  // the answer to page_copy_tour_link
+};
+void set_page_tours(PageTours tours);
+// Asks the page for the #t= link of `tour_json` and to copy it; it answers through link_ready.
+void page_copy_tour_link(const std::string& tour_json);
+// Opens the browser's file picker for a tour's JSON; a chosen file is played (or refused in the banner).
+void page_pick_tour_file();
+// The document in full screen (the Fullscreen API), and whether it is.
+void page_set_full_screen(bool on);
+bool page_is_full_screen();
+
 // Runs the page until it is closed. `status` adds the app's fields to window.attnlab.status().
 // Does not return: Emscripten unwinds main() and keeps the runtime alive.
 [[noreturn]] void run_web_page(UiHost& host, std::function<void()> draw_ui, std::function<void(json::ObjectBuilder&)> status);
