@@ -1,6 +1,6 @@
 // Browser end-to-end test of the static site: headless Debian Chromium driven by playwright-core.
 //
-//   node tests/e2e/run.mjs --site dist --out build/e2e [--cli build/native/attnlab] [--only playground|model|tiny]
+//   node tests/e2e/run.mjs --site dist --out build/e2e [--cli build/native/attnlab] [--only playground|model|tiny|tour]
 //
 // Serves the site on a free loopback port. First the plain page (which loads the built-in model,
 // AttnLab tiny, by itself), at devicePixelRatio 1 and 2: the first frame arrives, nothing is logged as an error, the picture is not blank, the
@@ -10,7 +10,8 @@
 // checkpoints the native CLI writes into a temporary folder (model_suite.mjs): loading, typing,
 // heads, temperature, export, share links, broken links and checkpoints, cancel, threads. Then
 // the built-in model itself (tiny_suite.mjs): loaded with no click, a link made with it, a
-// previous-token head marked in the grid, and "Load GPT-2 small" in one click.
+// previous-token head marked in the grid, and "Load GPT-2 small" in one click. Then tours
+// (tour_suite.mjs): the built-in tour played, a tour recorded and opened from its link, bad links.
 // Screenshots and exported files stay in --out; result.txt gets "N passed, N failed".
 import { mkdir, writeFile } from "node:fs/promises";
 import { existsSync, statSync } from "node:fs";
@@ -21,6 +22,7 @@ import { serve } from "./server.mjs";
 import { makeFixtures } from "./fixtures.mjs";
 import { visitorWithModel, malformedHashes, brokenModels, threadedAndSliced, serviceWorker } from "./model_suite.mjs";
 import { tinyModel } from "./tiny_suite.mjs";
+import { tours } from "./tour_suite.mjs";
 
 const args = parseArgs(process.argv.slice(2));
 const site = path.resolve(args.site ?? "dist");
@@ -235,6 +237,7 @@ async function main() {
       await part("devicePixelRatio 2", () => visit(browser, url, 2));
     }
     if (only === "all" || only === "tiny") await part("the built-in model", () => tinyModel({ browser, server, out }));
+    if (only === "all" || only === "tour") await part("tours", () => tours({ browser, server, out }));
     if (fixtures) {
       const env = { browser, server, isolatedServer, cli, out, siteHasThreads: existsSync(path.join(site, "attnlab-mt.js")) };
       await part("a visitor with a model", () => visitorWithModel(env));
