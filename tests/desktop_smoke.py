@@ -38,6 +38,22 @@ def write_png(path, w, h, rgb):
                 + chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b""))
 
 
+def draw_frames(exe, args, out, name):
+    """Runs attnlab-desktop with args under xvfb-run and keeps its last frame as OUT/name.png:
+    (width, height, rgb), or None after printing why not."""
+    ppm = os.path.join(out, name + ".ppm")
+    cmd = ["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", exe, *args, "--screenshot", ppm]
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    print(run.stdout + run.stderr, end="")
+    if run.returncode != 0:
+        print(f"FAIL: attnlab-desktop {' '.join(args)} exited with {run.returncode}")
+        return None
+    w, h, rgb = read_ppm(ppm)
+    write_png(os.path.join(out, name + ".png"), w, h, rgb)
+    os.remove(ppm)
+    return w, h, rgb
+
+
 CARD = (255, 251, 235)  # the tour card's background (src/app/tour/tour_player.cpp), nearly opaque
 
 
@@ -55,16 +71,10 @@ def tour_main(exe, out):
         f.write('{"v":1,"kind":"attnlab-tour","title":"Desktop tour","steps":['
                 '{"title":"One","caption":"T is {gradient.T}.","view":{"panel":"gradient","T":0.5}},'
                 '{"title":"Two","caption":"","view":{"panel":"playground"}}]}')
-    ppm = os.path.join(out, "desktop-tour.ppm")
-    cmd = ["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", exe, "--no-model", "--tour", good, "--frames", "8", "--screenshot", ppm]
-    run = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    print(run.stdout + run.stderr, end="")
-    if run.returncode != 0:
-        print(f"FAIL: attnlab-desktop --tour exited with {run.returncode}")
+    frame = draw_frames(exe, ["--no-model", "--tour", good, "--frames", "8"], out, "desktop-tour")
+    if not frame:
         return 1
-    w, h, rgb = read_ppm(ppm)
-    write_png(os.path.join(out, "desktop-tour.png"), w, h, rgb)
-    os.remove(ppm)
+    w, h, rgb = frame
     def card(x, y):
         i = (y * w + x) * 3
         return all(abs(rgb[i + c] - CARD[c]) <= 3 for c in range(3))
@@ -84,21 +94,15 @@ def main():
         os.makedirs(out, exist_ok=True)
         return tour_main(exe, out)
     os.makedirs(out, exist_ok=True)
-    ppm = os.path.join(out, "desktop.ppm")
-    cmd = ["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", exe, "--frames", "6", "--screenshot", ppm]
-    run = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    print(run.stdout + run.stderr, end="")
-    if run.returncode != 0:
-        print(f"FAIL: attnlab-desktop exited with {run.returncode}")
+    frame = draw_frames(exe, ["--frames", "6"], out, "desktop")
+    if not frame:
         return 1
-    w, h, rgb = read_ppm(ppm)
+    w, h, rgb = frame
     colours = {rgb[i:i + 3] for i in range(0, len(rgb), 3 * 7)}
     counts = {}
     for i in range(0, len(rgb), 3 * 7):
         counts[rgb[i:i + 3]] = counts.get(rgb[i:i + 3], 0) + 1
     inked = 1 - max(counts.values()) / sum(counts.values())
-    write_png(os.path.join(out, "desktop.png"), w, h, rgb)
-    os.remove(ppm)
     print(f"{w}x{h}, {len(colours)} colours, {inked:.1%} of pixels off the background; kept {out}/desktop.png")
     if (w, h) != (1280, 800) or len(colours) < 50 or inked < 0.05:
         print("FAIL: the desktop window looks blank")

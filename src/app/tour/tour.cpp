@@ -147,54 +147,44 @@ bool read_step(const json::Value& obj, int index, const ViewState& before, TourS
     return true;
 }
 
+// Walks a caption: each literal character (with {{ and }} read as braces) to `text`, each
+// placeholder's path and digits to `placeholder`. "" when it is well formed, else why not.
+template <typename Text, typename Placeholder>
+std::string walk_caption(std::string_view caption, Text&& text, Placeholder&& placeholder) {
+    for (std::size_t i = 0; i < caption.size(); ++i) {
+        const char c = caption[i];
+        if ((c == '{' || c == '}') && i + 1 < caption.size() && caption[i + 1] == c) {
+            text(c);
+            ++i;
+        } else if (c == '}') {
+            return "the '}' at byte " + std::to_string(i) + " closes no placeholder (write }} for a brace)";
+        } else if (c != '{') {
+            text(c);
+        } else {
+            std::string_view path;
+            int digits = 0;
+            std::size_t end = 0;
+            std::string why;
+            if (!read_placeholder(caption, i, path, digits, end, why)) return why;
+            placeholder(path, digits);
+            i = end - 1;
+        }
+    }
+    return "";
+}
+
 }  // namespace
 
 std::string check_caption(std::string_view caption) {
-    for (std::size_t i = 0; i < caption.size(); ++i) {
-        if (caption[i] == '}') {
-            if (i + 1 < caption.size() && caption[i + 1] == '}') {
-                ++i;
-                continue;
-            }
-            return "the '}' at byte " + std::to_string(i) + " closes no placeholder (write }} for a brace)";
-        }
-        if (caption[i] != '{') continue;
-        if (i + 1 < caption.size() && caption[i + 1] == '{') {
-            ++i;
-            continue;
-        }
-        std::string_view path;
-        int digits = 0;
-        std::size_t end = 0;
-        std::string why;
-        if (!read_placeholder(caption, i, path, digits, end, why)) return why;
-        i = end - 1;
-    }
-    return "";
+    return walk_caption(caption, [](char) {}, [](std::string_view, int) {});
 }
 
 std::string expand_caption(std::string_view caption, const json::Value& status) {
     std::string out;
     out.reserve(caption.size());
-    for (std::size_t i = 0; i < caption.size(); ++i) {
-        const char c = caption[i];
-        if ((c == '{' || c == '}') && i + 1 < caption.size() && caption[i + 1] == c) {
-            out += c;
-            ++i;
-            continue;
-        }
-        std::string_view path;
-        int digits = 0;
-        std::size_t end = 0;
-        std::string why;
-        if (c == '{' && read_placeholder(caption, i, path, digits, end, why)) {
-            out += shown_value(at_path(status, path), digits);
-            i = end - 1;
-            continue;
-        }
-        out += c;  // checked captions have no stray brace; an unchecked one shows it as it is
-    }
-    return out;
+    const std::string why = walk_caption(caption, [&](char c) { out += c; },
+                                         [&](std::string_view path, int digits) { out += shown_value(at_path(status, path), digits); });
+    return why.empty() ? out : std::string(caption);  // parse_tour refuses such captions; shown as written
 }
 
 std::string tour_json(const Tour& tour, bool compact) {
