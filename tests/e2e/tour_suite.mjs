@@ -157,6 +157,44 @@ async function recordTour(page, out) {
     await typeInto(page, "tour_editor.step_title", r.title, "title");
     await typeInto(page, "tour_editor.step_caption", r.caption, "caption");
   }
+  // Reorder and delete: a fourth step, moved up past the third, then deleted.
+  const titles = async () => (await page.evaluate(() => window.attnlab.tour())).steps.map((s) => s.title);
+  await page.evaluate(() => window.attnlab.setState({ panel: "separability" }));
+  await page.waitForTimeout(150);
+  const add = await widget(page, "tour_editor.add");
+  await page.mouse.click(add.cx, add.cy);
+  await typeInto(page, "tour_editor.step_title", "Extra", "title");
+  const up = await widget(page, "tour_editor.up.3");
+  await page.mouse.click(up.cx, up.cy);
+  await waitFor(page, () => window.attnlab.tour().steps[2].title === "Extra", undefined, 5000);
+  const moved = await titles();
+  const del = await widget(page, "tour_editor.delete.2");
+  await page.mouse.click(del.cx, del.cy);
+  await waitFor(page, () => window.attnlab.tour().steps.length === 3, undefined, 5000);
+  const kept = await titles();
+  check(moved.join("|") === "The text|A sharp head|Extra|Gradients" && kept.join("|") === RECORDED.map((r) => r.title).join("|"),
+        "the editor moves a step up and deletes it", `${moved.join(", ")} → ${kept.join(", ")}`);
+  // Export JSON, then Import JSON of that file: the same tour.
+  const exp = await widget(page, "tour_editor.export");
+  await page.mouse.click(exp.cx, exp.cy);
+  const exported = await waitFor(page, () => window.attnlab.lastExport()?.name === "attnlab-tour.json", undefined, 5000) &&
+                   await page.evaluate(() => window.attnlab.lastExport().text);
+  const before = JSON.stringify(await page.evaluate(() => window.attnlab.tour().steps));
+  const imp = await widget(page, "tour_editor.import");
+  const [chooser] = await Promise.all([page.waitForEvent("filechooser", { timeout: 5000 }), page.mouse.click(imp.cx, imp.cy)]);
+  await page.evaluate(() => window.attnlab.setTour(null));
+  await chooser.setFiles({ name: "attnlab-tour.json", mimeType: "application/json", buffer: Buffer.from(exported || "") });
+  const imported = await waitFor(page, (b) => JSON.stringify(window.attnlab.tour()?.steps) === b &&
+                                              window.attnlab.status().tour.step === 0, before, 5000);
+  check(exported && imported, "Export JSON writes the tour, and Import JSON of that file plays the same tour from step 1",
+        `${(exported || "").length} bytes`);
+  const importBad = await Promise.all([page.waitForEvent("filechooser", { timeout: 5000 }), page.mouse.click(imp.cx, imp.cy)]);
+  await importBad[0].setFiles({ name: "notes.json", mimeType: "application/json", buffer: Buffer.from('{"v":1,"kind":"attnlab-tour"}') });
+  const refused = await waitFor(page, () => /tour file .notes\.json. could not be opened: the tour: steps must be/.test(window.attnlab.status().error),
+                                undefined, 5000);
+  check(refused, "a malformed tour file is refused with a message naming the file and the key", (await status(page)).error);
+  await page.evaluate(() => window.attnlab.tourStep(0));
+
   // The scale the teacher uses travels in the link.
   const tab100 = (await status(page)).widgets["tab.text"];
   const view = await widget(page, "menu.view");

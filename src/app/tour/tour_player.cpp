@@ -261,8 +261,10 @@ void draw_editor(AppState& app) {
         if (ImGui::Selectable(label, i == p.selected, 0, ImVec2(ImGui::GetContentRegionAvail().x - buttons, 0))) p.selected = i;
         ImGui::SameLine();
         if (ImGui::SmallButton("up")) move_up = i;
+        remember_last_item(app.widgets, ("tour_editor.up." + std::to_string(i)).c_str());
         ImGui::SameLine();
         if (ImGui::SmallButton("down")) move_down = i;
+        remember_last_item(app.widgets, ("tour_editor.down." + std::to_string(i)).c_str());
         ImGui::SameLine();
         if (ImGui::SmallButton("delete")) remove = i;
         remember_last_item(app.widgets, ("tour_editor.delete." + std::to_string(i)).c_str());
