@@ -1,6 +1,7 @@
 // Share links: the whole view state in the address, as #s= + base64url(deflate-raw(JSON)),
-// compressed by the browser's CompressionStream; tour links the same way, as #t= + a tour's JSON. The C++ side owns the state (parse and
-// validation in src/app/view_state.cpp); this file only encodes, decodes and talks to the page:
+// compressed by the browser's CompressionStream; tour links the same way, as #t= + a tour's JSON.
+// The C++ side owns the state and the tour (parse and validation in src/app/view_state.cpp and
+// src/app/tour/tour.cpp); this file only encodes, decodes and talks to the page:
 //   - on load, a #s= hash is decoded and applied (after the first frame) through
 //     Module._attnlab_set_state; anything wrong is a message in the app, never an exception;
 //   - "Copy link" (C++ calls copyLink) writes the link into the address and the clipboard;
