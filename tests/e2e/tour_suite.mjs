@@ -6,7 +6,7 @@
 //   node tests/e2e/run.mjs --site dist --out build/e2e --only tour
 import path from "node:path";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
-import { check, waitFor, waitReady, status, state, widget, watchErrors } from "./lib.mjs";
+import { check, waitFor, waitReady, waitNotBusy, status, state, widget, watchErrors } from "./lib.mjs";
 
 // The panels of the built-in tour, in the paper's order (src/app/tour/builtin_tour.cpp).
 const BUILTIN_PANELS = ["attention", "playground", "distance", "distance", "separability", "gradient", "gradient", "playground"];
@@ -148,21 +148,23 @@ async function recordTour(page, out) {
   const fresh = await widget(page, "tour_editor.new");  // the editor holds the tour just played
   await page.mouse.click(fresh.cx, fresh.cy);
   await waitFor(page, () => window.attnlab.tour() === null, undefined, 5000);
-  for (const r of RECORDED) {
+  for (const [i, r] of RECORDED.entries()) {
     await page.evaluate((v) => window.attnlab.setState(v), r.view);
-    await page.waitForTimeout(150);
+    await waitNotBusy(page);  // the view's panel has done its work
     const add = await widget(page, "tour_editor.add");
     await page.mouse.click(add.cx, add.cy);
-    await page.waitForTimeout(150);
+    const added = await waitFor(page, (n) => window.attnlab.tour()?.steps.length === n, i + 1, 5000);
+    if (!check(added, `step ${i + 1}: Add this view as a step adds it`, JSON.stringify((await status(page)).tour))) return null;
     await typeInto(page, "tour_editor.step_title", r.title, "title");
     await typeInto(page, "tour_editor.step_caption", r.caption, "caption");
   }
   // Reorder and delete: a fourth step, moved up past the third, then deleted.
   const titles = async () => (await page.evaluate(() => window.attnlab.tour())).steps.map((s) => s.title);
   await page.evaluate(() => window.attnlab.setState({ panel: "separability" }));
-  await page.waitForTimeout(150);
+  await waitNotBusy(page);
   const add = await widget(page, "tour_editor.add");
   await page.mouse.click(add.cx, add.cy);
+  await waitFor(page, () => window.attnlab.tour().steps.length === 4, undefined, 5000);
   await typeInto(page, "tour_editor.step_title", "Extra", "title");
   const up = await widget(page, "tour_editor.up.3");
   await page.mouse.click(up.cx, up.cy);
