@@ -109,6 +109,18 @@ void wake() {
     }
 }
 
+// setState() and setTour() from the page: "" when `apply` took the JSON, else why not. `error`
+// keeps the answer alive for the JS caller.
+using ApplyJson = std::function<bool(std::string_view json, bool from_link, std::string& error)>;
+const char* apply_from_page(const ApplyJson& apply, const char* json, int from_link, const char* refused, std::string& error) {
+    error.clear();
+    if (!apply) error = "AttnLab is still starting";
+    else if (!apply(json, from_link != 0, error) && error.empty()) error = refused;
+    if (g_page.host) g_page.host->request_redraw();
+    wake();
+    return error.c_str();
+}
+
 }  // namespace
 
 void set_page_share(PageShare share) { g_page.share = std::move(share); }
@@ -199,13 +211,8 @@ EMSCRIPTEN_KEEPALIVE const char* attnlab_get_state() {
 
 // window.attnlab.setState() and the #s= links: "" when applied, else why not.
 EMSCRIPTEN_KEEPALIVE const char* attnlab_set_state(const char* json, int from_link) {
-    using attnlab::g_page;
-    g_page.state_error.clear();
-    if (!g_page.share.set_state) g_page.state_error = "AttnLab is still starting";
-    else if (!g_page.share.set_state(json, from_link != 0, g_page.state_error) && g_page.state_error.empty())
-        g_page.state_error = "the view state was refused";
-    attnlab_request_redraw();
-    return g_page.state_error.c_str();
+    return attnlab::apply_from_page(attnlab::g_page.share.set_state, json, from_link, "the view state was refused",
+                                    attnlab::g_page.state_error);
 }
 
 // window.attnlab.tour() (compact = 0) and tourLink() (compact = 1): "" when no tour is held.
@@ -217,13 +224,8 @@ EMSCRIPTEN_KEEPALIVE const char* attnlab_get_tour(int compact) {
 
 // window.attnlab.setTour() and the #t= links: "" when it plays, else why not.
 EMSCRIPTEN_KEEPALIVE const char* attnlab_set_tour(const char* json, int from_link) {
-    using attnlab::g_page;
-    g_page.tour_error.clear();
-    if (!g_page.tours.set_tour) g_page.tour_error = "AttnLab is still starting";
-    else if (!g_page.tours.set_tour(json, from_link != 0, g_page.tour_error) && g_page.tour_error.empty())
-        g_page.tour_error = "the tour was refused";
-    attnlab_request_redraw();
-    return g_page.tour_error.c_str();
+    return attnlab::apply_from_page(attnlab::g_page.tours.set_tour, json, from_link, "the tour was refused",
+                                    attnlab::g_page.tour_error);
 }
 
 // window.attnlab.tourStep(k): the step now shown, as JSON; "" when there is no such step.
