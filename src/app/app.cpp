@@ -274,6 +274,12 @@ void draw_app(AppState& app) {
     draw_about(&app.show_about);
     draw_share_popup(app);
     draw_tour(app);
+    if (s.view != app.settled_view) {
+        app.settled_view = s.view;
+        app.settle_frames = 3;
+    } else if (app.settle_frames > 0) {
+        --app.settle_frames;
+    }
 
     // Keep the page's address current (the page waits a moment and skips unchanged states).
     if (app.view_changed) {
@@ -318,7 +324,7 @@ void show_share_link(AppState& app, std::string link, bool copied, bool tour) {
 
 bool app_busy(const AppState& app) {
     const FetchStatus::Phase phase = app.model_source ? app.model_source->status().phase : FetchStatus::Phase::Idle;
-    return app.session.model_work.busy() || app.session.background.busy() || app.attention.grid.work.busy() || app.tour.settle_frames > 0 ||
+    return app.session.model_work.busy() || app.session.background.busy() || app.attention.grid.work.busy() || app.settle_frames > 0 ||
            plot::export_pending() || phase == FetchStatus::Phase::Probing || phase == FetchStatus::Phase::Downloading ||
            phase == FetchStatus::Phase::Ready;
 }

@@ -78,6 +78,12 @@ struct AppState {
     std::function<void(const std::string& tour_json)> copy_tour_link;
     std::function<void()> pick_tour_file;
 
+    // The view as the last frame left it. A view changed during a frame (a tour's Next, the
+    // learned head found) opens its tab a frame later, and its panel starts work the frame after:
+    // app_busy keeps frames coming until the view has stayed put for settle_frames frames.
+    ViewState settled_view;
+    int settle_frames = 0;
+
     bool show_about = false;
     Panel shown_panel = Panel::Text;  // the tab drawn last frame, to notice setState() changes
 };

@@ -27,6 +27,8 @@ struct ViewState {
     double T = 1.0;                // attention temperature of the chosen head
     std::string normalizer = "softmax";  // one of kNormalizerNames
     double eps = 1e-3;             // Lemma 2's perturbation size
+
+    bool operator==(const ViewState&) const = default;
 };
 
 // {"v":1,"text":...,"model":...,"panel":...,"layer":..,"head":..,"query":..,"N":..,"T":..,"normalizer":..,"eps":..}

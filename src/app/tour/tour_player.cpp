@@ -42,7 +42,6 @@ bool show_tour_step(AppState& app, int k) {
     p.step = k;
     p.selected = k;
     p.caption.clear();
-    p.settle_frames = 4;
     if (step.strongest_head) request_learned_head(app, step.view.panel);
     return true;
 }
@@ -315,7 +314,6 @@ void draw_editor(AppState& app) {
 
 void draw_tour(AppState& app) {
     TourPlayer& p = app.tour;
-    if (p.settle_frames > 0) --p.settle_frames;
     if (p.step >= static_cast<int>(p.tour.steps.size())) p.step = -1;
     if (p.step >= 0) draw_card(app);
     draw_editor(app);

@@ -17,9 +17,6 @@ struct TourPlayer {
     int step = -1;   // the step shown; -1 = no tour playing
     std::string caption;         // the shown step's caption, its placeholders filled in
     bool highlight_drawn = false;  // the step's widget was on screen and outlined, last frame
-    // Frames still owed to a step just shown: its tab opens a frame later, and its panel then
-    // starts its work, so the page must not go idle in between (app_busy).
-    int settle_frames = 0;
 
     bool editor_open = false;
     int selected = 0;      // the editor's step
