@@ -139,12 +139,13 @@ build_wasm() {
   fi
   cmake --build build/wasm -j "$JOBS"
   # The threaded page (attnlab-mt.*), which index.html picks when the page is cross-origin
-  # isolated. Only the page: the tests and the bench run in build/wasm.
+  # isolated, and the unit tests once more with its worker pool (run_tests runs the ones that
+  # exercise threads).
   say "WebAssembly build with threads (build/wasm-mt)"
   if [ ! -f build/wasm-mt/CMakeCache.txt ]; then
     emcmake cmake -S "$ROOT" -B build/wasm-mt -DCMAKE_BUILD_TYPE=Release -DATTNLAB_WASM_THREADS=ON >/dev/null
   fi
-  cmake --build build/wasm-mt -j "$JOBS" --target attnlab
+  cmake --build build/wasm-mt -j "$JOBS" --target attnlab attnlab_tests
   # dist/ mirrors the site folders exactly, so that `serve` serves what `build` made.
   rm -rf dist.tmp && cp -r build/wasm/site dist.tmp && cp build/wasm-mt/site/attnlab-mt.* dist.tmp/ \
     && rm -rf dist && mv dist.tmp dist
@@ -174,6 +175,20 @@ run_ctest() { # label, build dir
   record "$label" "$((total - failed - skipped))" "$failed" "$skipped"
 }
 
+run_catch() { # label, test binary (.js), Catch2 test spec
+  local label="$1" log cases failed
+  log="$(mktemp)"
+  node "$2" "$3" --use-colour no | tee "$log" || true
+  if grep -q "All tests passed" "$log"; then
+    cases="$(sed -nE 's/.*All tests passed.* in ([0-9]+) test cases?.*/\1/p' "$log" | tail -n 1)"
+    record "$label" "${cases:-0}" 0
+  else
+    failed="$(sed -nE 's/^test cases:.*\| *([0-9]+) failed.*/\1/p' "$log" | tail -n 1)"
+    record "$label" 0 "${failed:-1}"
+  fi
+  rm -f "$log"
+}
+
 summary() {
   local passed=0 failed=0 skipped=0 name p f k
   echo
@@ -193,6 +208,8 @@ run_tests() {
   run_ctest "native (ctest)" build/native
   build_wasm
   run_ctest "wasm under node (ctest)" build/wasm
+  say "the tests that use threads, in the pthreads build (worker pool) under node"
+  run_catch "wasm pthreads under node" build/wasm-mt/attnlab_tests.js "[parallel],[gemm],[gpt2]"
   say "browser end-to-end test (headless Chromium)"
   local out="$ROOT/build/e2e" p f
   rm -f "$out/result.txt"

@@ -1,6 +1,7 @@
 #include "analysis/attention_map.h"
 
-#include <Eigen/Core>
+#include "model/gemm.h"
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -34,15 +35,12 @@ bool normalize_causal_rows(std::span<const float> scores, int L, const Normalize
 
 void softmax_attention_rows(std::span<const float> q, std::span<const float> k, int L, int d, int r0, int r1,
                             std::vector<float>& out) {
-    using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
     assert(0 <= r0 && r0 <= r1 && r1 <= L);
     assert(q.size() == static_cast<size_t>(L) * d && k.size() == static_cast<size_t>(L) * d);
     const int rows = r1 - r0;
     out.assign(static_cast<size_t>(rows) * L, 0.0f);
-    const Eigen::Map<const RowMatrix> Q(q.data(), L, d), K(k.data(), L, d);
-    Eigen::Map<RowMatrix> S(out.data(), rows, L);
-    S.noalias() = Q.middleRows(r0, rows) * K.transpose();  // (rows, L)
-    S *= 1.0f / std::sqrt(static_cast<float>(d));
+    // (rows, L) = q[r0:r1] (rows, d) @ k^T / sqrt(d), scaled as the forward pass scales
+    gemm(rows, L, d, q.data() + static_cast<size_t>(r0) * d, d, k.data(), d, true, out.data(), L, 1.0f / std::sqrt(static_cast<float>(d)));
     for (int r = 0; r < rows; ++r) {
         const int i = r0 + r;  // this row's query position: keys 0..i
         float* row = out.data() + static_cast<size_t>(r) * L;

@@ -49,14 +49,13 @@ template <typename Fn>
 void for_each_head(int heads, const ExperimentProgress& progress, long long& done, long long total, const std::string& stage,
                    Fn&& fn) {
     std::mutex lock;
-    ATTNLAB_PRAGMA(omp parallel for schedule(dynamic, 1))
-    for (int h = 0; h < heads; ++h) {
+    parallel_for(heads, [&](int h) {
         fn(h);
         if (progress) {
             std::lock_guard<std::mutex> guard(lock);
             progress(++done, total, stage);
         }
-    }
+    });
 }
 
 // Tables per head, joined in head order so that the output does not depend on scheduling.

@@ -9,6 +9,7 @@
 #include "app/head_summaries.h"
 #include "app/model_tasks.h"
 #include "app/plot.h"
+#include "model/parallel.h"
 
 namespace attnlab {
 
@@ -335,6 +336,7 @@ void add_app_status(const AppState& app, float pixel_ratio, json::ObjectBuilder&
     status.add("tokens", static_cast<int>(s.tokens.size()));
     status.add("forward_tokens", static_cast<int>(s.forward ? s.forward->tokens.size() : 0));
     status.add("error", s.message);
+    status.add("threads", max_threads());  // the model's: 1, or the worker pool's size in the threaded page
     json::ObjectBuilder model;
     model.add("loaded", s.model != nullptr);
     if (s.model) {

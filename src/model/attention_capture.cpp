@@ -1,8 +1,8 @@
 #include "model/attention_capture.h"
 
+#include "model/gemm.h"
 #include "model/parallel.h"
 
-#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -48,22 +48,18 @@ std::vector<float> AttentionCapture::keys(int layer, int head) const { return sl
 std::vector<float> AttentionCapture::values(int layer, int head) const { return slice(layers_.at(static_cast<size_t>(layer)).v, head); }
 
 std::vector<float> AttentionCapture::scores(int layer, int head) const {
-    using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
     const std::vector<float> q = queries(layer, head), k = keys(layer, head);
     const int T = length_, d = head_dim_;
     std::vector<float> s(static_cast<size_t>(T) * T);
-    Eigen::Map<RowMatrix> S(s.data(), T, T);
-    // Fixed row blocks inside a parallel region, as in the forward pass's linear(): the same
-    // bits whatever the thread count.
+    // Fixed row blocks, as in the forward pass's linear(): the same bits whatever the thread
+    // count, and the same scaling as the forward pass's scores.
     constexpr int block = 256;
-    const Eigen::Map<const RowMatrix> Q(q.data(), T, d), K(k.data(), T, d);
-    ATTNLAB_PRAGMA(omp parallel for schedule(static))
-    for (int r0 = 0; r0 < T; r0 += block) {
-        const int rows = std::min(block, T - r0);
-        S.middleRows(r0, rows).noalias() = Q.middleRows(r0, rows) * K.transpose();
-    }
-    S *= 1.0f / std::sqrt(static_cast<float>(d));
-    for (int i = 0; i < T; ++i) S.row(i).tail(T - 1 - i).setConstant(-std::numeric_limits<float>::infinity());
+    const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+    parallel_for((T + block - 1) / block, [&](int item) {
+        const int r0 = item * block;
+        gemm(std::min(block, T - r0), T, d, q.data() + static_cast<size_t>(r0) * d, d, k.data(), d, true, s.data() + static_cast<size_t>(r0) * T, T, scale);
+    });
+    for (int i = 0; i < T; ++i) std::fill(s.begin() + static_cast<std::ptrdiff_t>(i) * T + i + 1, s.begin() + static_cast<std::ptrdiff_t>(i + 1) * T, -std::numeric_limits<float>::infinity());
     return s;
 }
 

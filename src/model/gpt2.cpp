@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "model/gemm.h"
 #include "model/parallel.h"
 
 namespace attnlab {
@@ -14,12 +15,6 @@ namespace {
 
 using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using Matrix = Eigen::Map<RowMatrix>;
-using ConstMatrix = Eigen::Map<const RowMatrix>;
-using Stride = Eigen::OuterStride<>;
-// One head's slice of a (rows, n_head * d) matrix: rows x d with row stride C.
-using HeadSlice = Eigen::Map<RowMatrix, 0, Stride>;
-using ConstHeadSlice = Eigen::Map<const RowMatrix, 0, Stride>;
-using ConstRow = Eigen::Map<const Eigen::RowVectorXf>;
 
 // Queries per attention block: small enough for a block's scores to stay in cache, large
 // enough for efficient matrix products.
@@ -29,8 +24,8 @@ constexpr int kQueryBlock = 64;
 void gelu_tanh_inplace(std::vector<float>& v) {
     constexpr std::ptrdiff_t chunk = 1 << 14;
     const std::ptrdiff_t size = static_cast<std::ptrdiff_t>(v.size());
-    ATTNLAB_PRAGMA(omp parallel for schedule(static))
-    for (std::ptrdiff_t at = 0; at < size; at += chunk) {
+    parallel_for(static_cast<int>((size + chunk - 1) / chunk), [&](int item) {
+        const std::ptrdiff_t at = item * chunk;
         // Through an aligned copy: on memory of unknown alignment Eigen runs the first few
         // elements through the scalar tanh, whose last bit differs from the vector one, and the
         // alignment of a heap buffer changes with the allocator's history (the thread count).
@@ -38,20 +33,22 @@ void gelu_tanh_inplace(std::vector<float>& v) {
         Eigen::ArrayXf x = v_chunk;
         x = 0.5f * x * (1.0f + (0.7978845608028654f * (x + 0.044715f * x.cube())).tanh());
         v_chunk = x;
-    }
+    });
 }
 
 // x += y, element by element.
 void add_inplace(std::vector<float>& x, const std::vector<float>& y) {
-    const std::ptrdiff_t size = static_cast<std::ptrdiff_t>(x.size());
-    ATTNLAB_PRAGMA(omp parallel for schedule(static) if (size >= (1 << 16)))
-    for (std::ptrdiff_t i = 0; i < size; ++i) x[static_cast<size_t>(i)] += y[static_cast<size_t>(i)];
+    constexpr size_t chunk = 1 << 14;
+    const size_t size = x.size();
+    parallel_for(static_cast<int>((size + chunk - 1) / chunk), [&](int item) {
+        const size_t at = static_cast<size_t>(item) * chunk, end = std::min(size, at + chunk);
+        for (size_t i = at; i < end; ++i) x[i] += y[i];
+    });
 }
 
 // out = LayerNorm(in) row by row; in, out: (n, C).
 void layer_norm(const float* in, float* out, int n, int C, const float* w, const float* b, float eps) {
-    ATTNLAB_PRAGMA(omp parallel for schedule(static) if (n >= 16))
-    for (int i = 0; i < n; ++i) {
+    parallel_for(n, [&](int i) {
         const float* x = in + static_cast<size_t>(i) * C;
         float* y = out + static_cast<size_t>(i) * C;
         double mean = 0.0, var = 0.0;  // double: C = 768 sums of fp32 lose digits otherwise
@@ -62,26 +59,21 @@ void layer_norm(const float* in, float* out, int n, int C, const float* w, const
         const float m = static_cast<float>(mean);
         const float inv = static_cast<float>(1.0 / std::sqrt(var + eps));
         for (int c = 0; c < C; ++c) y[c] = (x[c] - m) * inv * w[c] + b[c];
-    }
+    }, n >= 16);
 }
 
 // out (n, cols) = in (n, rows) @ W (rows, cols) + bias.
 //
-// In column panels of a fixed width, one thread each, always inside a parallel region (so
-// Eigen never threads a panel itself). Left to its own threading, Eigen splits the rows by
-// the thread count and its kernels treat the split edges differently, so the last bits of
-// the activations changed with the number of threads; fixed panels give the same bits on any
-// count, which the experiments promise.
+// In column panels of a fixed width, one thread each: a panel's bits are then the same on any
+// thread count, which the experiments promise. (Left to thread a product itself, Eigen split
+// the rows by the thread count and treated the split edges differently, so the last bits of the
+// activations changed with the number of threads.)
 void linear(const float* in, int n, int rows, const float* W, const float* bias, int cols, float* out) {
     constexpr int panel = 128;  // C = 768 is 6 panels: even work for 2 or 3 threads
-    const ConstMatrix x(in, n, rows);
-    ATTNLAB_PRAGMA(omp parallel for schedule(static))
-    for (int c0 = 0; c0 < cols; c0 += panel) {
-        const int width = std::min(panel, cols - c0);
-        Eigen::Map<RowMatrix, 0, Stride> y(out + c0, n, width, Stride(cols));
-        y.noalias() = x * Eigen::Map<const RowMatrix, 0, Stride>(W + c0, rows, width, Stride(cols));
-        y.rowwise() += ConstRow(bias + c0, width);
-    }
+    parallel_for((cols + panel - 1) / panel, [&](int item) {
+        const int c0 = item * panel;
+        gemm(n, std::min(panel, cols - c0), rows, in, rows, W + c0, cols, false, out + c0, cols, 1.0f, bias + c0);
+    });
 }
 
 }  // namespace
@@ -165,20 +157,17 @@ bool Gpt2State::forward(std::span<const int> tokens, std::vector<float>& logits,
         const size_t scratch_floats = (static_cast<size_t>(any_whole ? n : block) * T * 2 + 15) / 16 * 16;
         scores_.resize(static_cast<size_t>(max_threads()) * scratch_floats + 16);
         float* const scratch_base = scores_.data() + (16 - (reinterpret_cast<std::uintptr_t>(scores_.data()) / sizeof(float)) % 16) % 16;
-        ATTNLAB_PRAGMA(omp parallel for schedule(dynamic) if (!any_whole))
-        for (int item = 0; item < H * blocks; ++item) {
+        parallel_for(H * blocks, [&](int item) {
             const int hd = item / blocks, b = item % blocks;
             const bool observed = whole[static_cast<size_t>(hd)] != 0;
-            if (observed && b != 0) continue;  // block 0 does the whole head
+            if (observed && b != 0) return;  // block 0 does the whole head
             const int r0 = observed ? 0 : b * block, r1 = observed ? n : std::min(n, r0 + block);
             const int rows = r1 - r0, keys = t_ + r1;  // the block's last query sees keys 0..keys-1
             float* scratch = scratch_base + static_cast<size_t>(thread_index()) * scratch_floats;
             Matrix S(scratch, rows, keys);                                       // (rows, keys)
             Matrix P(scratch + static_cast<size_t>(rows) * keys, rows, keys);   // (rows, keys)
-            const ConstHeadSlice Q(q_.data() + static_cast<size_t>(r0) * C + hd * d, rows, d, Stride(C));
-            const ConstHeadSlice K(k_cache + hd * d, keys, d, Stride(C));
-            const ConstHeadSlice Vh(v_cache + hd * d, keys, d, Stride(C));
-            S.noalias() = (Q * K.transpose()) * scale;
+            // q (rows, d), k and v (keys, d): head hd's columns of rows with stride C
+            gemm(rows, keys, d, q_.data() + static_cast<size_t>(r0) * C + hd * d, C, k_cache + hd * d, C, true, S.data(), keys, scale);
             const float tau = temperatures.at(l, hd, H);
             for (int i = 0; i < rows; ++i) {
                 const int visible = t_ + r0 + i + 1;  // query at position t_ + r0 + i sees keys 0..t_ + r0 + i
@@ -190,9 +179,8 @@ bool Gpt2State::forward(std::span<const int> tokens, std::vector<float>& logits,
                 S.row(i).tail(keys - visible).setConstant(-std::numeric_limits<float>::infinity());
             }
             if (observed) observer->on_head({l, hd, t_, n, T, tau, S.data(), P.data()});
-            HeadSlice out(attn_out_.data() + static_cast<size_t>(r0) * C + hd * d, rows, d, Stride(C));
-            out.noalias() = P * Vh;
-        }
+            gemm(rows, d, keys, P.data(), keys, v_cache + hd * d, C, false, attn_out_.data() + static_cast<size_t>(r0) * C + hd * d, C);
+        }, !any_whole);
 
         // x += attn_out @ c_proj
         linear(attn_out_.data(), n, C, L.c_proj_w, L.c_proj_b, C, h_.data());
@@ -216,12 +204,10 @@ bool Gpt2State::forward(std::span<const int> tokens, std::vector<float>& logits,
     // In slices of the vocabulary: for one row this is a matrix-vector product, which Eigen
     // would run on one core, and reading the 154 MB of lm_head is most of a decode step.
     constexpr int slice = 2048;
-    ATTNLAB_PRAGMA(omp parallel for schedule(static))
-    for (int v0 = 0; v0 < V; v0 += slice) {
-        const int count = std::min(slice, V - v0);
-        Eigen::Map<RowMatrix, 0, Stride>(logits.data() + v0, rows, count, Stride(V)).noalias() =
-            ConstMatrix(from, rows, C) * ConstMatrix(w.lm_head + static_cast<size_t>(v0) * C, count, C).transpose();
-    }
+    parallel_for((V + slice - 1) / slice, [&](int item) {
+        const int v0 = item * slice, count = std::min(slice, V - v0);
+        gemm(rows, count, C, from, C, w.lm_head + static_cast<size_t>(v0) * C, C, true, logits.data() + v0, V);
+    });
 
     t_ = T;
     return true;

@@ -468,16 +468,21 @@ export async function threadedAndSliced({ browser, server, isolatedServer, siteH
       if (!check(ready, `${label}: the page starts`)) continue;
       const info = await page.evaluate(() => ({
         isolated: window.crossOriginIsolated,
+        cores: navigator.hardwareConcurrency,
+        threads: window.attnlab.status().threads,
         scripts: performance.getEntriesByType("resource").map((e) => e.name.split("/").pop()).filter((n) => /^attnlab/.test(n)),
       }));
       if (label === "isolated") {
         check(info.isolated === true, "with COOP/COEP headers the page is cross-origin isolated");
         check(siteHasThreads && info.scripts.includes("attnlab-mt.js") && !info.scripts.includes("attnlab.js"),
               "the isolated page runs the threaded build (attnlab-mt.js)", info.scripts.join(", ") || "none");
+        check(info.threads === Math.min(info.cores, 8), "the threaded page's model uses one thread per core, at most 8",
+              `${info.threads} threads, ${info.cores} cores`);
       } else {
         check(info.isolated === false, "without the headers the page is not isolated");
         check(info.scripts.includes("attnlab.js") && !info.scripts.includes("attnlab-mt.js"),
               "the plain page runs the single-threaded build (attnlab.js)", info.scripts.join(", "));
+        check(info.threads === 1, "the plain page's model uses one thread", `${info.threads}`);
       }
       const loaded = await waitFor(page, () => window.attnlab.status().model.loaded, undefined, 30000);
       if (!check(loaded, `${label}: the 1024-position model loads`, JSON.stringify((await status(page)).model_fetch))) continue;

@@ -1,0 +1,30 @@
+#pragma once
+// The one fp32 matrix product every forward pass and analysis goes through.
+//
+//   c (m, n) = alpha * a (m, k) @ op(b) + bias (n)      op(b) = b (k, n), or b^T when b is (n, k)
+//
+// All matrices are row-major with a row stride (lda, ldb, ldc >= their column counts); bias may
+// be null. c must not overlap a or b.
+//
+// Two builds of it: natively Eigen (AVX-512 with FMA; bench/RESULTS.md has the measurements
+// behind keeping it); in WebAssembly a register-blocked SIMD128 kernel over packed panels of b
+// (gemm_simd128.cpp), since Eigen's SSE path on SIMD128 reaches about half of what SIMD128 allows.
+//
+// The WebAssembly kernel defines every element's bits (GemmSumOrder below): they never depend on
+// the tiling, the strides or the thread count, and a row alone against b equals the same row of
+// a larger product.
+namespace attnlab {
+
+void gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, bool b_transposed, float* c, int ldc,
+          float alpha = 1.0f, const float* bias = nullptr);
+
+// How gemm() sums c(i, j) before multiplying by alpha and adding the bias.
+enum class GemmSumOrder {
+    plain_loop,   // over p = 0..k-1 in order, one multiply and one add at a time
+    four_lanes,   // lane l sums p = l, l + 4, ... below k rounded down to 4, in order; then
+                  // (l0 + l1) + (l2 + l3); then the last k mod 4 terms in order
+    unspecified,  // Eigen: blocked, vectorised and fused; close to the exact sum, bits not defined
+};
+GemmSumOrder gemm_sum_order(int m, bool b_transposed);
+
+}  // namespace attnlab

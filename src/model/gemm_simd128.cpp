@@ -1,0 +1,237 @@
+// gemm() in WebAssembly: a register-blocked SIMD128 kernel.
+//
+// A tile of kMr rows by kNr = 8 columns of c lives in 2 * kMr vector registers while p runs over
+// a block of kKc values: per p, two loads of packed b, one broadcast load of a per row, and one
+// multiply and one add per register (SIMD128 has no fused multiply-add that V8 accepts from this
+// toolchain: ../shared/TOOLCHAIN.md). V8 on x86-64 allocates 15 of the 16 xmm registers to
+// wasm values, so 4 x 8 (8 accumulators, 2 b vectors, 1 broadcast) is the largest tile that
+// leaves it room; bench/RESULTS.md has the tile sizes tried.
+//
+// b is copied into panels of kKc x 8 contiguous floats (zero-padded past n) once per block, so
+// the kernel reads it at unit stride and a whole panel stays in L1 while every row tile of a
+// passes over it. With fewer than kMr rows (decoding one token) packing would cost more than the
+// product, so those read b in place: (k, n) row by row, or (n, k) as dot products.
+//
+// Every element is summed over p in order from 0, the partial sums of a block stored in c
+// and read back for the next, then multiplied by alpha and given its bias: the plain loop's
+// arithmetic, element by element (gemm.h). The exception is a row of fewer than 4 against b^T,
+// summed in four interleaved lanes (direct_transposed_row).
+#include <wasm_simd128.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+#include "model/gemm.h"
+
+namespace attnlab {
+
+namespace {
+
+constexpr int kMr = 4;     // rows of a tile
+constexpr int kNr = 8;     // columns of a tile: two vectors
+constexpr int kKc = 256;   // p per block: a packed panel is 8 KB, a's 4 rows 4 KB
+constexpr int kNc = 1024;  // columns per packed block: 1 MB of packed b at kKc, inside L2
+
+// rows x 8 tile of c (row stride ldc) += a (rows x kc, row stride lda) @ b (kc x 8, row stride
+// ldb). With accumulate false the tile starts from zero instead of from c.
+// Not inlined: inside the large callers V8's register allocator spilled the accumulators.
+template <int R>
+__attribute__((noinline)) void tile(int kc, const float* a, size_t lda, const float* b, size_t ldb, float* c, size_t ldc, bool accumulate) {
+    v128_t lo[R], hi[R];
+    for (int r = 0; r < R; ++r) {
+        lo[r] = accumulate ? wasm_v128_load(c + r * ldc) : wasm_f32x4_splat(0.0f);
+        hi[r] = accumulate ? wasm_v128_load(c + r * ldc + 4) : wasm_f32x4_splat(0.0f);
+    }
+    for (int p = 0; p < kc; ++p) {
+        const v128_t b0 = wasm_v128_load(b + p * ldb), b1 = wasm_v128_load(b + p * ldb + 4);
+        for (int r = 0; r < R; ++r) {
+            const v128_t x = wasm_v128_load32_splat(a + r * lda + p);
+            lo[r] = wasm_f32x4_add(lo[r], wasm_f32x4_mul(x, b0));
+            hi[r] = wasm_f32x4_add(hi[r], wasm_f32x4_mul(x, b1));
+        }
+    }
+    for (int r = 0; r < R; ++r) {
+        wasm_v128_store(c + r * ldc, lo[r]);
+        wasm_v128_store(c + r * ldc + 4, hi[r]);
+    }
+}
+
+void tile_rows(int rows, int kc, const float* a, size_t lda, const float* b, size_t ldb, float* c, size_t ldc, bool accumulate) {
+    switch (rows) {
+        case 4: return tile<4>(kc, a, lda, b, ldb, c, ldc, accumulate);
+        case 3: return tile<3>(kc, a, lda, b, ldb, c, ldc, accumulate);
+        case 2: return tile<2>(kc, a, lda, b, ldb, c, ldc, accumulate);
+        default: return tile<1>(kc, a, lda, b, ldb, c, ldc, accumulate);
+    }
+}
+
+// A tile whose last columns fall past n: computed into a full 8-wide scratch tile, copied back.
+void edge_tile(int rows, int width, int kc, const float* a, size_t lda, const float* b, size_t ldb, float* c, size_t ldc,
+               bool accumulate) {
+    alignas(16) float t[kMr * kNr] = {};
+    if (accumulate)
+        for (int r = 0; r < rows; ++r) std::copy(c + r * ldc, c + r * ldc + width, t + r * kNr);
+    tile_rows(rows, kc, a, lda, b, ldb, t, kNr, accumulate);
+    for (int r = 0; r < rows; ++r) std::copy(t + r * kNr, t + r * kNr + width, c + r * ldc);
+}
+
+// b's block of rows p0..p0+kc, columns j0..j0+nc, as panels of kc x 8 (the last zero-padded).
+// op(b)(p, j) is b[p * ldb + j], or b[j * ldb + p] when b is transposed.
+void pack_b(const float* b, size_t ldb, bool transposed, int p0, int kc, int j0, int nc, float* out) {
+    const int full = nc / kNr * kNr;  // columns in whole panels
+    if (!transposed) {
+        // Row by row of b, so that it is read at unit stride (strided reads cost a TLB miss per
+        // row of a large matrix), each row's 8-column pieces going to their panels.
+        for (int p = 0; p < kc; ++p) {
+            const float* from = b + static_cast<size_t>(p0 + p) * ldb + j0;
+            float* to = out + static_cast<size_t>(p) * kNr;
+            for (int jp = 0; jp < full; jp += kNr, to += static_cast<size_t>(kNr) * kc) {
+                wasm_v128_store(to, wasm_v128_load(from + jp));
+                wasm_v128_store(to + 4, wasm_v128_load(from + jp + 4));
+            }
+            if (full < nc) std::fill(std::copy(from + full, from + nc, to), to + kNr, 0.0f);
+        }
+        return;
+    }
+    for (int jp = 0; jp < nc; jp += kNr) {
+        const int width = std::min(kNr, nc - jp);
+        float* panel = out + static_cast<size_t>(jp) * kc;
+        for (int j = 0; j < kNr; ++j) {
+            if (j < width) {
+                const float* from = b + static_cast<size_t>(j0 + jp + j) * ldb + p0;
+                for (int p = 0; p < kc; ++p) panel[p * kNr + j] = from[p];
+            } else {
+                for (int p = 0; p < kc; ++p) panel[p * kNr + j] = 0.0f;
+            }
+        }
+    }
+}
+
+// c (m, n) += a @ op(b) over packed blocks, m of any size.
+void packed_product(int m, int n, int k, const float* a, size_t lda, const float* b, size_t ldb, bool transposed, float* c,
+                    size_t ldc) {
+    // One buffer per thread, kept: the forward pass makes thousands of calls and must not
+    // allocate in them (bench/RESULTS.md, a steady wasm time).
+    thread_local std::vector<float> packed;
+    const size_t need = static_cast<size_t>(kKc) * ((std::min(n, kNc) + kNr - 1) / kNr * kNr);
+    if (packed.size() < need) packed.resize(need);
+    for (int j0 = 0; j0 < n; j0 += kNc) {
+        const int nc = std::min(kNc, n - j0);
+        for (int p0 = 0; p0 < k; p0 += kKc) {
+            const int kc = std::min(kKc, k - p0);
+            pack_b(b, ldb, transposed, p0, kc, j0, nc, packed.data());
+            for (int i0 = 0; i0 < m; i0 += kMr) {
+                const int rows = std::min(kMr, m - i0);
+                const float* ai = a + static_cast<size_t>(i0) * lda + p0;
+                for (int jp = 0; jp < nc; jp += kNr) {
+                    float* cij = c + static_cast<size_t>(i0) * ldc + j0 + jp;
+                    const float* panel = packed.data() + static_cast<size_t>(jp) * kc;
+                    if (jp + kNr <= nc)
+                        tile_rows(rows, kc, ai, lda, panel, kNr, cij, ldc, p0 > 0);
+                    else
+                        edge_tile(rows, nc - jp, kc, ai, lda, panel, kNr, cij, ldc, p0 > 0);
+                }
+            }
+        }
+    }
+}
+
+// c (one row, n) = a (k) @ b with b (k, n) read in place, row after row of b: each p adds
+// a[p] b[p, :] to the whole row of c, which stays in L1, so b streams through once. Eight p at
+// a time between a load and a store of c, in order of p.
+void direct_row(int n, int k, const float* a, const float* b, size_t ldb, float* c) {
+    constexpr int kP = 8;
+    std::fill(c, c + n, 0.0f);
+    int p = 0;
+    for (; p + kP <= k; p += kP) {
+        const float* rows[kP];
+        v128_t x[kP];
+        for (int q = 0; q < kP; ++q) {
+            rows[q] = b + static_cast<size_t>(p + q) * ldb;
+            x[q] = wasm_f32x4_splat(a[p + q]);
+        }
+        int j = 0;
+        for (; j + 4 <= n; j += 4) {
+            v128_t s = wasm_v128_load(c + j);
+            for (int q = 0; q < kP; ++q) s = wasm_f32x4_add(s, wasm_f32x4_mul(x[q], wasm_v128_load(rows[q] + j)));
+            wasm_v128_store(c + j, s);
+        }
+        for (; j < n; ++j)
+            for (int q = 0; q < kP; ++q) c[j] += a[p + q] * rows[q][j];
+    }
+    for (; p < k; ++p) {
+        const float* bp = b + static_cast<size_t>(p) * ldb;
+        for (int j = 0; j < n; ++j) c[j] += a[p] * bp[j];
+    }
+}
+
+// c (one row, n) = a (k) @ b^T with b (n, k) read in place: dot products of a with eight rows
+// of b at a time. This is the one path that does not sum in order of p: each lane l sums the
+// p = l mod 4 below k rounded down to 4, the lanes are added as (l0 + l1) + (l2 + l3), then the
+// last k mod 4 terms in order (gemm.h). Reading one row of b per output is what makes a decode
+// step's 154 MB lm_head product stream at memory speed.
+float lanes_total(v128_t s) {
+    return (wasm_f32x4_extract_lane(s, 0) + wasm_f32x4_extract_lane(s, 1)) +
+           (wasm_f32x4_extract_lane(s, 2) + wasm_f32x4_extract_lane(s, 3));
+}
+
+// The dot products of a with rows r[0..R) of b, into c[0..R).
+template <int R>
+void dot_rows(int k, const float* a, const float* b, size_t ldb, float* c) {
+    const int k4 = k / 4 * 4;
+    v128_t s[R];
+    for (int l = 0; l < R; ++l) s[l] = wasm_f32x4_splat(0.0f);
+    for (int p = 0; p < k4; p += 4) {
+        const v128_t x = wasm_v128_load(a + p);
+        for (int l = 0; l < R; ++l) s[l] = wasm_f32x4_add(s[l], wasm_f32x4_mul(x, wasm_v128_load(b + l * ldb + p)));
+    }
+    for (int l = 0; l < R; ++l) {
+        float t = lanes_total(s[l]);
+        for (int p = k4; p < k; ++p) t += a[p] * b[l * ldb + p];
+        c[l] = t;
+    }
+}
+
+void direct_transposed_row(int n, int k, const float* a, const float* b, size_t ldb, float* c) {
+    int j = 0;
+    for (; j + 8 <= n; j += 8) dot_rows<8>(k, a, b + static_cast<size_t>(j) * ldb, ldb, c + j);
+    for (; j < n; ++j) dot_rows<1>(k, a, b + static_cast<size_t>(j) * ldb, ldb, c + j);
+}
+
+}  // namespace
+
+GemmSumOrder gemm_sum_order(int m, bool b_transposed) {
+    return m < kMr && b_transposed ? GemmSumOrder::four_lanes : GemmSumOrder::plain_loop;
+}
+
+void gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, bool b_transposed, float* c, int ldc,
+          float alpha, const float* bias) {
+    if (m <= 0 || n <= 0) return;
+    const size_t sa = static_cast<size_t>(lda), sb = static_cast<size_t>(ldb), sc = static_cast<size_t>(ldc);
+    if (k <= 0) {
+        for (int i = 0; i < m; ++i) std::fill(c + i * sc, c + i * sc + n, 0.0f);
+    } else if (m >= kMr) {
+        packed_product(m, n, k, a, sa, b, sb, b_transposed, c, sc);
+    } else if (!b_transposed) {
+        for (int i = 0; i < m; ++i) direct_row(n, k, a + i * sa, b, sb, c + i * sc);
+    } else {
+        for (int i = 0; i < m; ++i) direct_transposed_row(n, k, a + i * sa, b, sb, c + i * sc);
+    }
+    if (alpha == 1.0f && !bias) return;
+    const v128_t va = wasm_f32x4_splat(alpha);
+    for (int i = 0; i < m; ++i) {
+        float* row = c + i * sc;
+        int j = 0;
+        if (bias) {
+            for (; j + 4 <= n; j += 4)
+                wasm_v128_store(row + j, wasm_f32x4_add(wasm_f32x4_mul(wasm_v128_load(row + j), va), wasm_v128_load(bias + j)));
+            for (; j < n; ++j) row[j] = row[j] * alpha + bias[j];
+        } else {
+            for (; j + 4 <= n; j += 4) wasm_v128_store(row + j, wasm_f32x4_mul(wasm_v128_load(row + j), va));
+            for (; j < n; ++j) row[j] *= alpha;
+        }
+    }
+}
+
+}  // namespace attnlab
