@@ -4,6 +4,12 @@
 //
 //   attnlab_bench [--quick]      prefill L = 128, 512, 1024; decode; tokenizer; peak memory
 //   attnlab_bench --experiments  the paper's five experiments at its sweep sizes, L = 1024
+//   attnlab_bench --kernel       gemm() against Eigen on the forward pass's shapes, one thread,
+//                                and (in wasm) this CPU's clock, for the SIMD128 peak
+//   attnlab_bench --prefill 128,512,1024 [--repeats R]
+//                                prefill times only, as one JSON line (bench/onnx/compare.mjs)
+//   --threads N (last)           use N threads (natively also OMP_NUM_THREADS; in the pthreads
+//                                wasm build the pool's size, at most the machine's cores)
 //
 // The checkpoint is GPT-2 small's shape (124M parameters) with random weights, written as a
 // safetensors file in memory and loaded through the same reader as a real one.
@@ -11,27 +17,28 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "analysis/experiments.h"
 #include "model/attention_capture.h"
+#include "model/gemm.h"
+#include "model/parallel.h"
 #include "model/gpt2.h"
 #include "model/gpt2_tokenizer.h"
 #include "model/json.h"
 #include "model/random.h"
 #include "model/random_checkpoint.h"
 #include "model/safetensors.h"
+#include "model/sha256.h"
 #include "platform/whole_file.h"
 
 #ifdef __EMSCRIPTEN__
 #include <emscripten/heap.h>
 #else
 #include <sys/resource.h>
-#endif
-#ifdef _OPENMP
-#include <omp.h>
 #endif
 
 using namespace attnlab;
@@ -50,14 +57,6 @@ double peak_memory_mb() {
 #endif
 }
 
-int threads() {
-#ifdef _OPENMP
-    return omp_get_max_threads();
-#else
-    return 1;
-#endif
-}
-
 // FLOPs one prefill of L tokens needs: per layer 24 L C^2 for the four linear maps, and
 // 2 L (L + 1) C for scores and weighted values over the causal triangle (query i sees i + 1
 // keys), plus the last token's logits. Work the engine wastes (masked entries it computes
@@ -67,19 +66,18 @@ double prefill_flops(const Gpt2Config& c, int L) {
     return c.n_layer * (24.0 * L * C * C + 2.0 * L * (L + 1.0) * C) + 2.0 * C * c.vocab_size;
 }
 
-// Seconds a pure fp32 GEMM would take for `flops`, timed on the model's own most common
-// shape, (L x C) @ (C x 4C), and scaled to the FLOP count.
+// Seconds a pure fp32 GEMM would take for `flops`: gemm(), the product the forward pass uses,
+// timed on the model's own most common shape, (L x C) @ (C x 4C), and scaled to the FLOP count.
 double gemm_seconds(int L, int C, double flops, int repeats) {
-    using M = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
     const int N = 4 * C;
-    M a = M::Random(L, C), b = M::Random(C, N), out(L, N);
+    std::vector<float> a(static_cast<size_t>(L) * C, 0.5f), b(static_cast<size_t>(C) * N, 0.25f), out(static_cast<size_t>(L) * N);
     double best = 1e30;
     for (int r = 0; r < repeats + 1; ++r) {  // +1: the first touches the memory
         const double t0 = now();
-        out.noalias() = a * b;
+        gemm(L, N, C, a.data(), C, b.data(), N, false, out.data(), N);
         best = std::min(best, now() - t0);
     }
-    if (out(0, 0) == 12345.0f) std::printf(" ");  // keep the product alive
+    if (out[0] == 12345.0f) std::printf(" ");  // keep the product alive
     return best * flops / (2.0 * L * C * N);
 }
 
@@ -126,19 +124,136 @@ int run_experiments_bench(const Gpt2Model& model, const std::vector<int>& tokens
     return 0;
 }
 
+#ifdef __wasm_simd128__
+// The CPU's clock, from a chain of dependent xor-add pairs (two cycles a pair on any x86-64
+// core). The SIMD128 peak without fused multiply-add follows from the core's ports
+// (bench/RESULTS.md derives it).
+double measured_ghz() {
+    volatile std::uint32_t seed_y = 0x9e3779b9u, seed_z = 12345u;
+    std::uint32_t x = 1, y = seed_y, z = seed_z;
+    const int n = 200'000'000;
+    double best = 1e30;
+    for (int r = 0; r < 3; ++r) {  // the first may run before V8's optimising tier
+        const double t0 = now();
+        for (int i = 0; i < n; ++i) x = (x ^ y) + z;
+        best = std::min(best, now() - t0);
+    }
+    if (x == 42) std::printf(" ");
+    return 2.0 * n / best / 1e9;
+}
+#endif
+
+// gemm() and Eigen on the shapes one forward pass multiplies, one thread, best of `repeats`.
+int run_kernel_bench(int repeats) {
+    using M = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+#ifdef __wasm_simd128__
+    std::printf("clock (dependent xor-add chain): %.2f GHz\n\n", measured_ghz());
+#endif
+    struct Shape { const char* what; int m, n, k; bool transposed; };
+    const Shape shapes[] = {
+        {"c_attn, L = 128", 128, 2304, 768, false}, {"c_fc, L = 128", 128, 3072, 768, false},
+        {"mlp c_proj, L = 128", 128, 768, 3072, false}, {"c_fc, L = 1024", 1024, 3072, 768, false},
+        {"scores q k^T, 64 queries x 1024 keys", 64, 1024, 64, true}, {"weights v, 64 queries x 1024 keys", 64, 64, 1024, false},
+        {"lm_head^T, one row (decode)", 1, 50257, 768, true}, {"c_fc, one row (decode)", 1, 3072, 768, false},
+    };
+    std::printf("| shape (m x n x k) | gemm() GFLOP/s | Eigen GFLOP/s | gemm() / Eigen |\n|---|---|---|---|\n");
+    for (const Shape& s : shapes) {
+        M a = M::Random(s.m, s.k), b = s.transposed ? M::Random(s.n, s.k) : M::Random(s.k, s.n), c(s.m, s.n), e(s.m, s.n);
+        double ours = 1e30, eigen = 1e30;
+        for (int r = 0; r < repeats + 1; ++r) {
+            double t0 = now();
+            gemm(s.m, s.n, s.k, a.data(), s.k, b.data(), s.transposed ? s.k : s.n, s.transposed, c.data(), s.n);
+            ours = std::min(ours, now() - t0);
+            t0 = now();
+            if (s.transposed) e.noalias() = a * b.transpose(); else e.noalias() = a * b;
+            eigen = std::min(eigen, now() - t0);
+        }
+        const double flops = 2.0 * s.m * s.n * s.k;
+        std::printf("| %s (%d x %d x %d) | %.1f | %.1f | %.2f |\n", s.what, s.m, s.n, s.k, flops / ours / 1e9, flops / eigen / 1e9,
+                    eigen / ours);
+        if ((c - e).cwiseAbs().maxCoeff() > 1e-3f * s.k) {
+            std::fprintf(stderr, "attnlab_bench: gemm() and Eigen disagree on %s\n", s.what);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+// Prefill times at the given lengths, best of `repeats` after one unmeasured pass (which lets
+// V8 tier the hot functions up), as one JSON line.
+int run_prefill_json(const Gpt2Model& model, const std::string& checkpoint_sha, const std::vector<int>& lengths, int repeats,
+                     const std::vector<int>& tokens) {
+    std::string error;
+    std::vector<float> logits;
+    std::printf("{\"build\":\"%s\",\"threads\":%d,\"checkpoint_sha256\":\"%s\",\"prefill_ms\":{",
+#ifdef __EMSCRIPTEN_PTHREADS__
+                "wasm-mt",
+#elif defined(__EMSCRIPTEN__)
+                "wasm",
+#else
+                "native",
+#endif
+                max_threads(), checkpoint_sha.c_str());
+    for (size_t i = 0; i < lengths.size(); ++i) {
+        const int L = lengths[i];
+        if (L < 1 || L > static_cast<int>(tokens.size())) {
+            std::fprintf(stderr, "attnlab_bench: --prefill lengths must be 1..%zu, not %d\n", tokens.size(), L);
+            return 2;
+        }
+        double best = 1e30;
+        for (int r = 0; r < repeats + 1; ++r) {
+            Gpt2State state(model);
+            const double s = now();
+            if (!state.forward(std::span<const int>(tokens).first(static_cast<size_t>(L)), logits, error)) {
+                std::fprintf(stderr, "attnlab_bench: %s\n", error.c_str());
+                return 1;
+            }
+            if (r > 0) best = std::min(best, now() - s);
+        }
+        std::printf("%s\"%d\":%.1f", i ? "," : "", L, best * 1e3);
+        std::fflush(stdout);
+    }
+    std::printf("}}\n");
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (argc > 2 && !std::strcmp(argv[argc - 2], "--threads")) {
+        set_max_threads(std::max(1, std::atoi(argv[argc - 1])));
+        argc -= 2;
+    }
     const bool quick = argc > 1 && !std::strcmp(argv[1], "--quick");
     const bool experiments = argc > 1 && !std::strcmp(argv[1], "--experiments");
     const int repeats = quick ? 1 : 3;
-#ifdef __EMSCRIPTEN__
+    const bool kernel = argc > 1 && !std::strcmp(argv[1], "--kernel");
+    std::vector<int> prefill_lengths;
+    int prefill_repeats = 3;
+    if (argc > 2 && !std::strcmp(argv[1], "--prefill")) {
+        for (const char* p = argv[2]; *p;) {
+            char* end = nullptr;
+            prefill_lengths.push_back(static_cast<int>(std::strtol(p, &end, 10)));
+            if (end == p) {
+                std::fprintf(stderr, "attnlab_bench: --prefill wants lengths like 128,512,1024, not %s\n", argv[2]);
+                return 2;
+            }
+            p = *end == ',' ? end + 1 : end;
+        }
+        if (argc > 4 && !std::strcmp(argv[3], "--repeats")) prefill_repeats = std::max(1, std::atoi(argv[4]));
+    }
+#ifdef __EMSCRIPTEN_PTHREADS__
+    const char* build = "wasm (SIMD128, pthreads)";
+#elif defined(__EMSCRIPTEN__)
     const char* build = "wasm (SIMD128), 1 thread";
 #else
     const char* build = "native";
 #endif
-    std::printf("# attnlab_bench: %s, %d thread(s), Eigen %d.%d.%d\n\n", build, threads(), EIGEN_WORLD_VERSION, EIGEN_MAJOR_VERSION,
-                EIGEN_MINOR_VERSION);
+    if (prefill_lengths.empty())
+        std::printf("# attnlab_bench: %s, %d thread(s), Eigen %d.%d.%d\n\n", build, max_threads(), EIGEN_WORLD_VERSION, EIGEN_MAJOR_VERSION,
+                    EIGEN_MINOR_VERSION);
+
+    if (kernel) return run_kernel_bench(5);
 
     const Gpt2Config config;  // GPT-2 small
     double t0 = now();
@@ -150,13 +265,14 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "attnlab_bench: %s\n", error.c_str());
         return 1;
     }
+    std::vector<int> tokens(1024);
+    SplitMix64 rng(2);
+    for (int& t : tokens) t = static_cast<int>(rng.next() % static_cast<std::uint64_t>(config.vocab_size));
+    if (!prefill_lengths.empty()) return run_prefill_json(model, sha256_hex(file), prefill_lengths, prefill_repeats, tokens);
     std::printf("checkpoint: %.1fM parameters, %.0f MB, made and loaded in %.2f s\n\n", model.parameter_count() / 1e6,
                 file.size() / 1e6, now() - t0);
 
     std::printf("| prefill L | time (ms) | GFLOP/s | pure GEMM, same FLOPs (ms) | ratio |\n|---|---|---|---|---|\n");
-    std::vector<int> tokens(1024);
-    SplitMix64 rng(2);
-    for (int& t : tokens) t = static_cast<int>(rng.next() % static_cast<std::uint64_t>(config.vocab_size));
     if (experiments) return run_experiments_bench(model, tokens);
     for (int L : {128, 512, 1024}) {
         if (quick && L > 128) break;
