@@ -12,28 +12,13 @@ position, the same output AttnLab's prefill computes. T is a dynamic axis. Opset
 import json
 import math
 import os
-import struct
 import sys
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 
-
-def read_f32_safetensors(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    n = struct.unpack("<Q", data[:8])[0]
-    header = json.loads(data[8:8 + n])
-    out = {}
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        if info["dtype"] != "F32":
-            sys.exit(f"export_gpt2.py: {name} is {info['dtype']}; this script reads F32 checkpoints")
-        a, b = info["data_offsets"]
-        out[name] = torch.from_numpy(np.frombuffer(data[8 + n + a:8 + n + b], dtype="<f4").reshape(info["shape"]).copy())
-    return out
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "train_tiny"))
+from hf_export import read_safetensors  # noqa: E402  (the same safetensors reader as AttnLab tiny's tools)
 
 
 class Gpt2LastLogits(torch.nn.Module):
@@ -77,7 +62,7 @@ def main():
     ckpt, out = sys.argv[1], sys.argv[2]
     with open(os.path.join(ckpt, "config.json")) as f:
         cfg = json.load(f)
-    model = Gpt2LastLogits(read_f32_safetensors(os.path.join(ckpt, "model.safetensors")), cfg).eval()
+    model = Gpt2LastLogits(read_safetensors(os.path.join(ckpt, "model.safetensors"), torch.float32), cfg).eval()
     ids = torch.zeros((1, 16), dtype=torch.int64)
     with torch.no_grad():
         torch.onnx.export(model, (ids,), out, input_names=["input_ids"], output_names=["logits"],

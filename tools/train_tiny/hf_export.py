@@ -50,7 +50,8 @@ def write_safetensors(path, tensors, metadata):
             f.write(b)
 
 
-def read_safetensors(path):
+def read_safetensors(path, dtype=torch.float64):
+    """Every tensor of an F16 or F32 safetensors file, as `dtype` (bench/onnx/export_gpt2.py reads F32)."""
     with open(path, "rb") as f:
         data = f.read()
     n = struct.unpack("<Q", data[:8])[0]
@@ -59,10 +60,12 @@ def read_safetensors(path):
     for name, info in header.items():
         if name == "__metadata__":
             continue
-        assert info["dtype"] == "F16"
+        element = {"F16": "<f2", "F32": "<f4"}.get(info["dtype"])
+        if element is None:
+            raise ValueError(f"{path}: tensor {name} is {info['dtype']}; only F16 and F32 are read")
         a, b = info["data_offsets"]
-        arr = np.frombuffer(data[8 + n + a:8 + n + b], dtype="<f2").reshape(info["shape"])
-        out[name] = torch.from_numpy(arr.astype(np.float64))
+        arr = np.frombuffer(data[8 + n + a:8 + n + b], dtype=element).reshape(info["shape"])
+        out[name] = torch.from_numpy(arr.astype(np.float64 if dtype == torch.float64 else np.float32))
     return out
 
 
