@@ -6,8 +6,9 @@
 //   attnlab_bench --experiments  the paper's five experiments at its sweep sizes, L = 1024
 //   attnlab_bench --kernel       gemm() against Eigen on the forward pass's shapes, one thread,
 //                                and (in wasm) this CPU's clock, for the SIMD128 peak
-//   attnlab_bench --prefill 128,512,1024 [--repeats R]
-//                                prefill times only, as one JSON line (bench/onnx/compare.mjs)
+//   attnlab_bench --prefill 128,512,1024 [--repeats R] [--chunk N]
+//                                prefill times only, as one JSON line (bench/onnx/compare.mjs);
+//                                with --chunk, fed N tokens a call, as the page's sliced pass does
 //   --threads N (last)           use N threads (natively also OMP_NUM_THREADS; in the pthreads
 //                                wasm build the pool's size, at most the machine's cores)
 //
@@ -182,10 +183,10 @@ int run_kernel_bench(int repeats) {
 // Prefill times at the given lengths, best of `repeats` after one unmeasured pass (which lets
 // V8 tier the hot functions up), as one JSON line.
 int run_prefill_json(const Gpt2Model& model, const std::string& checkpoint_sha, const std::vector<int>& lengths, int repeats,
-                     const std::vector<int>& tokens) {
+                     int chunk, const std::vector<int>& tokens) {
     std::string error;
     std::vector<float> logits;
-    std::printf("{\"build\":\"%s\",\"threads\":%d,\"checkpoint_sha256\":\"%s\",\"prefill_ms\":{",
+    std::printf("{\"build\":\"%s\",\"threads\":%d,\"chunk\":%d,\"checkpoint_sha256\":\"%s\",\"prefill_ms\":{",
 #ifdef __EMSCRIPTEN_PTHREADS__
                 "wasm-mt",
 #elif defined(__EMSCRIPTEN__)
@@ -193,7 +194,7 @@ int run_prefill_json(const Gpt2Model& model, const std::string& checkpoint_sha, 
 #else
                 "native",
 #endif
-                max_threads(), checkpoint_sha.c_str());
+                max_threads(), chunk, checkpoint_sha.c_str());
     for (size_t i = 0; i < lengths.size(); ++i) {
         const int L = lengths[i];
         if (L < 1 || L > static_cast<int>(tokens.size())) {
@@ -204,9 +205,13 @@ int run_prefill_json(const Gpt2Model& model, const std::string& checkpoint_sha, 
         for (int r = 0; r < repeats + 1; ++r) {
             Gpt2State state(model);
             const double s = now();
-            if (!state.forward(std::span<const int>(tokens).first(static_cast<size_t>(L)), logits, error)) {
-                std::fprintf(stderr, "attnlab_bench: %s\n", error.c_str());
-                return 1;
+            const int step = chunk > 0 ? chunk : L;
+            for (int at = 0; at < L; at += step) {
+                if (!state.forward(std::span<const int>(tokens).subspan(static_cast<size_t>(at), static_cast<size_t>(std::min(step, L - at))), logits,
+                                   error)) {
+                    std::fprintf(stderr, "attnlab_bench: %s\n", error.c_str());
+                    return 1;
+                }
             }
             if (r > 0) best = std::min(best, now() - s);
         }
@@ -229,7 +234,7 @@ int main(int argc, char** argv) {
     const int repeats = quick ? 1 : 3;
     const bool kernel = argc > 1 && !std::strcmp(argv[1], "--kernel");
     std::vector<int> prefill_lengths;
-    int prefill_repeats = 3;
+    int prefill_repeats = 3, prefill_chunk = 0;
     if (argc > 2 && !std::strcmp(argv[1], "--prefill")) {
         for (const char* p = argv[2]; *p;) {
             char* end = nullptr;
@@ -240,7 +245,10 @@ int main(int argc, char** argv) {
             }
             p = *end == ',' ? end + 1 : end;
         }
-        if (argc > 4 && !std::strcmp(argv[3], "--repeats")) prefill_repeats = std::max(1, std::atoi(argv[4]));
+        for (int i = 3; i + 1 < argc; i += 2) {
+            if (!std::strcmp(argv[i], "--repeats")) prefill_repeats = std::max(1, std::atoi(argv[i + 1]));
+            else if (!std::strcmp(argv[i], "--chunk")) prefill_chunk = std::max(0, std::atoi(argv[i + 1]));
+        }
     }
 #ifdef __EMSCRIPTEN_PTHREADS__
     const char* build = "wasm (SIMD128, pthreads)";
@@ -268,7 +276,7 @@ int main(int argc, char** argv) {
     std::vector<int> tokens(1024);
     SplitMix64 rng(2);
     for (int& t : tokens) t = static_cast<int>(rng.next() % static_cast<std::uint64_t>(config.vocab_size));
-    if (!prefill_lengths.empty()) return run_prefill_json(model, sha256_hex(file), prefill_lengths, prefill_repeats, tokens);
+    if (!prefill_lengths.empty()) return run_prefill_json(model, sha256_hex(file), prefill_lengths, prefill_repeats, prefill_chunk, tokens);
     std::printf("checkpoint: %.1fM parameters, %.0f MB, made and loaded in %.2f s\n\n", model.parameter_count() / 1e6,
                 file.size() / 1e6, now() - t0);
 

@@ -13,10 +13,13 @@ namespace attnlab {
 
 namespace {
 
-// What one step of the model's work should take. On a worker thread only cancelling waits for
-// a step, and bigger chunks use the cores better; on the UI thread (the single-threaded page) a
-// step holds up the next repaint.
-double step_ms() { return TaskRunner::threaded() ? 200.0 : 25.0; }
+// What one step of the model's work should take. On a worker thread only cancelling (and the
+// progress bar) waits for a step, and bigger chunks cost less: every chunk reads all the weights
+// again, and its matrix products have fewer rows. In wasm, a 1024-token pass of GPT-2 small fed
+// 64 tokens a call took 1.22x the whole pass, and a 256-token one fed 8 a call 2.7x
+// (attnlab_bench --prefill --chunk, bench/RESULTS.md). On the UI thread (the single-threaded
+// page) a step holds up the next repaint.
+double step_ms() { return TaskRunner::threaded() ? 1000.0 : 25.0; }
 constexpr const char* kForwardLabel = "Forward pass";
 constexpr const char* kGenerateLabel = "Generating";
 
