@@ -323,11 +323,24 @@ void show_share_link(AppState& app, std::string link, bool copied, bool tour) {
     app.share.open = true;
 }
 
-bool app_busy(const AppState& app) {
-    const FetchStatus::Phase phase = app.model_source ? app.model_source->status().phase : FetchStatus::Phase::Idle;
+namespace {
+FetchStatus::Phase fetch_phase(const AppState& app) {
+    return app.model_source ? app.model_source->status().phase : FetchStatus::Phase::Idle;
+}
+bool app_computing(const AppState& app) {
     return app.session.model_work.busy() || app.session.background.busy() || app.attention.grid.work.busy() || app.settle_frames > 0 ||
-           plot::export_pending() || phase == FetchStatus::Phase::Probing || phase == FetchStatus::Phase::Downloading ||
+           plot::export_pending();
+}
+}  // namespace
+
+bool app_busy(const AppState& app) {
+    const FetchStatus::Phase phase = fetch_phase(app);
+    return app_computing(app) || phase == FetchStatus::Phase::Probing || phase == FetchStatus::Phase::Downloading ||
            phase == FetchStatus::Phase::Ready;
+}
+
+bool app_only_downloading(const AppState& app) {
+    return fetch_phase(app) == FetchStatus::Phase::Downloading && !app_computing(app);
 }
 
 void add_app_status(const AppState& app, float pixel_ratio, json::ObjectBuilder& status) {

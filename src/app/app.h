@@ -112,6 +112,10 @@ void show_share_link(AppState& app, std::string link, bool copied, bool tour = f
 
 // True while work is in flight: the platform keeps drawing frames.
 bool app_busy(const AppState& app);
+// Busy only with a model download. The page then draws a few frames a second instead of every
+// animation frame: in the browser a download's chunks arrive on the main thread between frames,
+// and full-rate frames slowed a 498 MB download from 1.4 s to 51 s (bench/page_load.mjs).
+bool app_only_downloading(const AppState& app);
 
 // The app's part of window.attnlab.status().
 void add_app_status(const AppState& app, float pixel_ratio, json::ObjectBuilder& status);

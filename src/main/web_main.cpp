@@ -73,7 +73,8 @@ int main() {
         [] {
             attnlab::draw_app(app);
             host.set_ui_scale(app.ui_scale);
-            if (attnlab::app_busy(app)) host.request_redraw(1);
+            if (attnlab::app_only_downloading(app)) attnlab::page_redraw_in(200.0);  // progress at 5 frames a second
+            else if (attnlab::app_busy(app)) host.request_redraw(1);
         },
         [](attnlab::json::ObjectBuilder& status) { attnlab::add_app_status(app, host.pixel_ratio(), status); });
 }

@@ -124,6 +124,19 @@ const char* apply_from_page(const ApplyJson& apply, const char* json, int from_l
 }  // namespace
 
 void set_page_share(PageShare share) { g_page.share = std::move(share); }
+void page_redraw_in(double ms) {
+    static bool pending = false;  // one timer at a time
+    if (pending) return;
+    pending = true;
+    emscripten_set_timeout(
+        [](void*) {
+            pending = false;
+            if (g_page.host) g_page.host->request_redraw(1);
+            wake();
+        },
+        ms, nullptr);
+}
+
 void page_copy_link(const std::string& state_json) { js_copy_link(state_json.c_str()); }
 void page_view_changed(const std::string& state_json) { js_view_changed(state_json.c_str()); }
 bool page_has_share_link() { return js_has_share_link() != 0; }

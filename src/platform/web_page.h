@@ -65,6 +65,9 @@ void page_pick_tour_file();
 // The document in full screen (the Fullscreen API), and whether it is.
 void page_set_full_screen(bool on);
 bool page_is_full_screen();
+// One frame `ms` from now (and none before, unless an event asks): for work that wants its progress
+// shown at a modest rate, not at the frame rate.
+void page_redraw_in(double ms);
 
 // Runs the page until it is closed. `status` adds the app's fields to window.attnlab.status().
 // Does not return: Emscripten unwinds main() and keeps the runtime alive.
