@@ -1,0 +1,105 @@
+// How fast the page loads a GPT-2-small-sized checkpoint from 127.0.0.1, beside curl and beside a
+// bare fetch() loop in the same browser, in one run (issue 13, point 3). A benchmark, not a test.
+//
+//   node bench/page_load.mjs --site dist --checkpoint build/bench_onnx/ckpt [--isolated]
+//
+// The checkpoint folder (model.safetensors + config.json) is what `attnlab random-checkpoint` writes.
+// Every browser run gets a fresh profile, so Cache Storage starts empty. Reported: curl's time; a
+// fetch() that reads the body in a page of the same origin and throws it away; the same into one
+// ArrayBuffer; and the app's ?model= from navigation until status().model.loaded.
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { mkdtemp, rm, symlink } from "node:fs/promises";
+import { existsSync, statSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { chromium } from "../tests/e2e/node_modules/playwright-core/index.mjs";
+import { chromiumArgs, chromiumPath, parseArgs, waitFor } from "../tests/e2e/lib.mjs";
+import { serve } from "../tests/e2e/server.mjs";
+
+const args = parseArgs(process.argv.slice(2));
+const site = path.resolve(args.site ?? "dist");
+const checkpoint = path.resolve(args.checkpoint ?? "build/bench_onnx/ckpt");
+const isolated = "isolated" in args;
+const mb = (bytes) => bytes / 1e6;
+
+async function main() {
+  for (const need of [path.join(site, "index.html"), path.join(checkpoint, "model.safetensors")])
+    if (!existsSync(need)) throw new Error(`page_load.mjs: ${need} is missing`);
+  const size = statSync(path.join(checkpoint, "model.safetensors")).size;
+  const models = await mkdtemp(path.join(os.tmpdir(), "attnlab-load-"));
+  await symlink(checkpoint, path.join(models, "big"));
+  const server = await serve({ site, models, isolated });
+  const url = `${server.origin}/models/big/model.safetensors`;
+  console.log(`# page load, ${new Date().toISOString()}: ${mb(size).toFixed(1)} MB from ${url}${isolated ? ", COOP/COEP (threaded page)" : ""}`);
+  console.log(`machine: ${os.cpus()[0].model}, ${os.cpus().length} cores; load average before: ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+
+  // Asynchronously: the server runs in this process's event loop.
+  const curl = Number((await promisify(execFile)("curl", ["-s", "-o", "/dev/null", "-w", "%{time_total}", url])).stdout);
+  console.log(`curl: ${curl.toFixed(2)} s (${(mb(size) / curl).toFixed(0)} MB/s)`);
+
+  const browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs, headless: true });
+  try {
+    // The same fetch() loop in a page of its own, and in the app's page with its frame loop running
+    // (no model asked for): the difference is what the frames cost a download on the main thread.
+    const bareFetch = (page, keep) => page.evaluate(async ({ url, keep }) => {
+      const t0 = performance.now();
+      const response = await fetch(url);
+      const reader = response.body.getReader();
+      const total = Number(response.headers.get("content-length"));
+      const into = keep ? new Uint8Array(total) : null;
+      let done = 0, chunks = 0;
+      for (;;) {
+        const { value, done: end } = await reader.read();
+        if (end) break;
+        if (into) into.set(value, done);
+        done += value.length;
+        chunks++;
+      }
+      return { seconds: (performance.now() - t0) / 1000, bytes: done, chunks };
+    }, { url, keep });
+    const report = (what, r) => console.log(`${what}: ${r.seconds.toFixed(2)} s (${(mb(r.bytes) / r.seconds).toFixed(0)} MB/s, ` +
+                                             `${r.chunks} chunks of ${(r.bytes / r.chunks / 1024).toFixed(0)} KB on average)`);
+    for (const keep of [false, true]) {
+      const context = await browser.newContext({ serviceWorkers: "block" });
+      const page = await context.newPage();
+      await page.goto(`${server.origin}/models/big/config.json`);
+      report(`fetch() in a blank page, ${keep ? "copied into one ArrayBuffer" : "bytes thrown away"}`, await bareFetch(page, keep));
+      await context.close();
+    }
+    {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: "block" });
+      const page = await context.newPage();
+      await page.goto(`${server.origin}/`);
+      await waitFor(page, () => window.attnlab?.status?.().ready, undefined, 60000);
+      const before = await page.evaluate(() => window.attnlab.status().frames);
+      const r = await bareFetch(page, false);
+      const frames = (await page.evaluate(() => window.attnlab.status().frames)) - before;
+      report(`fetch() in the app's page while it draws (${frames} frames meanwhile), bytes thrown away`, r);
+      await context.close();
+    }
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: "block" });
+    const page = await context.newPage();
+    const t0 = Date.now();
+    await page.goto(`${server.origin}/?model=${encodeURIComponent(url)}`);
+    const loaded = await waitFor(page, () => {
+      const s = window.attnlab?.status?.();
+      return s?.model?.loaded;
+    }, undefined, 600000);
+    const seconds = (Date.now() - t0) / 1000;
+    const status = await page.evaluate(() => window.attnlab.status());
+    console.log(`the app, ?model=, navigation to model.loaded: ${loaded ? seconds.toFixed(1) + " s" : "not loaded in 600 s"} ` +
+                `(${(mb(size) / seconds).toFixed(1)} MB/s; page load included); frames drawn: ${status.frames}; ` +
+                `model_fetch: ${JSON.stringify(status.model_fetch)}`);
+    console.log(`ratio to curl: ${(seconds / curl).toFixed(0)}x (issue 13's target: within 1.5x)`);
+    await context.close();
+  } finally {
+    await browser.close();
+    server.close();
+    await rm(models, { recursive: true, force: true });
+  }
+  console.log(`load average after: ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+}
+
+main().catch((e) => { console.error(e); process.exit(1); });
