@@ -201,8 +201,8 @@ bool Gpt2State::forward(std::span<const int> tokens, std::vector<float>& logits,
     const int rows = all_logits ? n : 1;
     const float* from = ln_f_out_.data() + static_cast<size_t>(n - rows) * C;
     logits.resize(static_cast<size_t>(rows) * V);
-    // In slices of the vocabulary: for one row this is a matrix-vector product, which Eigen
-    // would run on one core, and reading the 154 MB of lm_head is most of a decode step.
+    // In slices of the vocabulary, spread over the threads: for one row this is a matrix-vector
+    // product, and reading the 154 MB of lm_head is most of a decode step.
     constexpr int slice = 2048;
     parallel_for((V + slice - 1) / slice, [&](int item) {
         const int v0 = item * slice, count = std::min(slice, V - v0);
