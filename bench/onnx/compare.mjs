@@ -101,15 +101,22 @@ async function parent() {
   }
   if (failed) { console.error('compare.mjs: the logits disagree; nothing timed'); process.exit(1); }
 
+  // Each configuration in its own process: ours prints one JSON line (--prefill), and so does
+  // this script as a child for ONNX Runtime (its thread count is fixed once per process).
+  const sizes = ['--lengths', lengths.join(','), '--repeats', String(repeats)];
+  const bench = (binary, threads, env = {}) => () =>
+    runJson(binary.endsWith('.js') ? process.execPath : binary,
+            [...(binary.endsWith('.js') ? [binary] : []), '--prefill', lengths.join(','), '--repeats', String(repeats), '--threads', String(threads)], env);
+  const ort = (kind, threads) => () => runJson(process.execPath, [self, '--child', kind, '--threads', String(threads), '--onnx', args.onnx, ...sizes]);
   const configs = [
-    ['AttnLab wasm', 1, () => runJson(process.execPath, [args.wasm, '--prefill', lengths.join(','), '--repeats', String(repeats)])],
-    ...(args['wasm-mt'] ? [['AttnLab wasm', all, () => runJson(process.execPath, [args['wasm-mt'], '--prefill', lengths.join(','), '--repeats', String(repeats), '--threads', String(all)])]] : []),
-    ['onnxruntime-web', 1, () => runJson(process.execPath, [self, '--child', 'ort-web', '--threads', '1', '--onnx', args.onnx, '--lengths', lengths.join(','), '--repeats', String(repeats)])],
-    ['onnxruntime-web', all, () => runJson(process.execPath, [self, '--child', 'ort-web', '--threads', String(all), '--onnx', args.onnx, '--lengths', lengths.join(','), '--repeats', String(repeats)])],
-    ['AttnLab native', 1, () => runJson(args.native, ['--prefill', lengths.join(','), '--repeats', String(repeats)], { OMP_NUM_THREADS: '1' })],
-    ['AttnLab native', 2, () => runJson(args.native, ['--prefill', lengths.join(','), '--repeats', String(repeats)], { OMP_NUM_THREADS: '2' })],
-    ['onnxruntime-node', 1, () => runJson(process.execPath, [self, '--child', 'ort-node', '--threads', '1', '--onnx', args.onnx, '--lengths', lengths.join(','), '--repeats', String(repeats)])],
-    ['onnxruntime-node', 2, () => runJson(process.execPath, [self, '--child', 'ort-node', '--threads', '2', '--onnx', args.onnx, '--lengths', lengths.join(','), '--repeats', String(repeats)])],
+    ['AttnLab wasm', 1, bench(args.wasm, 1)],
+    ...(args['wasm-mt'] ? [['AttnLab wasm', all, bench(args['wasm-mt'], all)]] : []),
+    ['onnxruntime-web', 1, ort('ort-web', 1)],
+    ['onnxruntime-web', all, ort('ort-web', all)],
+    ['AttnLab native', 1, bench(args.native, 1, { OMP_NUM_THREADS: '1' })],
+    ['AttnLab native', 2, bench(args.native, 2, { OMP_NUM_THREADS: '2' })],
+    ['onnxruntime-node', 1, ort('ort-node', 1)],
+    ['onnxruntime-node', 2, ort('ort-node', 2)],
   ];
   const rows = [];
   for (const [name, threads, run] of configs) {

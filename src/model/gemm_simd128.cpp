@@ -166,11 +166,7 @@ void direct_row(int n, int k, const float* a, const float* b, size_t ldb, float*
     }
 }
 
-// c (one row, n) = a (k) @ b^T with b (n, k) read in place: dot products of a with eight rows
-// of b at a time. This is the one path that does not sum in order of p: each lane l sums the
-// p = l mod 4 below k rounded down to 4, the lanes are added as (l0 + l1) + (l2 + l3), then the
-// last k mod 4 terms in order (gemm.h). Reading one row of b per output is what makes a decode
-// step's 154 MB lm_head product stream at memory speed.
+// (l0 + l1) + (l2 + l3) of a vector's lanes.
 float lanes_total(v128_t s) {
     return (wasm_f32x4_extract_lane(s, 0) + wasm_f32x4_extract_lane(s, 1)) +
            (wasm_f32x4_extract_lane(s, 2) + wasm_f32x4_extract_lane(s, 3));
@@ -193,6 +189,11 @@ void dot_rows(int k, const float* a, const float* b, size_t ldb, float* c) {
     }
 }
 
+// c (one row, n) = a (k) @ b^T with b (n, k) read in place: dot products of a with eight rows
+// of b at a time. This is the one path that does not sum in order of p: each lane l sums the
+// p = l mod 4 below k rounded down to 4, the lanes are added as (l0 + l1) + (l2 + l3), then the
+// last k mod 4 terms in order (gemm.h). Reading one row of b per output is what makes a decode
+// step's 154 MB lm_head product stream at memory speed.
 void direct_transposed_row(int n, int k, const float* a, const float* b, size_t ldb, float* c) {
     int j = 0;
     for (; j + 8 <= n; j += 8) dot_rows<8>(k, a, b + static_cast<size_t>(j) * ldb, ldb, c + j);
