@@ -35,6 +35,21 @@ def hf_tensors(model, used_ids):
     return out
 
 
+def load_hf_tensors(model, tensors, used_ids):
+    """The inverse of hf_tensors: a model's parameters from an HF GPT-2 checkpoint of the same shape."""
+    unused = next(i for i in range(VOCAB) if i not in set(used_ids))
+    sd = {"wte.weight": torch.cat([tensors["wte.weight"][torch.tensor(used_ids)], tensors["wte.weight"][unused][None]]),
+          "wpe.weight": tensors["wpe.weight"], "ln_f.weight": tensors["ln_f.weight"], "ln_f.bias": tensors["ln_f.bias"]}
+    for l in range(len(model.h)):
+        p = f"h.{l}."
+        for ours, theirs, transpose in (("ln_1", "ln_1", False), ("c_attn", "attn.c_attn", True),
+                                        ("attn_proj", "attn.c_proj", True), ("ln_2", "ln_2", False),
+                                        ("c_fc", "mlp.c_fc", True), ("mlp_proj", "mlp.c_proj", True)):
+            w = tensors[p + theirs + ".weight"]
+            sd[p + ours + ".weight"], sd[p + ours + ".bias"] = (w.T if transpose else w), tensors[p + theirs + ".bias"]
+    model.load_state_dict({k: v.to(torch.float32).contiguous() for k, v in sd.items()})
+
+
 def write_safetensors(path, tensors, metadata):
     header, blobs, offset = {"__metadata__": metadata}, [], 0
     for name in sorted(tensors):

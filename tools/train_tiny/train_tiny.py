@@ -56,7 +56,7 @@ import numpy as np  # noqa: E402 (after the re-exec above)
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-from hf_export import (LOG_COLUMNS, VOCAB, baselines, hf_tensors, plot_losses, read_safetensors,  # noqa: E402
+from hf_export import (LOG_COLUMNS, VOCAB, baselines, hf_tensors, load_hf_tensors, plot_losses, read_safetensors,  # noqa: E402
                        reference_logits, sha256, write_safetensors)
 
 EOT = 50256
@@ -156,6 +156,15 @@ class Block(torch.nn.Module):
         return x + self.mlp_proj(h)
 
 
+def sinusoid_table(n_positions, C, dims, freq, rms):
+    """(n_positions, C): sin and cos of position * freq in the last `dims` coordinates (dims / 2 frequencies),
+    at RMS `rms` there, zero elsewhere."""
+    pos = torch.arange(n_positions, dtype=torch.float64)[:, None]
+    pe = torch.zeros(n_positions, C, dtype=torch.float64)
+    pe[:, C - dims::2], pe[:, C - dims + 1::2] = torch.sin(pos * freq), torch.cos(pos * freq)
+    return pe * (rms / math.sqrt(0.5))
+
+
 class TinyGpt(torch.nn.Module):
     """GPT-2 whose token table has n_used rows plus one shared row (the last) for every unused token."""
 
@@ -179,12 +188,18 @@ class TinyGpt(torch.nn.Module):
                 # (and rows that short windows have not reached yet are already in step). At GPT-2's
                 # 0.02 the token rows, which Adam grows to ~0.1 within a few hundred steps, drown the
                 # positions after ln_1 (README, "What made the heads form").
-                pos = torch.arange(cfg["n_positions"], dtype=torch.float64)[:, None]
                 freq = torch.pow(10000.0, -torch.arange(0, C, 2, dtype=torch.float64) / C)
-                pe = torch.zeros(cfg["n_positions"], C, dtype=torch.float64)
-                pe[:, 0::2], pe[:, 1::2] = torch.sin(pos * freq), torch.cos(pos * freq)
                 with torch.no_grad():
-                    p.copy_(pe * (cfg["position_scale"] / math.sqrt(0.5)))
+                    p.copy_(sinusoid_table(cfg["n_positions"], C, C, freq, cfg["position_scale"]))
+            elif name == "wpe.weight" and cfg.get("position_dims"):
+                # --position-dims: sinusoids in coordinates of their own (token rows start at zero there,
+                # below), with periods from 2 positions to 2 * n_positions, geometrically: a step of one
+                # position turns the fastest pair by pi, so neighbours are told apart; the slow pairs
+                # say where in the window. (Vaswani's 10000^(-2k/d) starts at a period of 6.3.)
+                d = cfg["position_dims"]
+                freq = math.pi * torch.pow(float(cfg["n_positions"]), -torch.arange(d // 2, dtype=torch.float64) / (d // 2 - 1))
+                with torch.no_grad():
+                    p.copy_(sinusoid_table(cfg["n_positions"], C, d, freq, cfg["position_scale"]))
             elif name.endswith("bias"):
                 torch.nn.init.zeros_(p)
             elif "ln" in name:
@@ -192,6 +207,9 @@ class TinyGpt(torch.nn.Module):
             else:
                 std = 0.02 / math.sqrt(2 * cfg["n_layer"]) if name.endswith("proj.weight") else 0.02
                 torch.nn.init.normal_(p, 0.0, std)
+        if cfg.get("position_dims"):
+            with torch.no_grad():  # tokens start outside the position subspace
+                self.wte.weight[:, C - cfg["position_dims"]:] = 0.0
         for b in self.h if cfg["qk_init_std"] != 0.02 else ():
             # Query and key weights at --qk-init-std: a score q.k is bilinear in them, so at GPT-2's
             # 0.02 both of their gradients start near zero and attention stays uniform for long.
@@ -238,9 +256,9 @@ class WindowSampler:
     """Draws (x, y) windows of t tokens from the training ids, with the copy task mixed in. All the
     randomness comes from one seeded generator, whose state the checkpoint keeps."""
 
-    def __init__(self, train, n_used_tokens, copy_rate, random_rate, seed):
+    def __init__(self, train, n_used_tokens, copy_rate, random_rate, seed, skip_rate=0.0):
         self.train, self.n_used_tokens = train, n_used_tokens
-        self.copy_rate, self.random_rate = copy_rate, random_rate
+        self.copy_rate, self.random_rate, self.skip_rate = copy_rate, random_rate, skip_rate
         self.gen = torch.Generator().manual_seed(seed)
 
     def randint(self, lo, hi):  # lo..hi inclusive
@@ -259,6 +277,16 @@ class WindowSampler:
             r = torch.randint(0, self.n_used_tokens, (n,), generator=self.gen)
             p = self.randint(0, len(base))
             return torch.cat([base[:p], r, r, base[p:]])
+        if self.random_rate + self.copy_rate <= u < self.random_rate + self.copy_rate + self.skip_rate:
+            # Random corpus tokens in which each token, with probability 1/2, repeats the one two
+            # places back: the next token is then the query's previous token half the time, which
+            # pays a head that attends to the previous token and copies it, from the first steps.
+            w = torch.randint(0, self.n_used_tokens, (t + 1,), generator=self.gen)
+            flip = torch.rand(t + 1, generator=self.gen) < 0.5
+            for i in range(2, t + 1):
+                if flip[i]:
+                    w[i] = w[i - 2]
+            return w
         if u < self.random_rate + self.copy_rate:
             # A passage of m tokens of the window's own text, repeated at a later place.
             m = self.randint(8, (t + 1) // 3)
@@ -302,13 +330,18 @@ def main():
     ap.add_argument("--batch-tokens", type=int, default=4096, help="tokens per optimizer step")
     ap.add_argument("--short-steps", type=int, default=800, help="the first steps train on --short-context windows")
     ap.add_argument("--short-context", type=int, default=64)
+    ap.add_argument("--init-from", default="", help="an HF GPT-2 safetensors file of this shape to start from")
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--warmup", type=int, default=100)
     ap.add_argument("--weight-decay", type=float, default=0.1, help="on matrices other than the position table")
     ap.add_argument("--copy-rate", type=float, default=0.25, help="windows with a passage of their text repeated")
+    ap.add_argument("--skip-rate", type=float, default=0.0,
+                    help="windows of random tokens each repeating the one two back with probability 1/2")
     ap.add_argument("--random-rate", type=float, default=0.1, help="windows with a run of random tokens repeated")
     ap.add_argument("--sinusoidal-positions", type=int, default=0, choices=(0, 1),
                     help="1: start the position table from sinusoids; 0: GPT-2's N(0, 0.02)")
+    ap.add_argument("--position-dims", type=int, default=0,
+                    help="N > 0: sinusoidal positions in the last N coordinates only, token rows starting at zero there")
     ap.add_argument("--position-scale", type=float, default=0.1, help="the sinusoidal position table's RMS at the start")
     ap.add_argument("--qk-init-std", type=float, default=0.02,
                     help="standard deviation of the query and key weights at the start (GPT-2: 0.02; 1/sqrt(128) = 0.088)")
@@ -358,13 +391,16 @@ def main():
     base = baselines(train_ids, val_ids)
 
     model = TinyGpt(len(used) + 1, n_unused, {**cfg, "sinusoidal_positions": args.sinusoidal_positions,
-                                                 "position_scale": args.position_scale, "qk_init_std": args.qk_init_std})
+                                                 "position_scale": args.position_scale, "qk_init_std": args.qk_init_std,
+                                                 "position_dims": args.position_dims})
+    if args.init_from:  # start from a trained checkpoint's weights (a fresh optimizer)
+        load_hf_tensors(model, read_safetensors(args.init_from), used)
     n_params = sum(p.numel() for p in model.parameters())
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2 and n != "wpe.weight"]
     no_decay = [p for n, p in model.named_parameters() if p.dim() < 2 or n == "wpe.weight"]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay},
                              {"params": no_decay, "weight_decay": 0.0}], lr=args.lr, betas=(0.9, 0.95), foreach=True)
-    sampler = WindowSampler(train, len(used) - 1, args.copy_rate, args.random_rate, args.seed)
+    sampler = WindowSampler(train, len(used) - 1, args.copy_rate, args.random_rate, args.seed, args.skip_rate)
     T = args.n_positions
     val_starts = torch.arange(0, len(val) - T - 1, (len(val) - T - 1) // 24)[:24]  # fixed windows
     probes = random_repeats(16, INDUCTION_PERIOD, len(used) - 1, args.seed + 1)
