@@ -37,7 +37,8 @@ def hf_tensors(model, used_ids):
 
 def load_hf_tensors(model, tensors, used_ids):
     """The inverse of hf_tensors: a model's parameters from an HF GPT-2 checkpoint of the same shape."""
-    unused = next(i for i in range(VOCAB) if i not in set(used_ids))
+    used = set(used_ids)
+    unused = next(i for i in range(VOCAB) if i not in used)
     sd = {"wte.weight": torch.cat([tensors["wte.weight"][torch.tensor(used_ids)], tensors["wte.weight"][unused][None]]),
           "wpe.weight": tensors["wpe.weight"], "ln_f.weight": tensors["ln_f.weight"], "ln_f.bias": tensors["ln_f.bias"]}
     for l in range(len(model.h)):

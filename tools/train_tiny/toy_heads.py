@@ -47,7 +47,7 @@ def run(name, V=1000, n_layer=2, T=64, B=32, steps=1500, lr=3e-3, skip=0.0, skip
             model.wte.weight.normal_(0.0, emb)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, betas=(0.9, 0.95), weight_decay=0.0)
     g = torch.Generator().manual_seed(seed)
-    image = torch.randperm(V, generator=torch.Generator().manual_seed(7)) if perm else torch.arange(V)
+    image = torch.randperm(V, generator=torch.Generator().manual_seed(7)) if perm else None
     rows, t0 = [], time.time()
     for step in range(1, steps + 1):
         n = int(torch.randint(8, 33, (1,), generator=g))
@@ -55,10 +55,7 @@ def run(name, V=1000, n_layer=2, T=64, B=32, steps=1500, lr=3e-3, skip=0.0, skip
         k = int(B * skip) if step <= skip_until else 0
         if k:
             s = torch.randint(0, V, (k, T + 1), generator=g)
-            flip = torch.rand(k, T + 1, generator=g) < 0.5
-            for t in range(2, T + 1):
-                s[:, t] = torch.where(flip[:, t], image[s[:, t - 2]], s[:, t])
-            w = torch.cat([w[:B - k], s])
+            w = torch.cat([w[:B - k], tt.repeat_two_back(s, torch.rand(k, T + 1, generator=g) < 0.5, image)])
         x, y = w[:, :-1], w[:, 1:]
         logits = model(x).view(B, T, -1)
         loss = F.cross_entropy(logits.flatten(0, 1), y.flatten())

@@ -281,12 +281,8 @@ class WindowSampler:
             # Random corpus tokens in which each token, with probability 1/2, repeats the one two
             # places back: the next token is then the query's previous token half the time, which
             # pays a head that attends to the previous token and copies it, from the first steps.
-            w = torch.randint(0, self.n_used_tokens, (t + 1,), generator=self.gen)
-            flip = torch.rand(t + 1, generator=self.gen) < 0.5
-            for i in range(2, t + 1):
-                if flip[i]:
-                    w[i] = w[i - 2]
-            return w
+            w = torch.randint(0, self.n_used_tokens, (1, t + 1), generator=self.gen)
+            return repeat_two_back(w, torch.rand(1, t + 1, generator=self.gen) < 0.5)[0]
         if u < self.random_rate + self.copy_rate:
             # A passage of m tokens of the window's own text, repeated at a later place.
             m = self.randint(8, (t + 1) // 3)
@@ -299,6 +295,15 @@ class WindowSampler:
     def batch(self, b, t):
         w = torch.stack([self.window(t) for _ in range(b)])
         return w[:, :-1], w[:, 1:]
+
+
+def repeat_two_back(w, flip, image=None):
+    """w: (B, L) tokens. Where flip is set (from position 2 on), the token becomes the one two places back
+    (or image of it), left to right, so a repeat can repeat a repeat. toy_heads.py uses it too."""
+    for t in range(2, w.shape[1]):
+        back = w[:, t - 2] if image is None else image[w[:, t - 2]]
+        w[:, t] = torch.where(flip[:, t], back, w[:, t])
+    return w
 
 
 def save_checkpoint(path, state):
