@@ -168,10 +168,9 @@ TEST_CASE("tiny model: learned heads on held-out text, by our forward pass and s
             for (size_t h = 0; h < induction.size(); ++h) CHECK(std::abs(induction[h] - ref_ind[h]) < 5e-3);
         }
     }
-    // A head that has learned to attend to the previous token on both held-out texts: at least
-    // kLearnedOverUniform times what uniform attention scores on each. Issue 12's targets (0.5, and
-    // 0.3 for induction) are not reached by this model yet (tools/train_tiny/README.md): reported,
-    // not asserted.
+    // A previous-token head on both held-out texts (issue 12): above the page's threshold, and at
+    // least kLearnedOverUniform times what uniform attention scores on each. Issue 12's induction
+    // target (0.3) is not reached by this model (tools/train_tiny/README.md): reported, not asserted.
     const double uniform_kjv = uniform_previous_token_weight(static_cast<int>(ids_of(*fx.find("kjv")->find("ids")).size()));
     const double uniform_modern = uniform_previous_token_weight(static_cast<int>(ids_of(*fx.find("modern")->find("ids")).size()));
     double best_previous = 0.0, best_ratio = 0.0, best_induction = 0.0;
@@ -181,8 +180,8 @@ TEST_CASE("tiny model: learned heads on held-out text, by our forward pass and s
     }
     for (double v : induction) best_induction = std::max(best_induction, v);
     CHECK(best_ratio >= kLearnedOverUniform);
+    CHECK(best_previous > kPreviousTokenThreshold);
     WARN("tiny model: best previous-token head " << best_previous << " on both held-out texts (" << best_ratio
-                                                 << " x uniform; issue 12 wants > " << kPreviousTokenThreshold
-                                                 << "), best induction head " << best_induction << " (wants > "
-                                                 << kInductionThreshold << ")");
+                                                 << " x uniform), best induction head " << best_induction
+                                                 << " (issue 12 wants > " << kInductionThreshold << ")");
 }

@@ -2,11 +2,11 @@
 // not GPT-2"), the page's instant default. With no ?model= and no link, the plain page must load it
 // from its own site, analyse the start text with no click and no question, and open the Attention
 // map on the head that stands out most from uniform attention; a link made with it must reopen with
-// it (and name no model); its attention must be learned (a previous-token score at least 4 times
-// uniform attention's on the start text); the grid's previous-token and induction scores, their
-// uniform levels and their marks must agree with each other, on the start text and on a repeated
-// run of random corpus words; and GPT-2 small must stay one click away. Issue 12's targets (0.5
-// and 0.3) are printed as notes until the model reaches them.
+// it (and name no model); it must have a previous-token head (above 0.5 on the start text, issue 12)
+// that the grid marks; the grid's previous-token and induction scores, their uniform levels and
+// their marks must agree with each other, on the start text and on a repeated run of random corpus
+// words; and GPT-2 small must stay one click away. Issue 12's induction target (0.3) is printed as
+// a note: the shipped model has not reached it (tools/train_tiny/README.md).
 //
 //   node tests/e2e/run.mjs --site dist --out build/e2e --only tiny
 import path from "node:path";
@@ -66,9 +66,8 @@ function checkPattern(st, key, threshold, where) {
   return best ? { ...best, ratio: best.weight / uniform, uniform } : null;
 }
 
-// Issue 12 asks for a previous-token head above 0.5 and an induction head above 0.3. The shipped
-// model has not reached either (tools/train_tiny/README.md): printed here, not asserted, until a
-// retrained model does and these become checks.
+// Issue 12 asks for an induction head above 0.3. The shipped model has not reached it
+// (tools/train_tiny/README.md): printed here, not asserted, until a retrained model does.
 function noteIssueTarget(best, threshold, what) {
   const got = best ? `L${best.layer} H${best.head}, ${best.weight.toFixed(3)} (uniform attention: ${best.uniform.toFixed(3)})` : "none";
   console.log(`  note: best ${what} ${got}; issue 12 wants > ${threshold}: ${best && best.weight > threshold ? "reached" : "not reached yet"}`);
@@ -153,10 +152,10 @@ export async function tinyModel({ browser, server, out }) {
     if (check(await gridReady(page), "the head grid's thumbnails are ready")) {
       st = await status(page);
       const prev = checkPattern(st, "previous_token", PREVIOUS_TOKEN_THRESHOLD, "start text");
-      check(prev && prev.ratio >= LEARNED_OVER_UNIFORM,
-            `a head has learned to attend to the previous token on the start text (>= ${LEARNED_OVER_UNIFORM} x uniform attention)`,
-            prev ? `L${prev.layer} H${prev.head}: ${prev.weight.toFixed(3)}, ${prev.ratio.toFixed(1)} x uniform` : "none");
-      noteIssueTarget(prev, PREVIOUS_TOKEN_THRESHOLD, "previous-token head on the start text");
+      const prevMarked = prev && st.attention.previous_token.marked?.some((m) => m.layer === prev.layer && m.head === prev.head);
+      check(prev && prev.weight > PREVIOUS_TOKEN_THRESHOLD && prevMarked,
+            `a previous-token head above ${PREVIOUS_TOKEN_THRESHOLD} on the start text, marked in the grid (issue 12)`,
+            prev ? `L${prev.layer} H${prev.head}: ${prev.weight.toFixed(3)}, ${prev.ratio.toFixed(1)} x uniform; marked: ${!!prevMarked}` : "none");
       const ind = checkPattern(st, "induction", INDUCTION_THRESHOLD, "start text");
       // The strongest learned head: the best of either pattern, by its ratio to uniform attention.
       const strongest = [prev, ind].filter((b) => b && b.ratio >= LEARNED_OVER_UNIFORM).sort((a, b) => b.ratio - a.ratio)[0];

@@ -85,8 +85,9 @@ def read_safetensors(path, dtype=torch.float64):
     return out
 
 
-def reference_logits(t, cfg, ids):
-    """Float64 GPT-2 forward pass over the full vocabulary, straight from the HF-layout tensors."""
+def reference_logits(t, cfg, ids, attention=None):
+    """Float64 GPT-2 forward pass over the full vocabulary, straight from the HF-layout tensors. Each
+    layer's (H, T, T) attention weights are appended to `attention` when a list is given."""
     C, H = cfg["n_embd"], cfg["n_head"]
     T = len(ids)
     x = t["wte.weight"][torch.tensor(ids)] + t["wpe.weight"][:T]  # x: (T, C)
@@ -97,6 +98,8 @@ def reference_logits(t, cfg, ids):
         qkv = ln(x, p + "ln_1") @ t[p + "attn.c_attn.weight"] + t[p + "attn.c_attn.bias"]
         q, k, v = (a.view(T, H, C // H).transpose(0, 1) for a in qkv.split(C, dim=1))  # (H, T, d)
         att = (q @ k.transpose(-1, -2) / math.sqrt(C // H)).masked_fill(~mask, float("-inf")).softmax(-1)
+        if attention is not None:
+            attention.append(att)
         x = x + (att @ v).transpose(0, 1).reshape(T, C) @ t[p + "attn.c_proj.weight"] + t[p + "attn.c_proj.bias"]
         h = F.gelu(ln(x, p + "ln_2") @ t[p + "mlp.c_fc.weight"] + t[p + "mlp.c_fc.bias"], approximate="tanh")
         x = x + h @ t[p + "mlp.c_proj.weight"] + t[p + "mlp.c_proj.bias"]

@@ -1,0 +1,63 @@
+#!/usr/bin/python3
+"""Why is there no induction head? Reads an exported AttnLab tiny (issue 12). Developer-time only.
+
+    /usr/bin/python3 tools/train_tiny/probe_heads.py assets/tiny tests/fixtures/tiny_heads.json
+
+On the induction probe of tiny_heads.json (40 random corpus tokens, repeated once) it prints:
+- the loss on the first copy and on the second: copying, by any circuit, makes the second far lower;
+- for each head, its weight on the keys at offsets -2..+3 from the query token's first occurrence,
+  averaged over the second copy (the induction score is offset +1; a head that copies what a
+  previous-token head wrote one key later shows at +2), and its previous-token and two-back weights;
+- how alike the token embeddings are after LayerNorm (mean cosine between distinct tokens), for the
+  probe's tokens (drawn uniformly from the corpus vocabulary, so mostly rare) and for the tokens of the
+  held-out KJV window (mostly frequent): an induction head must tell the probe's tokens apart.
+"""
+import json
+import math
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hf_export import read_safetensors, reference_logits  # noqa: E402
+
+OFFSETS = range(-2, 4)
+
+
+def mean_cosine(rows):
+    n = F.normalize(F.layer_norm(rows, (rows.shape[1],)), dim=1)
+    c = n @ n.T
+    return c[~torch.eye(len(rows), dtype=torch.bool)].mean().item()
+
+
+def main():
+    model_dir, fixture = sys.argv[1], sys.argv[2]
+    t = read_safetensors(os.path.join(model_dir, "model.safetensors"))
+    with open(os.path.join(model_dir, "config.json")) as f:
+        cfg = json.load(f)
+    with open(fixture) as f:
+        fx = json.load(f)
+    ids, P = fx["induction"]["ids"], fx["induction_period"]
+    attention = []
+    lp = reference_logits(t, cfg, ids, attention).log_softmax(-1)
+    nll = -lp[torch.arange(len(ids) - 1), torch.tensor(ids[1:])]  # nll[i]: predicting token i + 1
+    print(f"loss on the first copy {nll[:P - 1].mean():.3f}, on the second {nll[P:].mean():.3f} "
+          f"(uniform over the corpus vocabulary: {math.log(10008):.3f})")
+    for l, a in enumerate(attention):  # a: (H, T, T)
+        for h in range(a.shape[0]):
+            offs = [sum(a[h, i, i - P + d].item() for i in range(P - min(d, 0), 2 * P)) / (P + min(d, 0))
+                    for d in OFFSETS]
+            print(f"L{l} H{h}  previous {a[h].diagonal(-1).mean():.3f}  two back {a[h].diagonal(-2).mean():.3f}  "
+                  "second copy, by offset from the first occurrence:" +
+                  "".join(f" {d:+d} {o:.3f}" for d, o in zip(OFFSETS, offs)))
+    wte = t["wte.weight"]
+    for name, tokens in (("probe", fx["induction"]["ids"][:P]), ("held-out KJV", fx["kjv"]["ids"])):
+        rows = wte[torch.tensor(sorted(set(tokens)))]
+        print(f"{name} tokens: {len(rows)} distinct, embedding norm {rows.norm(dim=1).mean():.3f}, "
+              f"mean cosine after LayerNorm {mean_cosine(rows):.3f}")
+
+
+if __name__ == "__main__":
+    main()
