@@ -8,6 +8,8 @@ On the induction probe of tiny_heads.json (40 random corpus tokens, repeated onc
 - for each head, its weight on the keys at offsets -2..+3 from the query token's first occurrence,
   averaged over the second copy (the induction score is offset +1; a head that copies what a
   previous-token head wrote one key later shows at +2), and its previous-token and two-back weights;
+- the same losses and the best induction score on 8 probes made the same way from the distinct tokens of
+  the held-out KJV window (mostly frequent words), to tell "cannot copy" from "cannot copy rare tokens";
 - how alike the token embeddings are after LayerNorm (mean cosine between distinct tokens), for the
   probe's tokens (drawn uniformly from the corpus vocabulary, so mostly rare) and for the tokens of the
   held-out KJV window (mostly frequent): an induction head must tell the probe's tokens apart.
@@ -24,6 +26,13 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from hf_export import read_safetensors, reference_logits  # noqa: E402
 
 OFFSETS = range(-2, 4)
+
+
+def weight_at_offset(a, P, d):
+    """a: (T, T) one head's weights on P tokens repeated once. The mean over the second copy's queries i of
+    the weight on key i - P + d: d = 1 is the induction score, d = 0 the first occurrence itself."""
+    queries = range(P - min(d, 0), 2 * P)
+    return sum(a[i, i - P + d].item() for i in queries) / len(queries)
 
 
 def mean_cosine(rows):
@@ -47,11 +56,22 @@ def main():
           f"(uniform over the corpus vocabulary: {math.log(10008):.3f})")
     for l, a in enumerate(attention):  # a: (H, T, T)
         for h in range(a.shape[0]):
-            offs = [sum(a[h, i, i - P + d].item() for i in range(P - min(d, 0), 2 * P)) / (P + min(d, 0))
-                    for d in OFFSETS]
+            offs = [weight_at_offset(a[h], P, d) for d in OFFSETS]
             print(f"L{l} H{h}  previous {a[h].diagonal(-1).mean():.3f}  two back {a[h].diagonal(-2).mean():.3f}  "
                   "second copy, by offset from the first occurrence:" +
                   "".join(f" {d:+d} {o:.3f}" for d, o in zip(OFFSETS, offs)))
+    pool = sorted(set(fx["kjv"]["ids"]))
+    g = torch.Generator().manual_seed(1)
+    first = second = best = 0.0
+    for _ in range(8):
+        r = [pool[i] for i in torch.randperm(len(pool), generator=g)[:P].tolist()]
+        attention = []
+        lp = reference_logits(t, cfg, r + r, attention).log_softmax(-1)
+        nll = -lp[torch.arange(2 * P - 1), torch.tensor((r + r)[1:])]
+        first, second = first + nll[:P - 1].mean().item() / 8, second + nll[P:].mean().item() / 8
+        best += max(weight_at_offset(a[h], P, 1) for a in attention for h in range(a.shape[0])) / 8
+    print(f"8 probes of {P} held-out KJV tokens repeated once: loss on the first copy {first:.3f}, on the second "
+          f"{second:.3f}, best induction score {best:.3f}")
     wte = t["wte.weight"]
     for name, tokens in (("probe", fx["induction"]["ids"][:P]), ("held-out KJV", fx["kjv"]["ids"])):
         rows = wte[torch.tensor(sorted(set(tokens)))]
