@@ -35,6 +35,15 @@ def weight_at_offset(a, P, d):
     return sum(a[i, i - P + d].item() for i in queries) / len(queries)
 
 
+def copy_losses(t, cfg, ids, P):
+    """Mean loss on predicting the first copy's tokens 1..P-1 and the second copy's, and each layer's
+    (H, T, T) attention, for P tokens repeated once."""
+    attention = []
+    lp = reference_logits(t, cfg, ids, attention).log_softmax(-1)
+    nll = -lp[torch.arange(len(ids) - 1), torch.tensor(ids[1:])]  # nll[i]: predicting token i + 1
+    return nll[:P - 1].mean().item(), nll[P:].mean().item(), attention
+
+
 def mean_cosine(rows):
     n = F.normalize(F.layer_norm(rows, (rows.shape[1],)), dim=1)
     c = n @ n.T
@@ -49,10 +58,8 @@ def main():
     with open(fixture) as f:
         fx = json.load(f)
     ids, P = fx["induction"]["ids"], fx["induction_period"]
-    attention = []
-    lp = reference_logits(t, cfg, ids, attention).log_softmax(-1)
-    nll = -lp[torch.arange(len(ids) - 1), torch.tensor(ids[1:])]  # nll[i]: predicting token i + 1
-    print(f"loss on the first copy {nll[:P - 1].mean():.3f}, on the second {nll[P:].mean():.3f} "
+    first, second, attention = copy_losses(t, cfg, ids, P)
+    print(f"loss on the first copy {first:.3f}, on the second {second:.3f} "
           f"(uniform over the corpus vocabulary: {math.log(10008):.3f})")
     for l, a in enumerate(attention):  # a: (H, T, T)
         for h in range(a.shape[0]):
@@ -65,10 +72,8 @@ def main():
     first = second = best = 0.0
     for _ in range(8):
         r = [pool[i] for i in torch.randperm(len(pool), generator=g)[:P].tolist()]
-        attention = []
-        lp = reference_logits(t, cfg, r + r, attention).log_softmax(-1)
-        nll = -lp[torch.arange(2 * P - 1), torch.tensor((r + r)[1:])]
-        first, second = first + nll[:P - 1].mean().item() / 8, second + nll[P:].mean().item() / 8
+        one, two, attention = copy_losses(t, cfg, r + r, P)
+        first, second = first + one / 8, second + two / 8
         best += max(weight_at_offset(a[h], P, 1) for a in attention for h in range(a.shape[0])) / 8
     print(f"8 probes of {P} held-out KJV tokens repeated once: loss on the first copy {first:.3f}, on the second "
           f"{second:.3f}, best induction score {best:.3f}")
