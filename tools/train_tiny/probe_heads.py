@@ -22,26 +22,21 @@ import sys
 import torch
 import torch.nn.functional as F
 
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # train_tiny re-executes itself without it
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from hf_export import read_safetensors, reference_logits  # noqa: E402
+from train_tiny import induction_scores, previous_token_scores  # noqa: E402
 
-OFFSETS = range(-2, 4)
-
-
-def weight_at_offset(a, P, d):
-    """a: (T, T) one head's weights on P tokens repeated once. The mean over the second copy's queries i of
-    the weight on key i - P + d: d = 1 is the induction score, d = 0 the first occurrence itself."""
-    queries = range(P - min(d, 0), 2 * P)
-    return sum(a[i, i - P + d].item() for i in queries) / len(queries)
+OFFSETS = range(-2, 4)  # from the query token's first occurrence; the induction score is +1
 
 
 def copy_losses(t, cfg, ids, P):
     """Mean loss on predicting the first copy's tokens 1..P-1 and the second copy's, and each layer's
-    (H, T, T) attention, for P tokens repeated once."""
+    (1, H, T, T) attention, for P tokens repeated once."""
     attention = []
     lp = reference_logits(t, cfg, ids, attention).log_softmax(-1)
     nll = -lp[torch.arange(len(ids) - 1), torch.tensor(ids[1:])]  # nll[i]: predicting token i + 1
-    return nll[:P - 1].mean().item(), nll[P:].mean().item(), attention
+    return nll[:P - 1].mean().item(), nll[P:].mean().item(), [a[None] for a in attention]
 
 
 def mean_cosine(rows):
@@ -58,15 +53,19 @@ def main():
     with open(fixture) as f:
         fx = json.load(f)
     ids, P = fx["induction"]["ids"], fx["induction_period"]
+    wte = t["wte.weight"]
+    used = torch.unique(wte, dim=0).shape[0] - 1  # every unused token shares one row
     first, second, attention = copy_losses(t, cfg, ids, P)
     print(f"loss on the first copy {first:.3f}, on the second {second:.3f} "
-          f"(uniform over the corpus vocabulary: {math.log(10008):.3f})")
-    for l, a in enumerate(attention):  # a: (H, T, T)
-        for h in range(a.shape[0]):
-            offs = [weight_at_offset(a[h], P, d) for d in OFFSETS]
-            print(f"L{l} H{h}  previous {a[h].diagonal(-1).mean():.3f}  two back {a[h].diagonal(-2).mean():.3f}  "
+          f"(uniform over the {used} tokens the corpus uses: {math.log(used):.3f})")
+    previous = previous_token_scores(attention)
+    two_back = torch.stack([a.diagonal(offset=-2, dim1=-2, dim2=-1).mean(dim=(0, 2)) for a in attention])
+    at = [induction_scores(attention, P, d) for d in OFFSETS]  # each (layers, H)
+    for l in range(len(attention)):
+        for h in range(attention[l].shape[1]):
+            print(f"L{l} H{h}  previous {previous[l, h]:.3f}  two back {two_back[l, h]:.3f}  "
                   "second copy, by offset from the first occurrence:" +
-                  "".join(f" {d:+d} {o:.3f}" for d, o in zip(OFFSETS, offs)))
+                  "".join(f" {d:+d} {w[l, h]:.3f}" for d, w in zip(OFFSETS, at)))
     pool = sorted(set(fx["kjv"]["ids"]))
     g = torch.Generator().manual_seed(1)
     first = second = best = 0.0
@@ -74,10 +73,9 @@ def main():
         r = [pool[i] for i in torch.randperm(len(pool), generator=g)[:P].tolist()]
         one, two, attention = copy_losses(t, cfg, r + r, P)
         first, second = first + one / 8, second + two / 8
-        best += max(weight_at_offset(a[h], P, 1) for a in attention for h in range(a.shape[0])) / 8
+        best += induction_scores(attention, P).max().item() / 8
     print(f"8 probes of {P} held-out KJV tokens repeated once: loss on the first copy {first:.3f}, on the second "
           f"{second:.3f}, best induction score {best:.3f}")
-    wte = t["wte.weight"]
     for name, tokens in (("probe", fx["induction"]["ids"][:P]), ("held-out KJV", fx["kjv"]["ids"])):
         rows = wte[torch.tensor(sorted(set(tokens)))]
         print(f"{name} tokens: {len(rows)} distinct, embedding norm {rows.norm(dim=1).mean():.3f}, "

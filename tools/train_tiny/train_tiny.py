@@ -235,11 +235,12 @@ def previous_token_scores(attention):
     return torch.stack([a.diagonal(offset=-1, dim1=-2, dim2=-1).double().mean(dim=(0, 2)) for a in attention])
 
 
-def induction_scores(attention, period):
-    """Each head's mean over queries i in the second copy (period..2*period-1) of A(i, i - period + 1):
-    the weight on the token that followed the query token's first occurrence. (layers, H)."""
-    return torch.stack([a.diagonal(offset=-(period - 1), dim1=-2, dim2=-1)[..., 1:].double().mean(dim=(0, 2))
-                        for a in attention])
+def induction_scores(attention, period, offset=1):
+    """Each head's mean over queries i in the second copy (period..2*period-1) of A(i, i - period + offset):
+    at offset 1, the weight on the token that followed the query token's first occurrence (the induction
+    score); other offsets are its neighbours (probe_heads.py). (layers, H)."""
+    return torch.stack([a.diagonal(offset=offset - period, dim1=-2, dim2=-1)[..., max(offset, 0):period + offset]
+                        .double().mean(dim=(0, 2)) for a in attention])
 
 
 def random_repeats(count, period, n_used_tokens, seed):
