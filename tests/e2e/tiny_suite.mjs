@@ -221,6 +221,10 @@ export async function tinyModel({ browser, server, out }) {
         const f = window.attnlab.status().model_fetch;
         return f.url === u && f.phase === "downloading";
       }, GPT2_URL, 5000);
+      // The phase turns "downloading" before the page's cache lookup ends and fetch() reaches
+      // the network, so the request itself is waited for too (slow CI machines lag here).
+      for (let t = 0; started && !hf.some((r) => r.request().url() === GPT2_URL) && t < 100; ++t)
+        await p2.waitForTimeout(50);
       st = await status(p2);
       check(started && hf.some((r) => r.request().url() === GPT2_URL),
             "one click starts downloading GPT-2 small from huggingface.co",
