@@ -22,6 +22,9 @@
   function probed(id, total, cached) { M()._attnlab_fetch_probed(id, total, cached ? 1 : 0); redraw(); }
   function progress(id, done, total) { M()._attnlab_fetch_progress(id, done, total); }
   function failed(id, message) { M().ccall("attnlab_fetch_failed", null, ["number", "string"], [id, message]); redraw(); }
+  // The copy kept for the next visit: 0 none, 1 being saved (`bytes` so far), 2 complete.
+  const COPY_NONE = 0, COPY_SAVING = 1, COPY_KEPT = 2;
+  function cacheCopy(id, state, bytes) { M()._attnlab_fetch_cache_copy(id, state, bytes); redraw(); }
   function notice(id, message) { M().ccall("attnlab_fetch_notice", null, ["number", "string"], [id, message]); redraw(); }
   function finished(id, size, config, source) {
     M().ccall("attnlab_fetch_done", null, ["number", "number", "number", "string", "string"],
@@ -101,6 +104,21 @@
       }
     } catch (e) { total = 0; }
     return total;
+  }
+
+  // A cache write that the page's end cut off leaves no entry, and nothing else would tell the
+  // next visit why it downloads again: a mark in localStorage while the write runs does.
+  const savingKey = (url) => "attnlab-cache-saving " + url;
+  let leaving = false;  // a write the page's end aborts must keep its mark
+  addEventListener("pagehide", () => { leaving = true; });
+  addEventListener("pageshow", () => { leaving = false; });
+  function markSaving(url, on) {
+    if (!on && leaving) return;
+    try { if (on) localStorage.setItem(savingKey(url), new Date().toISOString()); else localStorage.removeItem(savingKey(url)); }
+    catch (e) { /* no localStorage: no explanation, nothing else lost */ }
+  }
+  function wasCutOff(url) {
+    try { return localStorage.getItem(savingKey(url)) !== null; } catch (e) { return false; }
   }
 
   async function reportCacheBytes() {
@@ -222,6 +240,10 @@
       let cachePut = null;
       let response = useCache ? await cachedResponse(url) : null;
       const fromCache = response !== null;
+      if (!fromCache && useCache && wasCutOff(url)) {
+        notice(id, `The copy of ${url.replace(/^.*\//, "")} this browser began to keep on an earlier visit is incomplete ` +
+                   "(that page was closed or reloaded before it was saved), so it is downloaded again.");
+      }
       if (!fromCache) {
         response = useCache ? await fetch(url, { signal: op.controller.signal }) : await fetchFresh(url, op.controller.signal);
         if (!response.ok) { if (op === current) failed(id, httpError(response, url)); return; }
@@ -239,14 +261,23 @@
         let cached = 0, cacheEnded = false, wake = null;
         const release = () => { if (wake) { wake(); wake = null; } };
         op.release = release;  // a cancel must not leave the heap side waiting
+        let lastCopyReport = 0;
         const counted = forCache.pipeThrough(new TransformStream({
-          transform(chunk, controller) { cached += chunk.length; controller.enqueue(chunk); release(); },
+          transform(chunk, controller) {
+            cached += chunk.length;
+            controller.enqueue(chunk);
+            release();
+            const now = performance.now();
+            if (now - lastCopyReport > 250) { lastCopyReport = now; M()._attnlab_fetch_cache_copy(id, COPY_SAVING, cached); }
+          },
         }));
         const headers = { "content-type": response.headers.get("content-type") || "application/octet-stream" };
         if (total > 0) headers["content-length"] = String(total);
         // Settles to null (stored) or the error; never an unhandled rejection (cancel, quota).
+        markSaving(url, true);
+        cacheCopy(id, COPY_SAVING, 0);
         cachePut = openCache().then((cache) => cache.put(url, new Response(counted, { headers }))).then(() => null, (e) => e);
-        cachePut.then(() => { cacheEnded = true; release(); });
+        cachePut.then(() => { cacheEnded = true; markSaving(url, false); release(); });
         pace = async (done) => {
           while (!cacheEnded && done - cached > 32 * MB && op === current) await new Promise((resolve) => { wake = resolve; });
         };
@@ -254,12 +285,16 @@
       const result = await streamIntoHeap(op, body, total, pace);
       const keep = looksLikeSafetensors(result);
       const config = await fetchConfig(url, op.controller.signal, useCache);
+      // The cache side is at most 32 MB behind: let it finish (a few hundred ms at most, bounded
+      // here), so that a model reported loaded is also kept, and a reload right after reads it.
+      if (cachePut) await Promise.race([cachePut, new Promise((resolve) => setTimeout(resolve, 3000))]);
       if (op !== current) return;
       current = null;
       finished(id, result.size, config, url);
       if (cachePut) {
         cachePut.then(async (e) => {
           if (!e && !keep) { try { await (await openCache()).delete(url); } catch (err) { /* gone already */ } }
+          cacheCopy(id, !e && keep ? COPY_KEPT : COPY_NONE, !e && keep ? result.size : 0);
           if (!e || !keep) { reportCacheBytes(); return; }
           notice(id, `The model loaded but could not be kept in the browser's cache (${e.name === "QuotaExceededError" ?
                  "not enough storage space" : e.message || e}); the next visit downloads it again.`);

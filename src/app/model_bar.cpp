@@ -211,6 +211,33 @@ static void draw_loaded_model(const Session& s) {
     }
 }
 
+static const char* cache_copy_name(FetchStatus::CacheCopy c) {
+    switch (c) {
+        case FetchStatus::CacheCopy::None: return "none";
+        case FetchStatus::CacheCopy::Saving: return "saving";
+        case FetchStatus::CacheCopy::Kept: return "kept";
+    }
+    return "none";
+}
+
+// Beside the loaded model: whether the next visit can read it from this browser. While the copy is
+// being written, a reload would download it again, so that state is shown until it ends.
+static void draw_cache_copy(const Session& s, const FetchStatus& st) {
+    if (!s.model || s.model->source != st.url || st.phase != FetchStatus::Phase::Idle) return;
+    ImGui::SameLine();
+    if (st.cache_copy == FetchStatus::CacheCopy::Saving) {
+        const std::string done = mb_number(st.cache_saved_bytes) + " / " + megabytes(st.total_bytes);
+        ImGui::TextDisabled("· saving a copy in this browser (%s)…", done.c_str());
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("Until it is saved, reloading the page downloads the model again.");
+    } else if (st.cache_copy == FetchStatus::CacheCopy::Kept) {
+        ImGui::TextDisabled("· kept in this browser");
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("The next visit reads it from this browser's cache, without downloading it. "
+                              "\"Clear cached model\" frees the space.");
+    }
+}
+
 // The field and the buttons: Load, Open file…, Clear cached model.
 static void draw_source_row(ModelBar& panel, PanelContext& ctx, ModelSource& source) {
     const bool web = source.can_pick_file();  // the desktop build takes paths instead
@@ -324,6 +351,7 @@ void draw_model_bar(ModelBar& panel, PanelContext& ctx, ModelSource* source) {
     Session& s = ctx.session;
     ImGui::PushID("model_bar");
     draw_loaded_model(s);
+    if (source) draw_cache_copy(s, source->status());
     draw_gpt2_button(panel, ctx, source);
     if (!source) {
         ImGui::TextDisabled("This build cannot load models.");
@@ -375,6 +403,8 @@ std::string model_fetch_status_json(const ModelSource* source) {
     o.add("done_bytes", st.done_bytes);
     o.add("bytes_per_second", st.bytes_per_second);
     o.add("cached", st.cached);
+    o.add("cache_copy", cache_copy_name(st.cache_copy));
+    o.add("cache_saved_bytes", st.cache_saved_bytes);
     o.add("error", st.error);
     o.add("notice", st.notice);
     o.add("has_cache", source != nullptr && source->has_cache());

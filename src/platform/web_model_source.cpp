@@ -112,6 +112,7 @@ void WebModelSource::on_probed(int id, double total, bool cached) {
     if (id != op_) return;
     status_.total_bytes = total;
     status_.cached = cached;
+    if (cached) status_.cache_copy = FetchStatus::CacheCopy::Kept;
     if (status_.phase == FetchStatus::Phase::Probing) status_.phase = FetchStatus::Phase::Confirm;
 }
 
@@ -167,6 +168,13 @@ void WebModelSource::on_notice(int id, const char* message) {
     status_.notice = message ? message : "";
 }
 
+void WebModelSource::on_cache_copy(int id, int state, double saved_bytes) {
+    if (id != op_) return;
+    status_.cache_copy = state == 2 ? FetchStatus::CacheCopy::Kept
+                         : state == 1 ? FetchStatus::CacheCopy::Saving : FetchStatus::CacheCopy::None;
+    status_.cache_saved_bytes = saved_bytes;
+}
+
 int WebModelSource::on_begin_file(const char* name, double size) {
     const int id = start(FetchStatus::Phase::Downloading, name ? name : "file");
     status_.total_bytes = size;
@@ -205,6 +213,10 @@ EMSCRIPTEN_KEEPALIVE void attnlab_fetch_notice(int id, const char* message) {
 
 EMSCRIPTEN_KEEPALIVE int attnlab_fetch_begin(const char* name, double size) {
     return attnlab::g_source ? attnlab::g_source->on_begin_file(name, size) : 0;
+}
+
+EMSCRIPTEN_KEEPALIVE void attnlab_fetch_cache_copy(int id, int state, double saved_bytes) {
+    if (attnlab::g_source) attnlab::g_source->on_cache_copy(id, state, saved_bytes);
 }
 
 EMSCRIPTEN_KEEPALIVE void attnlab_fetch_cache_bytes(double bytes) {

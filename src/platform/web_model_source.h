@@ -45,6 +45,9 @@ public:
     void on_notice(int id, const char* message);
     int on_begin_file(const char* name, double size);  // a picked or dropped file: a new operation
     void on_cache_bytes(double bytes) { cache_bytes_ = bytes; }
+    // The copy kept for the next visit: 0 none (the write failed or was cut off), 1 saving, 2 kept.
+    // Accepted after the operation ended (the write finishes last), not after a newer one began.
+    void on_cache_copy(int id, int state, double saved_bytes);
 
 private:
     int start(FetchStatus::Phase phase, const std::string& url);

@@ -1,7 +1,9 @@
 #include "platform/web_page.h"
 
 #include <emscripten.h>
+#include <emscripten/heap.h>
 #include <emscripten/html5.h>
+#include <malloc.h>
 
 #include <cmath>
 #include <string>
@@ -187,6 +189,12 @@ EMSCRIPTEN_KEEPALIVE const char* attnlab_status_json() {
     o.add("ready", frames > 0);
     o.add("frames", static_cast<double>(frames));
     o.add("idle", g_page.paused);
+    // The wasm memory (it only grows) and the bytes malloc has handed out, so that a test can see
+    // whether loading a model frees the one before.
+    attnlab::json::ObjectBuilder heap;
+    heap.add("memory_bytes", static_cast<double>(emscripten_get_heap_size()));
+    heap.add("in_use_bytes", static_cast<double>(static_cast<unsigned>(mallinfo().uordblks)));
+    o.add_raw("heap", heap.str());
     if (g_page.host) {
         int w = 0, h = 0;
         glfwGetWindowSize(g_page.host->window(), &w, &h);

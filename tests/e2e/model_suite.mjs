@@ -432,9 +432,69 @@ export async function brokenModels({ browser, server, out }) {
     }
     check(realErrors(errors).length === 0, "no exception or console error with broken checkpoints", realErrors(errors).join(" | "));
     await page.screenshot({ path: path.join(out, "broken-model.png") });
+    await cacheAcrossReloads(page, server, slow);
+    await heapAcrossLoads(page, server);
   } finally {
     await context.close();
   }
+}
+
+// 10b. The copy kept for the next visit. A page left while the copy is being written (the slow
+// download, half-way) leaves no copy, and the next load says why it downloads again. A page left
+// right after a model loaded finds it complete: the load waits for the cache's last megabytes.
+async function cacheAcrossReloads(page, server, slow) {
+  await loadByPasting(page, slow);
+  const writing = await waitFor(page, () => {
+    const f = window.attnlab.status().model_fetch;
+    return f.phase === "downloading" && f.cache_copy === "saving" && f.done_bytes > 0;
+  }, undefined, 10000);
+  check(writing, "while a model downloads, the page says its copy is being saved (cache_copy \"saving\")",
+        JSON.stringify((await status(page)).model_fetch));
+  await page.goto(`${server.origin}/`);
+  await waitReady(page);
+  await loadByPasting(page, slow);
+  const told = await waitFor(page, () => /incomplete/.test(window.attnlab.status().model_fetch.notice), undefined, 10000);
+  let f = (await status(page)).model_fetch;
+  check(told && f.phase === "downloading", "after leaving the page mid-download, the next load says the kept copy was incomplete",
+        `${f.phase}: ${f.notice}`);
+  const cancel = await widget(page, "model.cancel");
+  await page.mouse.click(cancel.cx, cancel.cy);
+
+  const longRoute = "/models/long/model.safetensors", longUrl = server.origin + longRoute;
+  await loadByPasting(page, longUrl);
+  await waitFor(page, (u) => window.attnlab.status().model.source === u, longUrl, 30000);
+  f = (await status(page)).model_fetch;
+  check(f.cache_copy === "kept", "when a downloaded model is loaded, its copy in the browser is complete (cache_copy \"kept\")",
+        `${f.cache_copy}, ${f.cache_saved_bytes} bytes`);
+  const gets = server.downloads(longRoute);
+  await page.goto(`${server.origin}/?model=${encodeURIComponent(longUrl)}`);  // at once
+  const again = await waitReady(page) && await waitFor(page, () => window.attnlab.status().model.loaded, undefined, 30000);
+  f = (await status(page)).model_fetch;
+  check(again && server.downloads(longRoute) === gets && f.cached && f.cache_copy === "kept",
+        "a reload right after the load reads the model from the browser's cache",
+        `${server.downloads(longRoute) - gets} new GETs; cached ${f.cached}, cache_copy ${f.cache_copy}`);
+}
+
+// 10c. Loading a model frees the one before: five loads in a row, two shapes taken in turn (the
+// `long` model is loaded already). malloc's bytes in use must come back to the same level for the
+// same shape, and the wasm memory, which never shrinks, must stop growing once both have been in.
+async function heapAcrossLoads(page, server) {
+  const urls = ["small", "long", "small", "long"].map((m) => `${server.origin}/models/${m}/model.safetensors`);
+  const heaps = [];
+  const settle = async () => { await waitForward(page, 30000); await waitNotBusy(page); heaps.push((await status(page)).heap); };
+  await settle();
+  for (const url of urls) {
+    await page.evaluate((u) => window.attnlab.setState({ model: u }), url);
+    if (!(await waitFor(page, (u) => window.attnlab.status().model.source === u, url, 30000))) break;
+    await settle();
+  }
+  const mb = (h) => `${(h.in_use_bytes / 1048576).toFixed(1)}/${(h.memory_bytes / 1048576).toFixed(0)}`;
+  const said = `MB in use/memory after each load (long, small, long, small, long): ${heaps.map(mb).join(", ")}`;
+  console.log(`        ${said}`);
+  if (!check(heaps.length === 5, "five loads of two shapes in a row complete", said)) return;
+  const level = (a, b) => Math.abs(heaps[a].in_use_bytes - heaps[b].in_use_bytes) <= 0.01 * heaps[b].in_use_bytes;
+  check(level(2, 0) && level(4, 0) && level(3, 1), "loading a model frees the one before (the bytes in use return to each shape's level)", said);
+  check(heaps[4].memory_bytes === heaps[2].memory_bytes, "the wasm memory does not grow after the first loads of each shape", said);
 }
 
 // --- 9: the threaded page and the sliced one ------------------------------------------------
