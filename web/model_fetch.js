@@ -66,14 +66,13 @@
 
   function begin(id) {
     if (current) cancel();
-    current = { id, controller: new AbortController(), reader: null, release: null };
+    current = { id, controller: new AbortController(), reader: null };
     return current;
   }
 
   function cancel() {
     if (!current) return;
     current.controller.abort();
-    if (current.release) current.release();
     if (current.reader) current.reader.cancel().catch(() => {});
     current = null;
   }
@@ -130,7 +129,7 @@
   // Reads `stream` into a C++ buffer (`total` bytes reserved up front when known, grown by
   // doubling otherwise), reporting progress. Returns the byte count. Each chunk goes straight
   // into the heap; Module.HEAPU8 is re-read after every reserve (memory growth replaces it).
-  async function streamIntoHeap(op, stream, total, pace = null) {
+  async function streamIntoHeap(op, stream, total) {
     let capacity = total > 0 ? total : 64 * MB;
     let ptr = M()._attnlab_fetch_reserve(op.id, capacity);
     if (op !== current) throw new Stale();
@@ -149,7 +148,6 @@
       }
       M().HEAPU8.set(value, ptr + done);
       done += value.length;
-      if (pace) await pace(done);
       const now = performance.now();
       if (now - lastReport > 50) { progress(op.id, done, total); lastReport = now; }
     }
@@ -235,14 +233,13 @@
 
   async function download(id, url, useCache = true) {
     const op = begin(id);
-    let total = -1;
+    let total = -1, toKeep = false;
     try {
-      let cachePut = null;
       let response = useCache ? await cachedResponse(url) : null;
       const fromCache = response !== null;
       if (!fromCache && useCache && wasCutOff(url)) {
-        notice(id, `The copy of ${url.replace(/^.*\//, "")} this browser began to keep on an earlier visit is incomplete ` +
-                   "(that page was closed or reloaded before it was saved), so it is downloaded again.");
+        notice(id, `This browser did not finish keeping ${url.replace(/^.*\//, "")} on an earlier visit (the page was ` +
+                   "closed or reloaded first), so it is downloaded again.");
       }
       if (!fromCache) {
         response = useCache ? await fetch(url, { signal: op.controller.signal }) : await fetchFresh(url, op.controller.signal);
@@ -251,60 +248,72 @@
       if (op !== current) return;
       total = announcedSize(response);
       probed(id, total, fromCache);  // C++ keeps Downloading; this updates total and cached
-      let body = response.body, pace = null;
-      if (!fromCache && useCache && response.status === 200 && hasCacheApi) {
-        // Tee the body: one branch into the heap, the other into the cache as it streams. A tee
-        // queues what the slower branch has not taken yet, so the heap side waits whenever it
-        // is more than 32 MB ahead of the cache: JS never holds a second copy of the file.
-        const [forHeap, forCache] = body.tee();
-        body = forHeap;
-        let cached = 0, cacheEnded = false, wake = null;
-        const release = () => { if (wake) { wake(); wake = null; } };
-        op.release = release;  // a cancel must not leave the heap side waiting
-        let lastCopyReport = 0;
-        const counted = forCache.pipeThrough(new TransformStream({
-          transform(chunk, controller) {
-            cached += chunk.length;
-            controller.enqueue(chunk);
-            release();
-            const now = performance.now();
-            if (now - lastCopyReport > 250) { lastCopyReport = now; M()._attnlab_fetch_cache_copy(id, COPY_SAVING, cached); }
-          },
-        }));
-        const headers = { "content-type": response.headers.get("content-type") || "application/octet-stream" };
-        if (total > 0) headers["content-length"] = String(total);
-        // Settles to null (stored) or the error; never an unhandled rejection (cancel, quota).
-        markSaving(url, true);
-        cacheCopy(id, COPY_SAVING, 0);
-        cachePut = openCache().then((cache) => cache.put(url, new Response(counted, { headers }))).then(() => null, (e) => e);
-        cachePut.then(() => { cacheEnded = true; markSaving(url, false); release(); });
-        pace = async (done) => {
-          while (!cacheEnded && done - cached > 32 * MB && op === current) await new Promise((resolve) => { wake = resolve; });
-        };
-      }
-      const result = await streamIntoHeap(op, body, total, pace);
-      const keep = looksLikeSafetensors(result);
+      // Cache Storage gets the bytes after the model is loaded, from the heap (keepFromHeap): written
+      // while they stream in, the cache held the download to its own pace, about half the speed.
+      toKeep = !fromCache && useCache && response.status === 200 && hasCacheApi;
+      if (toKeep) markSaving(url, true);
+      const result = await streamIntoHeap(op, response.body, total);
       const config = await fetchConfig(url, op.controller.signal, useCache);
-      // The cache side is at most 32 MB behind: let it finish (a few hundred ms at most, bounded
-      // here), so that a model reported loaded is also kept, and a reload right after reads it.
-      if (cachePut) await Promise.race([cachePut, new Promise((resolve) => setTimeout(resolve, 3000))]);
-      if (op !== current) return;
+      if (op !== current) throw new Stale();
       current = null;
-      finished(id, result.size, config, url);
-      if (cachePut) {
-        cachePut.then(async (e) => {
-          if (!e && !keep) { try { await (await openCache()).delete(url); } catch (err) { /* gone already */ } }
-          cacheCopy(id, !e && keep ? COPY_KEPT : COPY_NONE, !e && keep ? result.size : 0);
-          if (!e || !keep) { reportCacheBytes(); return; }
-          notice(id, `The model loaded but could not be kept in the browser's cache (${e.name === "QuotaExceededError" ?
-                 "not enough storage space" : e.message || e}); the next visit downloads it again.`);
-        });
+      if (toKeep && looksLikeSafetensors(result)) {
+        pendingKeep = { id, url, headers: { "content-type": response.headers.get("content-type") || "application/octet-stream",
+                                            "content-length": String(result.size) } };
+      } else if (toKeep) {
+        markSaving(url, false);
       }
+      finished(id, result.size, config, url);
     } catch (e) {
+      if (toKeep) markSaving(url, false);
       if (e instanceof Stale || op !== current) return;
       current = null;
       failed(id, readable(e, url, total));
     }
+  }
+
+  // --- keeping a loaded model in Cache Storage, from the heap -----------------------------------
+  let pendingKeep = null;  // { id, url, headers }: the download just handed to C++, to keep once loaded
+  let keeping = null;      // { id, stop }: the write in progress
+
+  function stopKeeping() {
+    if (keeping) keeping.stop();
+    keeping = null;
+  }
+
+  // C++ calls this with the loaded model's bytes, which it keeps alive until the write reports its
+  // end. Returns 1 when a write starts, 0 when this download is not to be kept. The bytes go to the
+  // cache 4 MB at a time, each slice copied out of the heap when the cache asks for it (the heap may
+  // grow meanwhile), so JS never holds a second copy of the model.
+  function keepFromHeap(id, ptr, size) {
+    const k = pendingKeep;
+    pendingKeep = null;
+    if (!k || k.id !== id || !hasCacheApi) return 0;
+    stopKeeping();
+    let stopped = false, saved = 0, lastReport = 0;
+    keeping = { id, stop: () => { stopped = true; } };
+    const body = new ReadableStream({
+      pull(controller) {
+        if (stopped) { controller.error(new Stale()); return; }
+        const n = Math.min(4 * MB, size - saved);
+        controller.enqueue(M().HEAPU8.slice(ptr + saved, ptr + saved + n));
+        saved += n;
+        const now = performance.now();
+        if (now - lastReport > 250) { lastReport = now; M()._attnlab_fetch_cache_copy(id, COPY_SAVING, saved); }
+        if (saved >= size) controller.close();
+      },
+    }, { highWaterMark: 8 });  // 32 MB queued: the cache keeps writing while a forward pass holds the main thread
+    cacheCopy(id, COPY_SAVING, 0);
+    openCache().then((cache) => cache.put(k.url, new Response(body, { headers: k.headers }))).then(() => null, (e) => e).then((e) => {
+      if (keeping && keeping.id === id) keeping = null;
+      markSaving(k.url, false);
+      cacheCopy(id, e ? COPY_NONE : COPY_KEPT, e ? 0 : size);
+      reportCacheBytes();
+      if (e && !stopped) {
+        notice(id, `The model loaded but could not be kept in the browser's cache (${e.name === "QuotaExceededError" ?
+               "not enough storage space" : e.message || e}); the next visit downloads it again.`);
+      }
+    });
+    return 1;
   }
 
   // Local files: the .safetensors one, and config.json if it came along.
@@ -346,6 +355,7 @@
 
   async function clearCache(id) {
     cancel();
+    stopKeeping();
     if (!hasCacheApi) { notice(id, "This page has no cache to clear (Cache Storage needs https or localhost)."); return; }
     // The browser's own estimate when it notices at once, else what the entries announced.
     const announced = await cacheBytes();
@@ -383,7 +393,7 @@
   }
 
   window.attnlabModelFetch = {
-    probe, download, cancel, pickFile, clearCache, loadFiles,
+    probe, download, cancel, pickFile, clearCache, loadFiles, keepFromHeap, stopKeeping,
     hasCacheApi: () => hasCacheApi,
     // At start-up: the drop zone, the cache's size, and the ?model= address ("" when none).
     init() {

@@ -11,6 +11,10 @@ EM_JS(void, js_fetch_download, (int id, const char* url, int use_cache), {
     window.attnlabModelFetch.download(id, UTF8ToString(url), use_cache !== 0);
 });
 EM_JS(void, js_fetch_cancel, (), { window.attnlabModelFetch.cancel(); });
+EM_JS(int, js_fetch_keep, (int id, const std::uint8_t* bytes, double size), {
+    return window.attnlabModelFetch.keepFromHeap(id, bytes, size);
+});
+EM_JS(void, js_fetch_stop_keeping, (), { window.attnlabModelFetch.stopKeeping(); });
 EM_JS(void, js_fetch_pick_file, (), { window.attnlabModelFetch.pickFile(); });
 EM_JS(void, js_fetch_clear_cache, (int id), { window.attnlabModelFetch.clearCache(id); });
 EM_JS(char*, js_fetch_init, (), {
@@ -50,6 +54,12 @@ void WebModelSource::free_buffer() {
 
 int WebModelSource::start(FetchStatus::Phase phase, const std::string& url) {
     free_buffer();
+    // New bytes are coming: the model being kept may soon be replaced, and its buffer must not
+    // outlive it for the sake of the cache.
+    if (phase == FetchStatus::Phase::Downloading && keeping_) {
+        js_fetch_stop_keeping();
+        keeping_.reset();
+    }
     status_ = FetchStatus{};
     status_.phase = phase;
     status_.url = url;
@@ -99,6 +109,12 @@ bool WebModelSource::take_result(ModelBytes& bytes, std::string& config_json, st
     std::shared_ptr<std::uint8_t> owner(buffer_, [](std::uint8_t* p) { std::free(p); });
     bytes.owner = owner;
     bytes.bytes = {buffer_, size_};
+    // The page writes these bytes into Cache Storage now, reading them from the heap: they stay
+    // alive (and unchanged: the model only reads them) until it reports the write's end.
+    if (js_fetch_keep(op_, buffer_, static_cast<double>(size_))) {
+        keeping_ = owner;
+        keeping_id_ = op_;
+    }
     buffer_ = nullptr;
     capacity_ = size_ = 0;
     config_json = has_config_ ? config_json_ : std::string();
@@ -169,6 +185,7 @@ void WebModelSource::on_notice(int id, const char* message) {
 }
 
 void WebModelSource::on_cache_copy(int id, int state, double saved_bytes) {
+    if (id == keeping_id_ && state != 1) keeping_.reset();
     if (id != op_) return;
     status_.cache_copy = state == 2 ? FetchStatus::CacheCopy::Kept
                          : state == 1 ? FetchStatus::CacheCopy::Saving : FetchStatus::CacheCopy::None;

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -45,8 +46,8 @@ public:
     void on_notice(int id, const char* message);
     int on_begin_file(const char* name, double size);  // a picked or dropped file: a new operation
     void on_cache_bytes(double bytes) { cache_bytes_ = bytes; }
-    // The copy kept for the next visit: 0 none (the write failed or was cut off), 1 saving, 2 kept.
-    // Accepted after the operation ended (the write finishes last), not after a newer one began.
+    // The copy kept for the next visit: 0 none (the write failed or was stopped), 1 saving, 2 kept.
+    // Accepted after the operation ended (the write comes after the load), not after a newer one began.
     void on_cache_copy(int id, int state, double saved_bytes);
 
 private:
@@ -57,6 +58,8 @@ private:
     int op_ = 0;  // id of the operation in flight; bumped by every start and cancel
     double cache_bytes_ = 0;  // bytes in Cache Storage; -1: no Cache Storage on this page
     std::string uncached_url_;
+    std::shared_ptr<const void> keeping_;  // the loaded bytes the page is writing into Cache Storage
+    int keeping_id_ = 0;
 
     // The bytes arriving, in a malloc'd buffer handed over (with free) by take_result.
     std::uint8_t* buffer_ = nullptr;
