@@ -4,12 +4,13 @@
 Developer-time only. Trains train_tiny.py's TinyGpt (2 layers unless told) from scratch on synthetic
 windows alone, one CPU thread, a few minutes a run, and prints every 100 steps:
 
-    step:loss/ind16/ind32/ind40/prev
+    step:loss/ind16/ind32/ind12/prev   (with recall windows: step:loss/r<their loss>/ind16/...)
 
 - loss: cross-entropy on the predictable part of the periodic windows (a run of n random tokens,
   8 <= n <= 32, repeated to fill the window): log(V) means nothing is copied, about 0 means copying;
-- ind16/ind32/ind40: the best head's induction score (src/analysis's definition: weight on the key
-  just after the query token's first occurrence) on 8 probes of P random tokens repeated once;
+- ind16/ind32/ind12: the best head's induction score (src/analysis's definition: weight on the key
+  just after the query token's first occurrence) on 8 probes of P random tokens repeated once (three
+  periods, since a head at a fixed offset can score on one of them);
 - prev: the best head's previous-token score on the period-16 probes.
 At the end, each head's three strongest keys for query 24 of the period-16 probes (its first
 occurrence is at 8, so an induction head looks at 9).
@@ -32,8 +33,38 @@ _spec.loader.exec_module(tt)
 torch, F = tt.torch, tt.F
 
 
+def recall_windows(k, T, V, g, pairs=4, each=3):
+    """k windows of T random tokens in which `pairs` pairs (a, b) of the window's own each occur `each`
+    times at random places: after a repeat of a comes b, whatever came before a. Only a head that finds
+    the earlier a by the query token itself (a textbook induction head) predicts it; matching on the
+    tokens before the query, as the one-key-late circuit does, cannot. Returns the windows and a mask
+    of the predictable targets (the b of every repeat after the first, as targets of x = w[:, :-1])."""
+    assert 2 * pairs * each <= T
+    w = torch.randint(0, V, (k, T), generator=g)
+    target = torch.zeros(k, T - 1, dtype=torch.bool)
+    for i in range(k):
+        ab = torch.randperm(V, generator=g)[:2 * pairs].view(pairs, 2)
+        # The pairs in a random order, with the filler tokens at random places between them, so
+        # that neither the pairs' positions nor their parity says anything.
+        items = torch.arange(pairs).repeat(each)[torch.randperm(pairs * each, generator=g)].tolist()
+        fillers = T - 2 * pairs * each
+        order = torch.randperm(len(items) + fillers, generator=g) < len(items)  # True: a pair here
+        p, seen, it = 0, set(), iter(items)
+        for is_pair in order.tolist():
+            if not is_pair:
+                p += 1
+                continue
+            a, b = ab[next(it)].tolist()
+            w[i, p], w[i, p + 1] = a, b
+            if a in seen and p < T - 1:
+                target[i, p] = True
+            seen.add(a)
+            p += 2
+    return w, target
+
+
 def run(name, V=1000, n_layer=2, T=64, B=32, steps=1500, lr=3e-3, skip=0.0, skip_until=10**9, perm=0,
-        pos="gpt2", pscale=0.1, emb=0.02, seed=0):
+        pos="gpt2", pscale=0.1, emb=0.02, seed=0, recall=0.0, pairs=4, each=3):
     """V: vocabulary; skip: the fraction of each batch that is train_tiny's --skip-rate windows (each
     token repeats the one two back with probability 1/2), until step skip_until; perm: repeat a fixed
     permutation of it instead; pos: "gpt2" (N(0, 0.02)) or "sep" (--position-dims 32 at pscale);
@@ -56,6 +87,10 @@ def run(name, V=1000, n_layer=2, T=64, B=32, steps=1500, lr=3e-3, skip=0.0, skip
         if k:
             s = torch.randint(0, V, (k, T + 1), generator=g)
             w = torch.cat([w[:B - k], tt.repeat_two_back(s, torch.rand(k, T + 1, generator=g) < 0.5, image)])
+        r = int(B * recall)
+        if r:
+            rw, rmask = recall_windows(r, T + 1, V, g, pairs, each)
+            w = torch.cat([rw, w[r:]])
         x, y = w[:, :-1], w[:, 1:]
         logits = model(x).view(B, T, -1)
         loss = F.cross_entropy(logits.flatten(0, 1), y.flatten())
@@ -67,16 +102,17 @@ def run(name, V=1000, n_layer=2, T=64, B=32, steps=1500, lr=3e-3, skip=0.0, skip
             continue
         model.eval()
         with torch.no_grad():
-            repeat_loss = F.cross_entropy(logits[:B - k, n:].flatten(0, 1), y[:B - k, n:].flatten()).item()
+            repeat_loss = F.cross_entropy(logits[r:B - k, n:].flatten(0, 1), y[r:B - k, n:].flatten()).item() if B - k > r else 0.0
+            recall_loss = F.cross_entropy(logits[:r][rmask], y[:r][rmask]).item() if r else 0.0
             ind = []
-            for period in (16, 32, 40):
+            for period in (16, 32, 12):
                 model(tt.random_repeats(8, period, V, 99))
                 ind.append(tt.induction_scores(model.attention(), period).max().item())
                 if period == 16:
                     att16 = model.attention()
             prev = tt.previous_token_scores(att16).max().item()
         model.train()
-        rows.append(f"{step}:{repeat_loss:.2f}/" + "/".join(f"{v:.2f}" for v in ind) + f"/{prev:.2f}")
+        rows.append(f"{step}:{repeat_loss:.2f}/" + (f"r{recall_loss:.2f}/" if r else "") + "/".join(f"{v:.2f}" for v in ind) + f"/{prev:.2f}")
         print(name, rows[-1], flush=True)
     for layer, a in enumerate(att16):
         for h in range(a.shape[1]):
@@ -84,6 +120,7 @@ def run(name, V=1000, n_layer=2, T=64, B=32, steps=1500, lr=3e-3, skip=0.0, skip
             print(f"{name} L{layer}H{h} query 24 strongest keys {top.indices.tolist()} "
                   f"{[round(v, 2) for v in top.values.tolist()]}", flush=True)
     print(name, f"{time.time() - t0:.0f} s:", " ".join(rows), flush=True)
+    return model
 
 
 if __name__ == "__main__":
