@@ -207,8 +207,9 @@ int run_prefill_json(const Gpt2Model& model, const std::string& checkpoint_sha, 
             const double s = now();
             const int step = chunk > 0 ? chunk : L;
             for (int at = 0; at < L; at += step) {
-                if (!state.forward(std::span<const int>(tokens).subspan(static_cast<size_t>(at), static_cast<size_t>(std::min(step, L - at))), logits,
-                                   error)) {
+                // As the page feeds a pass: the logits only after the last chunk.
+                const auto part = std::span<const int>(tokens).subspan(static_cast<size_t>(at), static_cast<size_t>(std::min(step, L - at)));
+                if (!(at + step >= L ? state.forward(part, logits, error) : state.prefill(part, error))) {
                     std::fprintf(stderr, "attnlab_bench: %s\n", error.c_str());
                     return 1;
                 }

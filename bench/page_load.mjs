@@ -23,7 +23,28 @@ const args = parseArgs(process.argv.slice(2));
 const site = path.resolve(args.site ?? "dist");
 const checkpoint = path.resolve(args.checkpoint ?? "build/bench_onnx/ckpt");
 const isolated = "isolated" in args;
+const forward = Number(args.forward ?? 512);  // tokens of the timed forward pass (0: none)
 const mb = (bytes) => bytes / 1e6;
+
+// A forward pass in the page over about `n` tokens of text, once the page is quiet: the page's own
+// pass (sliced between frames in the single-threaded page, on the worker pool in the threaded one).
+async function timeForward(page, n) {
+  await waitFor(page, () => !window.attnlab.status().busy, undefined, 600000);
+  const words = Array.from({ length: Math.round(n * 8 / 9) }, (_, i) => ["the", "cat", "sat", "on", "a", "mat", "and", "then", "ran"][i * 7 % 9]);
+  const text = words.join(" ").replace(/(\S+ \S+ \S+ \S+ \S+ \S+ \S+ \S+)/g, "$1.");
+  const r = await page.evaluate(async (text) => {
+    const before = window.attnlab.status().tokens;
+    const t0 = performance.now();
+    window.attnlab.setState({ text });
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const s = window.attnlab.status();
+      if (s.tokens !== before && s.forward_tokens === s.tokens) return { ms: performance.now() - t0, tokens: s.tokens, threads: s.threads };
+      if (performance.now() - t0 > 600000) return { ms: NaN, tokens: s.tokens, threads: s.threads };
+    }
+  }, text);
+  console.log(`a forward pass in the page over ${r.tokens} tokens, ${r.threads} thread${r.threads === 1 ? "" : "s"}: ${(r.ms / 1000).toFixed(2)} s`);
+}
 
 async function main() {
   for (const need of [path.join(site, "index.html"), path.join(checkpoint, "model.safetensors")])
@@ -130,6 +151,7 @@ async function main() {
     const fetched = await page.evaluate(() => window.attnlab.status().model_fetch);
     console.log(`a reload once the copy is kept: ${again ? ((Date.now() - t1) / 1000).toFixed(1) + " s" : "not loaded in 600 s"}, ` +
                 `${server.downloads("/models/big/model.safetensors") - gets} new downloads, cached: ${fetched.cached}`);
+    if (forward > 0) await timeForward(page, forward);
     await context.close();
     await rm(profile, { recursive: true, force: true });
   } finally {

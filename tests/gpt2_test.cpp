@@ -168,6 +168,35 @@ TEST_CASE("Incremental decoding with the KV cache equals a full recompute", "[gp
     }
 }
 
+TEST_CASE("A prefill in chunks without logits, then the last chunk, gives the reference's last logits", "[gpt2]") {
+    for (const char* name : kFixtures) {
+        SECTION(name) {
+            Fixture f(name);
+            const int V = f.model.config().vocab_size, T = static_cast<int>(f.tokens.size());
+            const std::vector<double> all = flatten(*f.expected.find("logits"));
+            const std::vector<double> last(all.end() - V, all.end());
+            std::string error;
+            std::vector<float> logits(static_cast<size_t>(V), -1.0f);
+            Gpt2State state(f.model);
+            // Chunks of 1, 2, 3, ... tokens, as the page feeds a pass; the last one through forward().
+            int at = 0;
+            for (int size = 1; at + size < T; at += size++) {
+                REQUIRE(state.prefill(std::span<const int>(f.tokens).subspan(static_cast<size_t>(at), static_cast<size_t>(size)), error));
+                CHECK(state.length() == at + size);
+            }
+            REQUIRE(state.forward(std::span<const int>(f.tokens).subspan(static_cast<size_t>(at)), logits, error));
+            REQUIRE(logits.size() == static_cast<size_t>(V));
+            const double err = relative_error(logits, last);
+            INFO(name << ": relative error " << err);
+            CHECK(err < 1e-4);
+            // prefill() checks its tokens like forward() and consumes nothing when it refuses them.
+            Gpt2State fresh(f.model);
+            CHECK_FALSE(fresh.prefill(std::vector<int>{V}, error));
+            CHECK(fresh.length() == 0);
+        }
+    }
+}
+
 TEST_CASE("AttentionCapture recomputes any head from cached Q/K, at any temperature", "[gpt2][capture]") {
     Fixture f("tiny-f32");
     const int H = f.model.config().n_head, T = static_cast<int>(f.tokens.size());

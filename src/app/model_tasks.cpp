@@ -28,18 +28,28 @@ double ms_since(std::chrono::steady_clock::time_point start) {
 }
 
 // Feeds a token sequence to a Gpt2State a chunk at a time (the KV cache carries over between
-// chunks), sizing the chunks so that one call takes about step_ms() on this machine.
+// chunks), sizing the chunks so that one call takes about step_ms() on this machine. On the UI
+// thread a pass also has at most kMaxUiSteps chunks: every call has a fixed cost (in wasm b is
+// packed again for every product, 30-50 ms for GPT-2 small): in 25 ms chunks a 511-token pass of
+// GPT-2 small took 11x the whole pass in the page, in 8 chunks 1.25-1.38x (bench/RESULTS.md).
+// The page then repaints 8 times a pass, between chunks.
+constexpr int kMaxUiSteps = 8;
+
 struct ChunkedPrefill {
     int done = 0;
     int chunk = 4;  // first guess; adapted after every call
 
-    // One chunk. False with `error` set when the model refused the tokens.
+    // One chunk. False with `error` set when the model refused the tokens. Only the last chunk's
+    // logits are computed: the earlier ones would be overwritten unread.
     bool step(Gpt2State& state, std::span<const int> tokens, std::vector<float>& logits, std::string& error,
               AttentionObserver* observer) {
-        const int n = std::min(chunk, static_cast<int>(tokens.size()) - done);
+        const int total = static_cast<int>(tokens.size());
+        if (!TaskRunner::threaded()) chunk = std::max(chunk, (total + kMaxUiSteps - 1) / kMaxUiSteps);
+        const int n = std::min(chunk, total - done);
         const auto start = std::chrono::steady_clock::now();
-        if (!state.forward(tokens.subspan(static_cast<size_t>(done), static_cast<size_t>(n)), logits, error, false, observer))
-            return false;
+        const std::span<const int> part = tokens.subspan(static_cast<size_t>(done), static_cast<size_t>(n));
+        const bool last = done + n >= total;
+        if (!(last ? state.forward(part, logits, error, false, observer) : state.prefill(part, error, observer))) return false;
         done += n;
         // Scale towards step_ms(), at most doubling or halving at once (the cost per token grows
         // with the position, and the first call pays for cold caches).

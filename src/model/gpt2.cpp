@@ -87,6 +87,33 @@ Gpt2State::Gpt2State(const Gpt2Model& model) : model_(model) {
 
 bool Gpt2State::forward(std::span<const int> tokens, std::vector<float>& logits, std::string& error, bool all_logits,
                         AttentionObserver* observer) {
+    if (!run_layers(tokens, error, observer)) return false;
+    const Gpt2Config& cfg = model_.config();
+    const Gpt2Weights& w = model_.weights();
+    const int n = static_cast<int>(tokens.size());
+    const int C = cfg.n_embd, V = cfg.vocab_size;
+    ln_f_out_.resize(static_cast<size_t>(n) * C);
+    layer_norm(x_.data(), ln_f_out_.data(), n, C, w.ln_f_w, w.ln_f_b, cfg.layer_norm_epsilon);
+
+    // logits: (rows, V) = ln_f(x) @ lm_head^T, for the last token or all of them
+    const int rows = all_logits ? n : 1;
+    const float* from = ln_f_out_.data() + static_cast<size_t>(n - rows) * C;
+    logits.resize(static_cast<size_t>(rows) * V);
+    // In slices of the vocabulary, spread over the threads: for one row this is a matrix-vector
+    // product, and reading the 154 MB of lm_head is most of a decode step.
+    constexpr int slice = 2048;
+    parallel_for((V + slice - 1) / slice, [&](int item) {
+        const int v0 = item * slice, count = std::min(slice, V - v0);
+        gemm(rows, count, C, from, C, w.lm_head + static_cast<size_t>(v0) * C, C, true, logits.data() + v0, V);
+    });
+    return true;
+}
+
+bool Gpt2State::prefill(std::span<const int> tokens, std::string& error, AttentionObserver* observer) {
+    return run_layers(tokens, error, observer);
+}
+
+bool Gpt2State::run_layers(std::span<const int> tokens, std::string& error, AttentionObserver* observer) {
     const Gpt2Config& cfg = model_.config();
     const Gpt2Weights& w = model_.weights();
     const int n = static_cast<int>(tokens.size());
@@ -193,21 +220,6 @@ bool Gpt2State::forward(std::span<const int> tokens, std::vector<float>& logits,
         linear(fc_.data(), n, 4 * C, L.mlp_proj_w, L.mlp_proj_b, C, h_.data());
         add_inplace(x_, h_);
     }
-
-    ln_f_out_.resize(nC);
-    layer_norm(x_.data(), ln_f_out_.data(), n, C, w.ln_f_w, w.ln_f_b, cfg.layer_norm_epsilon);
-
-    // logits: (rows, V) = ln_f(x) @ lm_head^T, for the last token or all of them
-    const int rows = all_logits ? n : 1;
-    const float* from = ln_f_out_.data() + static_cast<size_t>(n - rows) * C;
-    logits.resize(static_cast<size_t>(rows) * V);
-    // In slices of the vocabulary, spread over the threads: for one row this is a matrix-vector
-    // product, and reading the 154 MB of lm_head is most of a decode step.
-    constexpr int slice = 2048;
-    parallel_for((V + slice - 1) / slice, [&](int item) {
-        const int v0 = item * slice, count = std::min(slice, V - v0);
-        gemm(rows, count, C, from, C, w.lm_head + static_cast<size_t>(v0) * C, C, true, logits.data() + v0, V);
-    });
 
     t_ = T;
     return true;

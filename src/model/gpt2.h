@@ -127,6 +127,10 @@ public:
     // vocabulary or a sequence longer than n_positions (nothing is consumed then).
     bool forward(std::span<const int> tokens, std::vector<float>& logits, std::string& error, bool all_logits = false,
                  AttentionObserver* observer = nullptr);
+    // forward() without the final layer norm and the logits: for the chunks of a prefill that are
+    // not its last, where reading the 154 MB lm_head of GPT-2 small for logits nobody reads was
+    // a fixed cost of every chunk.
+    bool prefill(std::span<const int> tokens, std::string& error, AttentionObserver* observer = nullptr);
 
     int length() const { return t_; }
     void reset() { t_ = 0; }
@@ -138,6 +142,9 @@ public:
     const std::vector<float>& final_hidden() const { return ln_f_out_; }
 
 private:
+    // The layers over the new tokens: x_ holds their residual stream after the last layer.
+    bool run_layers(std::span<const int> tokens, std::string& error, AttentionObserver* observer);
+
     const Gpt2Model& model_;
     int t_ = 0;
     std::vector<float> k_cache_, v_cache_;  // (n_layer, n_positions, C)
