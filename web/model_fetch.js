@@ -105,8 +105,9 @@
     return total;
   }
 
-  // A cache write that the page's end cut off leaves no entry, and nothing else would tell the
-  // next visit why it downloads again: a mark in localStorage while the write runs does.
+  // A download or cache write that the page's end cut off leaves no entry, and nothing else would
+  // tell the next visit why it downloads again: a mark in localStorage, from the download's start
+  // until the copy is complete, does.
   const savingKey = (url) => "attnlab-cache-saving " + url;
   let leaving = false;  // a write the page's end aborts must keep its mark
   addEventListener("pagehide", () => { leaving = true; });
