@@ -68,7 +68,8 @@ def run(name, V=1000, n_layer=2, T=64, B=32, steps=1500, lr=3e-3, skip=0.0, skip
     """V: vocabulary; skip: the fraction of each batch that is train_tiny's --skip-rate windows (each
     token repeats the one two back with probability 1/2), until step skip_until; perm: repeat a fixed
     permutation of it instead; pos: "gpt2" (N(0, 0.02)) or "sep" (--position-dims 32 at pscale);
-    emb: the token table's starting standard deviation."""
+    emb: the token table's starting standard deviation; recall: the fraction of each batch that is
+    recall_windows(pairs, each); the rest of the batch is periodic windows. Returns the model."""
     torch.manual_seed(seed)
     cfg = {"n_layer": n_layer, "n_head": 4, "n_embd": 128, "n_positions": 256, "qk_init_std": 0.02,
            "sinusoidal_positions": 0, "position_scale": pscale, "position_dims": 32 if pos == "sep" else 0}
@@ -120,6 +121,14 @@ def run(name, V=1000, n_layer=2, T=64, B=32, steps=1500, lr=3e-3, skip=0.0, skip
             print(f"{name} L{layer}H{h} query 24 strongest keys {top.indices.tolist()} "
                   f"{[round(v, 2) for v in top.values.tolist()]}", flush=True)
     print(name, f"{time.time() - t0:.0f} s:", " ".join(rows), flush=True)
+    # Every head's induction score on probes of the periods that fit the window: a head at a fixed
+    # offset scores on one period only, an induction head on all of them.
+    model.eval()
+    with torch.no_grad():
+        for period, probe_seed in ((6, 3), (8, 4), (12, 5), (16, 99), (24, 7)):
+            if 2 * period <= T:
+                model(tt.random_repeats(8, period, V, probe_seed))
+                print(f"{name} ind{period} per head", tt.induction_scores(model.attention(), period).numpy().round(2).tolist(), flush=True)
     return model
 
 
