@@ -31,7 +31,7 @@ double ms_since(std::chrono::steady_clock::time_point start) {
 // chunks), sizing the chunks so that one call takes about step_ms() on this machine. On the UI
 // thread a pass also has at most kMaxUiSteps chunks: every call has a fixed cost (in wasm b is
 // packed again for every product, 30-50 ms for GPT-2 small): in 25 ms chunks a 511-token pass of
-// GPT-2 small took 11x the whole pass in the page, in 8 chunks 1.25-1.38x (bench/RESULTS.md).
+// GPT-2 small took 11x the whole pass in the page, in 8 chunks 1.21-1.38x (bench/RESULTS.md).
 // The page then repaints 8 times a pass, between chunks.
 constexpr int kMaxUiSteps = 8;
 

@@ -463,7 +463,7 @@ async function cacheAcrossReloads(page, server, slow) {
   check(kept && f.cache_saved_bytes === f.total_bytes, "after the load the page says when its copy in the browser is complete (cache_copy \"kept\")",
         `${f.cache_copy}, ${f.cache_saved_bytes} of ${f.total_bytes} bytes`);
   const gets = server.downloads(longRoute);
-  await page.goto(`${server.origin}/?model=${encodeURIComponent(longUrl)}`);  // at once
+  await page.goto(`${server.origin}/?model=${encodeURIComponent(longUrl)}`);
   const again = await waitReady(page) && await waitFor(page, () => window.attnlab.status().model.loaded, undefined, 30000);
   f = (await status(page)).model_fetch;
   check(again && server.downloads(longRoute) === gets && f.cached && f.cache_copy === "kept",
