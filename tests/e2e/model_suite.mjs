@@ -458,7 +458,8 @@ async function cacheAcrossReloads(page, server, slow) {
   const longRoute = "/models/long/model.safetensors", longUrl = server.origin + longRoute;
   await loadByPasting(page, longUrl);
   await waitFor(page, (u) => window.attnlab.status().model.source === u, longUrl, 30000);
-  const kept = await waitFor(page, () => window.attnlab.status().model_fetch.cache_copy === "kept", undefined, 10000);
+  // The write shares the single-threaded page's main thread with the model's first pass.
+  const kept = await waitFor(page, () => window.attnlab.status().model_fetch.cache_copy === "kept", undefined, 30000);
   f = (await status(page)).model_fetch;
   check(kept && f.cache_saved_bytes === f.total_bytes, "after the load the page says when its copy in the browser is complete (cache_copy \"kept\")",
         `${f.cache_copy}, ${f.cache_saved_bytes} of ${f.total_bytes} bytes`);
@@ -488,7 +489,8 @@ async function heapAcrossLoads(page, server) {
   const said = `MB in use/memory after each load (long, small, long, small, long): ${heaps.map(mb).join(", ")}`;
   console.log(`        ${said}`);
   if (!check(heaps.length === 5, "five loads of two shapes in a row complete", said)) return;
-  const level = (a, b) => Math.abs(heaps[a].in_use_bytes - heaps[b].in_use_bytes) <= 0.01 * heaps[b].in_use_bytes;
+  // Within 5% (0.9-1.7 MB here; 0.1 MB seen between runs): a model left behind would add its 13-26 MB.
+  const level = (a, b) => Math.abs(heaps[a].in_use_bytes - heaps[b].in_use_bytes) <= 0.05 * heaps[b].in_use_bytes;
   check(level(2, 0) && level(4, 0) && level(3, 1), "loading a model frees the one before (the bytes in use return to each shape's level)", said);
   check(heaps[4].memory_bytes === heaps[2].memory_bytes, "the wasm memory does not grow after the first loads of each shape", said);
 }
