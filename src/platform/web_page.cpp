@@ -190,10 +190,16 @@ EMSCRIPTEN_KEEPALIVE const char* attnlab_status_json() {
     o.add("frames", static_cast<double>(frames));
     o.add("idle", g_page.paused);
     // The wasm memory (it only grows) and the bytes malloc has handed out, so that a test can see
-    // whether loading a model frees the one before.
+    // whether loading a model frees the one before. The bytes in use only in the single-threaded
+    // build (-1 in the threaded one): mallinfo() walks the whole heap, and a threaded page once hung
+    // with its main thread at 100% in a status() poll while the workers ran a pass.
     attnlab::json::ObjectBuilder heap;
     heap.add("memory_bytes", static_cast<double>(emscripten_get_heap_size()));
+#ifdef __EMSCRIPTEN_PTHREADS__
+    heap.add("in_use_bytes", -1.0);
+#else
     heap.add("in_use_bytes", static_cast<double>(static_cast<unsigned>(mallinfo().uordblks)));
+#endif
     o.add_raw("heap", heap.str());
     if (g_page.host) {
         int w = 0, h = 0;
