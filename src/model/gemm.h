@@ -1,5 +1,6 @@
 #pragma once
-// The one fp32 matrix product every forward pass and analysis goes through.
+// The fp32 matrix product of the forward pass's attention, its logits and the analyses; the
+// linear maps go through LinearWeight (linear.h), which natively has a kernel of its own.
 //
 //   c (m, n) = alpha * a (m, k) @ op(b) + bias (n)      op(b) = b (k, n), or b^T when b is (n, k)
 //

@@ -62,20 +62,6 @@ void layer_norm(const float* in, float* out, int n, int C, const float* w, const
     }, n >= 16);
 }
 
-// out (n, cols) = in (n, rows) @ W (rows, cols) + bias.
-//
-// In column panels of a fixed width, one thread each: a panel's bits are then the same on any
-// thread count, which the experiments promise. (Left to thread a product itself, Eigen split
-// the rows by the thread count and treated the split edges differently, so the last bits of the
-// activations changed with the number of threads.)
-void linear(const float* in, int n, int rows, const float* W, const float* bias, int cols, float* out) {
-    constexpr int panel = 128;  // C = 768 is 6 panels: even work for 2 or 3 threads
-    parallel_for((cols + panel - 1) / panel, [&](int item) {
-        const int c0 = item * panel;
-        gemm(n, std::min(panel, cols - c0), rows, in, rows, W + c0, cols, false, out + c0, cols, 1.0f, bias + c0);
-    });
-}
-
 }  // namespace
 
 Gpt2State::Gpt2State(const Gpt2Model& model) : model_(model) {
@@ -159,7 +145,7 @@ bool Gpt2State::run_layers(std::span<const int> tokens, std::string& error, Atte
 
         // qkv: (n, 3C) = ln_1(x) @ c_attn
         layer_norm(x_.data(), h_.data(), n, C, L.ln_1_w, L.ln_1_b, cfg.layer_norm_epsilon);
-        linear(h_.data(), n, C, L.c_attn_w, L.c_attn_b, 3 * C, qkv_.data());
+        L.c_attn.apply(h_.data(), n, L.c_attn_b, qkv_.data());
         for (int i = 0; i < n; ++i) {
             const float* row = qkv_.data() + static_cast<size_t>(i) * 3 * C;
             std::copy(row, row + C, q_.data() + static_cast<size_t>(i) * C);                      // q: (n, H, d)
@@ -210,14 +196,14 @@ bool Gpt2State::run_layers(std::span<const int> tokens, std::string& error, Atte
         }, !any_whole);
 
         // x += attn_out @ c_proj
-        linear(attn_out_.data(), n, C, L.c_proj_w, L.c_proj_b, C, h_.data());
+        L.c_proj.apply(attn_out_.data(), n, L.c_proj_b, h_.data());
         add_inplace(x_, h_);
 
         // x += gelu(ln_2(x) @ c_fc) @ c_proj
         layer_norm(x_.data(), h_.data(), n, C, L.ln_2_w, L.ln_2_b, cfg.layer_norm_epsilon);
-        linear(h_.data(), n, C, L.fc_w, L.fc_b, 4 * C, fc_.data());
+        L.fc.apply(h_.data(), n, L.fc_b, fc_.data());
         gelu_tanh_inplace(fc_);
-        linear(fc_.data(), n, 4 * C, L.mlp_proj_w, L.mlp_proj_b, C, h_.data());
+        L.mlp_proj.apply(fc_.data(), n, L.mlp_proj_b, h_.data());
         add_inplace(x_, h_);
     }
 

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/linear.h"
 #include "model/safetensors.h"
 
 namespace attnlab {
@@ -46,6 +47,8 @@ struct Gpt2LayerWeights {
     const float* fc_b;      // (4C)
     const float* mlp_proj_w;  // (4C, C)
     const float* mlp_proj_b;  // (C)
+    // The four matrices above, prepared for their products (model/linear.h).
+    LinearWeight c_attn, c_proj, fc, mlp_proj;
 };
 
 struct Gpt2Weights {

@@ -208,6 +208,12 @@ bool Gpt2Model::load(const SafetensorsReader& reader, const Gpt2Config* config, 
         at += out.size();
     }
     if (!own_head) w.lm_head = w.wte;
+    for (Gpt2LayerWeights& L : w.layers) {
+        L.c_attn = LinearWeight(L.c_attn_w, c.n_embd, 3 * c.n_embd);
+        L.c_proj = LinearWeight(L.c_proj_w, c.n_embd, c.n_embd);
+        L.fc = LinearWeight(L.fc_w, c.n_embd, 4 * c.n_embd);
+        L.mlp_proj = LinearWeight(L.mlp_proj_w, 4 * c.n_embd, c.n_embd);
+    }
 
     config_ = c;
     w_ = std::move(w);

@@ -1,0 +1,42 @@
+#pragma once
+// A linear map's weight, prepared once when the model loads, for every product with it:
+//
+//   out (n, cols) = in (n, rows) @ W (rows, cols) + bias (cols)      (Conv1D layout, row-major)
+//
+// The product runs in column panels of a fixed width, one thread each: a panel's bits are then
+// the same on any thread count, which the experiments promise. (Left to thread a product
+// itself, Eigen split the rows by the thread count and treated the split edges differently.)
+//
+// Where the build targets AVX-512 (natively, with -march=native on such a CPU) W is packed once,
+// at construction, for a kernel of our own (linear.cpp): a packed copy the size of W, which
+// spares every product the packing Eigen's did again at each call, and reaches about the
+// core's fused multiply-add peak where Eigen's reached half of it (bench/RESULTS.md).
+// Elsewhere, WebAssembly included, W is used in place and each panel is a gemm() (which in
+// WebAssembly packs its slice of W as it goes): a second copy of GPT-2 small's weights would
+// not fit the page's memory comfortably.
+#include <memory>
+
+namespace attnlab {
+
+class LinearWeight {
+public:
+    LinearWeight() = default;
+    // w (rows, cols) row-major with row stride cols. It must outlive this unless it was packed.
+    LinearWeight(const float* w, int rows, int cols);
+
+    int rows() const { return rows_; }
+    int cols() const { return cols_; }
+
+    // out (n, cols), row stride cols = in (n, rows), row stride rows, @ W + bias (null: none).
+    // Uses every thread parallel_for() may (model/parallel.h).
+    void apply(const float* in, int n, const float* bias, float* out) const;
+
+    static constexpr int kPanel = 128;  // columns per panel: C = 768 is 6, even work for 2 or 3 threads
+
+private:
+    const float* w_ = nullptr;
+    int rows_ = 0, cols_ = 0;
+    std::shared_ptr<float[]> packed_;  // AVX-512: strips of 32 columns, row after row (linear.cpp)
+};
+
+}  // namespace attnlab
