@@ -201,9 +201,14 @@ int run_prefill_json(const Gpt2Model& model, const std::string& checkpoint_sha, 
             std::fprintf(stderr, "attnlab_bench: --prefill lengths must be 1..%zu, not %d\n", tokens.size(), L);
             return 2;
         }
+        // One state for every run at this length, reset between them: its scratch buffers are
+        // then the unmeasured pass's, as onnxruntime's arena is its warm-up run's. (A fresh state
+        // per run faulted its scratch pages in again inside the timed pass: 10 ms of a 128-token
+        // pass on 2 threads in this VM, bench/RESULTS.md.)
         double best = 1e30;
+        Gpt2State state(model);
         for (int r = 0; r < repeats + 1; ++r) {
-            Gpt2State state(model);
+            state.reset();
             const double s = now();
             const int step = chunk > 0 ? chunk : L;
             for (int at = 0; at < L; at += step) {

@@ -1,9 +1,10 @@
 // gemm() against the plain triple loop, on shapes chosen to hit every edge of the WebAssembly
 // kernel's tiling: fewer rows than a tile (the unpacked paths), row and column remainders, k
 // across block boundaries, n across packed blocks, padded strides on every operand, alpha and
-// bias. Where gemm() defines its order of summation (the SIMD128 kernel) it must equal a float
-// loop in that order bit for bit; where Eigen reorders the sums (native) it must be within a
-// rounding bound of a double loop. Padding between rows of c must be left alone.
+// bias. Where gemm() defines its order of summation (the SIMD128 kernel; natively the AVX-512
+// one from 4 rows) it must equal a float loop in that order bit for bit (std::fma for the fused
+// chain); where Eigen reorders the sums it must be within a rounding bound of a double loop.
+// Padding between rows of c must be left alone.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -54,7 +55,7 @@ void check(const Case& t, SplitMix64& rng) {
             // The float loop in the order gemm_sum_order() names; each product is kept apart so
             // that the compiler cannot fuse it into a multiply-add.
             const GemmSumOrder order = gemm_sum_order(t.m, t.transposed);
-            float in_order = 0.0f, lanes[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+            float in_order = 0.0f, chain = 0.0f, lanes[4] = {0.0f, 0.0f, 0.0f, 0.0f};
             double exact = 0.0, magnitude = 0.0;
             const int k4 = t.k / 4 * 4;
             for (int p = 0; p < t.k; ++p) {
@@ -66,11 +67,13 @@ void check(const Case& t, SplitMix64& rng) {
                 } else {
                     in_order = in_order + product;
                 }
+                chain = std::fma(x, y, chain);
                 exact += static_cast<double>(x) * y;
                 magnitude += std::fabs(static_cast<double>(x) * y);
             }
             in_order = in_order * t.alpha;
             if (t.bias) in_order = in_order + bias[static_cast<size_t>(j)];
+            if (order == GemmSumOrder::fused_chain) in_order = std::fma(chain, t.alpha, t.bias ? bias[static_cast<size_t>(j)] : 0.0f);
             exact = exact * t.alpha + (t.bias ? bias[static_cast<size_t>(j)] : 0.0);
             const float got = c[static_cast<size_t>(i) * ldc + j];
             const bool ok = order != GemmSumOrder::unspecified
@@ -90,9 +93,10 @@ void check(const Case& t, SplitMix64& rng) {
 
 TEST_CASE("gemm equals the plain loop on every edge of the tiling", "[gemm]") {
     SplitMix64 rng(77);
-    // Rows: below, at and around the 4-row tile; columns: around the 8-wide tile, the 4-wide
-    // transposed groups and the 1024-column packed block; k: around the 256 block.
-    const int ms[] = {1, 2, 3, 4, 5, 7, 9, 16};
+    // Rows: below, at and around the 4-row tile (12 rows natively with AVX-512); columns: around
+    // the 8-wide tile, the 4-wide transposed groups and the 1024-column packed block; k: around
+    // the 256 block.
+    const int ms[] = {1, 2, 3, 4, 5, 7, 9, 12, 13, 16};
     const int ns[] = {1, 3, 4, 5, 8, 9, 17, 64, 1031};
     const int ks[] = {0, 1, 3, 4, 5, 255, 256, 257, 600};
     int cases = 0;

@@ -1,19 +1,19 @@
 #pragma once
-// The fp32 matrix product of the forward pass's attention, its logits and the analyses; the
-// linear maps go through LinearWeight (linear.h), which natively has a kernel of its own.
+// The fp32 matrix product of the forward pass's attention, its logits and the analyses (the
+// linear maps go through LinearWeight, linear.h):
 //
 //   c (m, n) = alpha * a (m, k) @ op(b) + bias (n)      op(b) = b (k, n), or b^T when b is (n, k)
 //
 // All matrices are row-major with a row stride (lda, ldb, ldc >= their column counts); bias may
 // be null. c must not overlap a or b.
 //
-// Two builds of it: natively Eigen (AVX-512 with FMA; bench/RESULTS.md has the measurements
-// behind keeping it); in WebAssembly a register-blocked SIMD128 kernel over packed panels of b
+// Three builds of it: natively with AVX-512, from 4 rows, the register tile of tile_avx512.h over
+// b packed per call (gemm.cpp; about twice Eigen's speed in the attention's products); natively
+// otherwise Eigen; in WebAssembly a register-blocked SIMD128 kernel over packed panels of b
 // (gemm_simd128.cpp), since Eigen's SSE path on SIMD128 reaches about half of what SIMD128 allows.
 //
-// The WebAssembly kernel defines every element's bits (GemmSumOrder below): they never depend on
-// the tiling, the strides or the thread count, and a row alone against b equals the same row of
-// a larger product.
+// The two kernels of our own define every element's bits (GemmSumOrder below): they never depend
+// on the tiling, the strides or the thread count.
 namespace attnlab {
 
 void gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, bool b_transposed, float* c, int ldc,
@@ -24,6 +24,8 @@ enum class GemmSumOrder {
     plain_loop,   // over p = 0..k-1 in order, one multiply and one add at a time
     four_lanes,   // lane l sums p = l, l + 4, ... below k rounded down to 4, in order; then
                   // (l0 + l1) + (l2 + l3); then the last k mod 4 terms in order
+    fused_chain,  // a chain of fused multiply-adds over p = 0..k-1 in order, from 0; then
+                  // fma(sum, alpha, bias) (natively with AVX-512, at least 4 rows)
     unspecified,  // Eigen: blocked, vectorised and fused; close to the exact sum, bits not defined
 };
 GemmSumOrder gemm_sum_order(int m, bool b_transposed);
