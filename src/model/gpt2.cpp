@@ -146,12 +146,12 @@ bool Gpt2State::run_layers(std::span<const int> tokens, std::string& error, Atte
         // qkv: (n, 3C) = ln_1(x) @ c_attn
         layer_norm(x_.data(), h_.data(), n, C, L.ln_1_w, L.ln_1_b, cfg.layer_norm_epsilon);
         L.c_attn.apply(h_.data(), n, L.c_attn_b, qkv_.data());
-        for (int i = 0; i < n; ++i) {
+        parallel_for(n, [&](int i) {
             const float* row = qkv_.data() + static_cast<size_t>(i) * 3 * C;
             std::copy(row, row + C, q_.data() + static_cast<size_t>(i) * C);                      // q: (n, H, d)
             std::copy(row + C, row + 2 * C, k_cache + static_cast<size_t>(t_ + i) * C);           // k: (T, H, d)
             std::copy(row + 2 * C, row + 3 * C, v_cache + static_cast<size_t>(t_ + i) * C);       // v: (T, H, d)
-        }
+        }, n >= 16);
         if (observer) observer->on_layer({l, t_, n, H, d, x_.data(), q_.data(), k_cache, v_cache});
 
         // Per head and block of queries: scores = q k^T / sqrt(d) over the keys the block can see
