@@ -62,10 +62,11 @@ void packed_gemm(int m, int n, int k, const float* a, int lda, const float* b, i
             const int j0 = s * kStrip, width = std::min(kStrip, n - j0);
             float* strip = packed + static_cast<size_t>(s) * kc * kStrip;
             if (b_transposed) {
-                for (int jj = 0; jj < kStrip; ++jj) {
+                for (int jj = 0; jj < width; ++jj) {
                     const float* col = b + static_cast<size_t>(j0 + jj) * ldb + k0;  // op(b)(., j0 + jj) is row j0 + jj of b
-                    for (int p = 0; p < kc; ++p) strip[p * kStrip + jj] = jj < width ? col[p] : 0.0f;
+                    for (int p = 0; p < kc; ++p) strip[p * kStrip + jj] = col[p];
                 }
+                for (int p = 0; p < kc; ++p) std::fill(strip + p * kStrip + width, strip + (p + 1) * kStrip, 0.0f);
             } else {
                 for (int p = 0; p < kc; ++p) {
                     const float* row = b + static_cast<size_t>(k0 + p) * ldb + j0;

@@ -80,7 +80,7 @@ void LinearWeight::apply(const float* in, int n, const float* bias, float* out) 
                                                    : packed_.get() + (next_c0 / kStrip + s) * strip_floats +
                                                          static_cast<size_t>(next_k0) * kStrip + static_cast<size_t>(first_line) * 16;
                     avx512::tiles[r - 1](kc, in + static_cast<size_t>(i0) * rows_ + k0, rows_, strip + static_cast<size_t>(k0) * kStrip,
-                                  out + static_cast<size_t>(i0) * cols_ + j0, cols_, m0, m1, next, lines);
+                                         out + static_cast<size_t>(i0) * cols_ + j0, cols_, m0, m1, next, lines);
                 }
             }
         }
