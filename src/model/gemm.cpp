@@ -68,11 +68,7 @@ void packed_gemm(int m, int n, int k, const float* a, int lda, const float* b, i
                 }
                 for (int p = 0; p < kc; ++p) std::fill(strip + p * kStrip + width, strip + (p + 1) * kStrip, 0.0f);
             } else {
-                for (int p = 0; p < kc; ++p) {
-                    const float* row = b + static_cast<size_t>(k0 + p) * ldb + j0;
-                    std::copy(row, row + width, strip + p * kStrip);
-                    std::fill(strip + p * kStrip + width, strip + (p + 1) * kStrip, 0.0f);
-                }
+                pack_strip(b + static_cast<size_t>(k0) * ldb + j0, static_cast<size_t>(ldb), kc, width, strip);
             }
         }
         for (int i0 = 0; i0 < m; i0 += kTileRows) {

@@ -33,22 +33,21 @@ bool parse_gpt2_config(std::string_view json_text, std::string_view source, Gpt2
 // The config.json Hugging Face writes for `config` (the fields above, model_type "gpt2").
 std::string gpt2_config_json(const Gpt2Config& config);
 
-// One layer's parameters. Conv1D layout: weights are (in, out), applied as x @ W + b.
+// One layer's parameters. Conv1D layout: weights are (in, out), applied as x @ W + b; the four
+// matrices are prepared for their products when the model loads (model/linear.h).
 struct Gpt2LayerWeights {
     const float* ln_1_w;    // (C)
     const float* ln_1_b;    // (C)
-    const float* c_attn_w;  // (C, 3C): q, k, v side by side
+    LinearWeight c_attn;    // (C, 3C): q, k, v side by side
     const float* c_attn_b;  // (3C)
-    const float* c_proj_w;  // (C, C)
+    LinearWeight c_proj;    // (C, C)
     const float* c_proj_b;  // (C)
     const float* ln_2_w;    // (C)
     const float* ln_2_b;    // (C)
-    const float* fc_w;      // (C, 4C)
+    LinearWeight fc;        // (C, 4C)
     const float* fc_b;      // (4C)
-    const float* mlp_proj_w;  // (4C, C)
+    LinearWeight mlp_proj;  // (4C, C)
     const float* mlp_proj_b;  // (C)
-    // The four matrices above, prepared for their products (model/linear.h).
-    LinearWeight c_attn, c_proj, fc, mlp_proj;
 };
 
 struct Gpt2Weights {

@@ -1,4 +1,5 @@
 // Binding a safetensors checkpoint in the Hugging Face GPT-2 layout to Gpt2Model.
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -151,20 +152,23 @@ bool Gpt2Model::load(const SafetensorsReader& reader, const Gpt2Config* config, 
     };
     need("wte.weight", {V, C}, &w.wte);
     need("wpe.weight", {c.n_positions, C}, &w.wpe);
+    // Where each layer's four matrices are, until they become LinearWeights below.
+    std::vector<std::array<const float*, 4>> matrices(static_cast<size_t>(c.n_layer));
     for (int l = 0; l < c.n_layer; ++l) {
         const std::string h = "h." + std::to_string(l) + ".";
         Gpt2LayerWeights& L = w.layers[static_cast<size_t>(l)];
+        std::array<const float*, 4>& m = matrices[static_cast<size_t>(l)];
         need(h + "ln_1.weight", {C}, &L.ln_1_w);
         need(h + "ln_1.bias", {C}, &L.ln_1_b);
-        need(h + "attn.c_attn.weight", {C, 3 * C}, &L.c_attn_w);
+        need(h + "attn.c_attn.weight", {C, 3 * C}, &m[0]);
         need(h + "attn.c_attn.bias", {3 * C}, &L.c_attn_b);
-        need(h + "attn.c_proj.weight", {C, C}, &L.c_proj_w);
+        need(h + "attn.c_proj.weight", {C, C}, &m[1]);
         need(h + "attn.c_proj.bias", {C}, &L.c_proj_b);
         need(h + "ln_2.weight", {C}, &L.ln_2_w);
         need(h + "ln_2.bias", {C}, &L.ln_2_b);
-        need(h + "mlp.c_fc.weight", {C, 4 * C}, &L.fc_w);
+        need(h + "mlp.c_fc.weight", {C, 4 * C}, &m[2]);
         need(h + "mlp.c_fc.bias", {4 * C}, &L.fc_b);
-        need(h + "mlp.c_proj.weight", {4 * C, C}, &L.mlp_proj_w);
+        need(h + "mlp.c_proj.weight", {4 * C, C}, &m[3]);
         need(h + "mlp.c_proj.bias", {C}, &L.mlp_proj_b);
     }
     need("ln_f.weight", {C}, &w.ln_f_w);
@@ -208,11 +212,13 @@ bool Gpt2Model::load(const SafetensorsReader& reader, const Gpt2Config* config, 
         at += out.size();
     }
     if (!own_head) w.lm_head = w.wte;
-    for (Gpt2LayerWeights& L : w.layers) {
-        L.c_attn = LinearWeight(L.c_attn_w, c.n_embd, 3 * c.n_embd);
-        L.c_proj = LinearWeight(L.c_proj_w, c.n_embd, c.n_embd);
-        L.fc = LinearWeight(L.fc_w, c.n_embd, 4 * c.n_embd);
-        L.mlp_proj = LinearWeight(L.mlp_proj_w, 4 * c.n_embd, c.n_embd);
+    for (size_t l = 0; l < w.layers.size(); ++l) {
+        Gpt2LayerWeights& L = w.layers[l];
+        const std::array<const float*, 4>& m = matrices[l];
+        L.c_attn = LinearWeight(m[0], c.n_embd, 3 * c.n_embd);
+        L.c_proj = LinearWeight(m[1], c.n_embd, c.n_embd);
+        L.fc = LinearWeight(m[2], c.n_embd, 4 * c.n_embd);
+        L.mlp_proj = LinearWeight(m[3], 4 * c.n_embd, c.n_embd);
     }
 
     config_ = c;

@@ -10,7 +10,6 @@
 #include "model/linear.h"
 
 #include <algorithm>
-#include <cstring>
 
 #include "model/gemm.h"
 #include "model/parallel.h"
@@ -38,12 +37,8 @@ LinearWeight::LinearWeight(const float* w, int rows, int cols) : w_(w), rows_(ro
     float* raw = static_cast<float*>(::operator new[](std::max<size_t>(1, strips * strip_floats) * sizeof(float), std::align_val_t(64)));
     packed_ = std::shared_ptr<float[]>(raw, [](float* p) { ::operator delete[](p, std::align_val_t(64)); });
     parallel_for(strips, [&](int s) {
-        const int j0 = s * kStrip, width = std::min(kStrip, cols - j0);
-        float* out = raw + s * strip_floats;
-        for (int p = 0; p < rows; ++p, out += kStrip) {
-            std::memcpy(out, w + static_cast<size_t>(p) * cols + j0, width * sizeof(float));
-            std::fill(out + width, out + kStrip, 0.0f);
-        }
+        const int j0 = s * kStrip;
+        avx512::pack_strip(w + j0, static_cast<size_t>(cols), rows, std::min(kStrip, cols - j0), raw + s * strip_floats);
     });
 }
 

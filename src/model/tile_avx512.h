@@ -12,6 +12,7 @@
 #endif
 #include <immintrin.h>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <utility>
@@ -26,6 +27,14 @@ constexpr int kDepthBlock = 256;  // p per pass over a tile: its rows of a (12 K
 inline __mmask16 low_mask(int left) { return left >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << left) - 1); }
 inline __mmask16 high_mask(int left) {
     return left >= 32 ? 0xFFFF : left <= 16 ? 0 : static_cast<__mmask16>((1u << (left - 16)) - 1);
+}
+
+// rows x width floats of b (row stride ldb) as a strip: rows x 32, zero past width (<= 32).
+inline void pack_strip(const float* b, size_t ldb, int rows, int width, float* strip) {
+    for (int p = 0; p < rows; ++p, b += ldb, strip += kStrip) {
+        std::copy(b, b + width, strip);
+        std::fill(strip + width, strip + kStrip, 0.0f);
+    }
 }
 
 // c (R x 32, row stride ldc; the lanes m0 and m1 leave out are neither read nor written) +=
