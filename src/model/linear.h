@@ -3,9 +3,9 @@
 //
 //   out (n, cols) = in (n, rows) @ W (rows, cols) + bias (cols)      (Conv1D layout, row-major)
 //
-// The product runs in column panels of a fixed width, one thread each: a panel's bits are then
-// the same on any thread count, which the experiments promise. (Left to thread a product
-// itself, Eigen split the rows by the thread count and treated the split edges differently.)
+// The product is split by columns, never by rows or depth: every element's bits are then the same
+// on any thread count, which the experiments promise. (Left to thread a product itself, Eigen
+// split the rows by the thread count and treated the split edges differently.)
 //
 // Where the build targets AVX-512 (natively, with -march=native on such a CPU) W is packed once,
 // at construction, for a kernel of our own (linear.cpp): a packed copy the size of W, which
@@ -31,7 +31,7 @@ public:
     // Uses every thread parallel_for() may (model/parallel.h).
     void apply(const float* in, int n, const float* bias, float* out) const;
 
-    static constexpr int kPanel = 128;  // columns per panel: C = 768 is 6, even work for 2 or 3 threads
+    static constexpr int kPanel = 128;  // columns per panel (natively, a thread's run of columns goes panel by panel)
 
 private:
     const float* w_ = nullptr;
