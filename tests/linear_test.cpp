@@ -6,8 +6,10 @@
 // depend on the thread count, nor, where defined, on how many rows the product has.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 #include "model/gemm.h"
@@ -108,6 +110,35 @@ TEST_CASE("LinearWeight gives the same bits on one thread and on all", "[linear]
         INFO(threads << " threads");
         CHECK(std::memcmp(alone.data(), all.data(), alone.size() * sizeof(float)) == 0);
         CHECK(wrong_elements(n, rows, cols, in, w, bias.data(), all) == 0);
+    }
+    set_max_threads(before);
+}
+
+TEST_CASE("LinearWeight hands over every column once, and only when it is final", "[linear]") {
+    SplitMix64 rng(77);
+    const int n = 30, rows = 600, cols = 700;  // several depth blocks: a column is final after the last
+    const std::vector<float> w = random_values(rng, static_cast<size_t>(rows) * cols);
+    const std::vector<float> in = random_values(rng, static_cast<size_t>(n) * rows);
+    const LinearWeight lw(w.data(), rows, cols);
+    std::vector<float> expected(static_cast<size_t>(n) * cols);
+    lw.apply(in.data(), n, nullptr, expected.data());
+    const int before = max_threads();
+    for (int threads : {1, 2, 3, 7}) {
+        set_max_threads(threads);
+        std::vector<float> out(expected.size(), 0.0f);
+        std::vector<int> handed(static_cast<size_t>(cols), 0);
+        int not_final = 0;
+        std::mutex guard;
+        lw.apply(in.data(), n, nullptr, out.data(), [&](int c0, int width) {
+            std::lock_guard<std::mutex> lock(guard);
+            for (int j = c0; j < c0 + width; ++j) {
+                ++handed[static_cast<size_t>(j)];
+                for (int i = 0; i < n; ++i) not_final += out[static_cast<size_t>(i) * cols + j] != expected[static_cast<size_t>(i) * cols + j];
+            }
+        });
+        INFO(threads << " threads");
+        CHECK(not_final == 0);
+        CHECK(std::count(handed.begin(), handed.end(), 1) == cols);
     }
     set_max_threads(before);
 }

@@ -20,30 +20,29 @@ using Matrix = Eigen::Map<RowMatrix>;
 // enough for efficient matrix products.
 constexpr int kQueryBlock = 64;
 
-// x <- 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), with Eigen's vectorised tanh.
-void gelu_tanh_inplace(std::vector<float>& v) {
-    constexpr std::ptrdiff_t chunk = 1 << 14;
-    const std::ptrdiff_t size = static_cast<std::ptrdiff_t>(v.size());
-    parallel_for(static_cast<int>((size + chunk - 1) / chunk), [&](int item) {
-        const std::ptrdiff_t at = item * chunk;
-        // Through an aligned copy: on memory of unknown alignment Eigen runs the first few
-        // elements through the scalar tanh, whose last bit differs from the vector one, and the
-        // alignment of a heap buffer changes with the allocator's history (the thread count).
-        auto v_chunk = Eigen::Map<Eigen::ArrayXf>(v.data() + at, std::min(chunk, size - at));
-        Eigen::ArrayXf x = v_chunk;
+// Columns c0..c0 + width - 1 of every row of v (n, cols): x <- 0.5 x (1 + tanh(sqrt(2/pi) (x +
+// 0.044715 x^3))), with Eigen's vectorised tanh.
+void gelu_tanh_columns(float* v, int n, int cols, int c0, int width) {
+    // Through an aligned copy padded to whole packets: Eigen runs the unaligned head of a row, and
+    // a tail shorter than a packet, through the scalar tanh, whose last bit differs from the
+    // vector one; so an element's bits would depend on where the run of columns around it
+    // begins, which depends on the thread count.
+    constexpr int kPacket = 16;
+    Eigen::ArrayXf x = Eigen::ArrayXf::Zero((width + kPacket - 1) / kPacket * kPacket);
+    for (int i = 0; i < n; ++i) {
+        float* row = v + static_cast<size_t>(i) * cols + c0;
+        std::copy(row, row + width, x.data());
         x = 0.5f * x * (1.0f + (0.7978845608028654f * (x + 0.044715f * x.cube())).tanh());
-        v_chunk = x;
-    });
+        std::copy(x.data(), x.data() + width, row);
+    }
 }
 
-// x += y, element by element.
-void add_inplace(std::vector<float>& x, const std::vector<float>& y) {
-    constexpr size_t chunk = 1 << 14;
-    const size_t size = x.size();
-    parallel_for(static_cast<int>((size + chunk - 1) / chunk), [&](int item) {
-        const size_t at = static_cast<size_t>(item) * chunk, end = std::min(size, at + chunk);
-        for (size_t i = at; i < end; ++i) x[i] += y[i];
-    });
+// Columns c0..c0 + width - 1 of every row: x (n, cols) += y (n, cols).
+void add_columns(float* x, const float* y, int n, int cols, int c0, int width) {
+    for (int i = 0; i < n; ++i) {
+        const size_t at = static_cast<size_t>(i) * cols + c0;
+        for (int c = 0; c < width; ++c) x[at + c] += y[at + c];
+    }
 }
 
 // out = LayerNorm(in) row by row; in, out: (n, C).
@@ -145,13 +144,18 @@ bool Gpt2State::run_layers(std::span<const int> tokens, std::string& error, Atte
 
         // qkv: (n, 3C) = ln_1(x) @ c_attn
         layer_norm(x_.data(), h_.data(), n, C, L.ln_1_w, L.ln_1_b, cfg.layer_norm_epsilon);
-        L.c_attn.apply(h_.data(), n, L.c_attn_b, qkv_.data());
-        parallel_for(n, [&](int i) {
-            const float* row = qkv_.data() + static_cast<size_t>(i) * 3 * C;
-            std::copy(row, row + C, q_.data() + static_cast<size_t>(i) * C);                      // q: (n, H, d)
-            std::copy(row + C, row + 2 * C, k_cache + static_cast<size_t>(t_ + i) * C);           // k: (T, H, d)
-            std::copy(row + 2 * C, row + 3 * C, v_cache + static_cast<size_t>(t_ + i) * C);       // v: (T, H, d)
-        }, n >= 16);
+        // q: (n, H, d); k and v: rows t_.. of this layer's caches, (T, H, d)
+        float* const qkv_to[3] = {q_.data(), k_cache + static_cast<size_t>(t_) * C, v_cache + static_cast<size_t>(t_) * C};
+        L.c_attn.apply(h_.data(), n, L.c_attn_b, qkv_.data(), [&](int c0, int width) {
+            for (int c = c0, end = c0 + width; c < end;) {  // the run's parts of q, k and v
+                const int part = c / C, stop = std::min(end, (part + 1) * C);
+                for (int i = 0; i < n; ++i) {
+                    const float* row = qkv_.data() + static_cast<size_t>(i) * 3 * C;
+                    std::copy(row + c, row + stop, qkv_to[part] + static_cast<size_t>(i) * C + (c - part * C));
+                }
+                c = stop;
+            }
+        });
         if (observer) observer->on_layer({l, t_, n, H, d, x_.data(), q_.data(), k_cache, v_cache});
 
         // Per head and block of queries: scores = q k^T / sqrt(d) over the keys the block can see
@@ -196,15 +200,13 @@ bool Gpt2State::run_layers(std::span<const int> tokens, std::string& error, Atte
         }, !any_whole);
 
         // x += attn_out @ c_proj
-        L.c_proj.apply(attn_out_.data(), n, L.c_proj_b, h_.data());
-        add_inplace(x_, h_);
+        const auto add_to_x = [&](int c0, int width) { add_columns(x_.data(), h_.data(), n, C, c0, width); };
+        L.c_proj.apply(attn_out_.data(), n, L.c_proj_b, h_.data(), add_to_x);
 
         // x += gelu(ln_2(x) @ c_fc) @ c_proj
         layer_norm(x_.data(), h_.data(), n, C, L.ln_2_w, L.ln_2_b, cfg.layer_norm_epsilon);
-        L.fc.apply(h_.data(), n, L.fc_b, fc_.data());
-        gelu_tanh_inplace(fc_);
-        L.mlp_proj.apply(fc_.data(), n, L.mlp_proj_b, h_.data());
-        add_inplace(x_, h_);
+        L.fc.apply(h_.data(), n, L.fc_b, fc_.data(), [&](int c0, int width) { gelu_tanh_columns(fc_.data(), n, 4 * C, c0, width); });
+        L.mlp_proj.apply(fc_.data(), n, L.mlp_proj_b, h_.data(), add_to_x);
     }
 
     t_ = T;

@@ -42,7 +42,7 @@ LinearWeight::LinearWeight(const float* w, int rows, int cols) : w_(w), rows_(ro
     });
 }
 
-void LinearWeight::apply(const float* in, int n, const float* bias, float* out) const {
+void LinearWeight::apply(const float* in, int n, const float* bias, float* out, const ColumnsDone& done) const {
     if (n <= 0 || cols_ <= 0) return;
     const size_t strip_floats = static_cast<size_t>(rows_) * kStrip;
     const int strips = (cols_ + kStrip - 1) / kStrip, panel_strips = kPanel / kStrip;
@@ -81,6 +81,7 @@ void LinearWeight::apply(const float* in, int n, const float* bias, float* out) 
                 }
             }
         }
+        if (done) done(c0, width);
     };
     // Each thread takes one run of whole strips and goes through it panel by panel, so the
     // panel it fetches W ahead for is the one it runs next. Panels handed out one at a time
@@ -105,11 +106,11 @@ void LinearWeight::apply(const float* in, int n, const float* bias, float* out) 
 
 LinearWeight::LinearWeight(const float* w, int rows, int cols) : w_(w), rows_(rows), cols_(cols) {}
 
-void LinearWeight::apply(const float* in, int n, const float* bias, float* out) const {
+void LinearWeight::apply(const float* in, int n, const float* bias, float* out, const ColumnsDone& done) const {
     parallel_for((cols_ + kPanel - 1) / kPanel, [&](int item) {
-        const int c0 = item * kPanel;
-        gemm(n, std::min(kPanel, cols_ - c0), rows_, in, rows_, w_ + c0, cols_, false, out + c0, cols_, 1.0f,
-             bias ? bias + c0 : nullptr);
+        const int c0 = item * kPanel, width = std::min(kPanel, cols_ - c0);
+        gemm(n, width, rows_, in, rows_, w_ + c0, cols_, false, out + c0, cols_, 1.0f, bias ? bias + c0 : nullptr);
+        if (done) done(c0, width);
     });
 }
 

@@ -14,6 +14,7 @@
 // Elsewhere, WebAssembly included, W is used in place and each panel is a gemm() (which in
 // WebAssembly packs its slice of W as it goes): a second copy of GPT-2 small's weights would
 // not fit the page's memory comfortably.
+#include <functional>
 #include <memory>
 
 namespace attnlab {
@@ -27,9 +28,15 @@ public:
     int rows() const { return rows_; }
     int cols() const { return cols_; }
 
+    // Called with (c0, width) once columns c0..c0 + width - 1 of out are final in every row, on
+    // the thread that computed them, while they are still in its cache: element-wise work that
+    // follows the product (an activation, a residual add, a copy) then needs no pass of its own
+    // over out, nor a wait for every thread in between. Runs of columns never overlap.
+    using ColumnsDone = std::function<void(int c0, int width)>;
+
     // out (n, cols), row stride cols = in (n, rows), row stride rows, @ W + bias (null: none).
     // Uses every thread parallel_for() may (model/parallel.h).
-    void apply(const float* in, int n, const float* bias, float* out) const;
+    void apply(const float* in, int n, const float* bias, float* out, const ColumnsDone& done = {}) const;
 
     static constexpr int kPanel = 128;  // columns per panel (natively, a thread's run of columns goes panel by panel)
 
