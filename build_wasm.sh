@@ -209,7 +209,7 @@ run_tests() {
   build_wasm
   run_ctest "wasm under node (ctest)" build/wasm
   say "the tests that use threads, in the pthreads build (worker pool) under node"
-  run_catch "wasm pthreads under node" build/wasm-mt/attnlab_tests.js "[parallel],[gemm],[gpt2]"
+  run_catch "wasm pthreads under node" build/wasm-mt/attnlab_tests.js "[parallel],[gemm],[linear],[gpt2]"
   say "browser end-to-end test (headless Chromium)"
   local out="$ROOT/build/e2e" p f
   rm -f "$out/result.txt"

@@ -107,10 +107,16 @@ void LinearWeight::apply(const float* in, int n, const float* bias, float* out, 
 LinearWeight::LinearWeight(const float* w, int rows, int cols) : w_(w), rows_(rows), cols_(cols) {}
 
 void LinearWeight::apply(const float* in, int n, const float* bias, float* out, const ColumnsDone& done) const {
-    parallel_for((cols_ + kPanel - 1) / kPanel, [&](int item) {
-        const int c0 = item * kPanel, width = std::min(kPanel, cols_ - c0);
-        gemm(n, width, rows_, in, rows_, w_ + c0, cols_, false, out + c0, cols_, 1.0f, bias ? bias + c0 : nullptr);
-        if (done) done(c0, width);
+    // As with AVX-512: one run of columns a thread (in units of 32), gone through panel by panel.
+    constexpr int kUnit = 32;
+    const int units = (cols_ + kUnit - 1) / kUnit, parts = std::min(max_threads(), units);
+    parallel_for(parts, [&](int part) {
+        const int end = std::min(cols_, units * (part + 1) / parts * kUnit);
+        for (int c0 = units * part / parts * kUnit; c0 < end; c0 += kPanel) {
+            const int width = std::min(kPanel, end - c0);
+            gemm(n, width, rows_, in, rows_, w_ + c0, cols_, false, out + c0, cols_, 1.0f, bias ? bias + c0 : nullptr);
+            if (done) done(c0, width);
+        }
     });
 }
 
