@@ -50,10 +50,22 @@ void layer_norm(const float* in, float* out, int n, int C, const float* w, const
     parallel_for(n, [&](int i) {
         const float* x = in + static_cast<size_t>(i) * C;
         float* y = out + static_cast<size_t>(i) * C;
-        double mean = 0.0, var = 0.0;  // double: C = 768 sums of fp32 lose digits otherwise
-        for (int c = 0; c < C; ++c) mean += x[c];
+        // In double (C = 768 sums of fp32 lose digits otherwise), in kLanes partial sums that the
+        // compiler keeps in vector registers: one sum in order was 3% of a 2-thread prefill.
+        constexpr int kLanes = 8;
+        double sum[kLanes] = {}, square[kLanes] = {};
+        const int whole = C / kLanes * kLanes;
+        for (int c = 0; c < whole; c += kLanes)
+            for (int l = 0; l < kLanes; ++l) sum[l] += x[c + l];
+        for (int c = whole; c < C; ++c) sum[c - whole] += x[c];
+        double mean = 0.0;
+        for (int l = 0; l < kLanes; ++l) mean += sum[l];
         mean /= C;
-        for (int c = 0; c < C; ++c) var += (x[c] - mean) * (x[c] - mean);
+        for (int c = 0; c < whole; c += kLanes)
+            for (int l = 0; l < kLanes; ++l) square[l] += (x[c + l] - mean) * (x[c + l] - mean);
+        for (int c = whole; c < C; ++c) square[c - whole] += (x[c] - mean) * (x[c] - mean);
+        double var = 0.0;
+        for (int l = 0; l < kLanes; ++l) var += square[l];
         var /= C;
         const float m = static_cast<float>(mean);
         const float inv = static_cast<float>(1.0 / std::sqrt(var + eps));
