@@ -63,13 +63,43 @@ def recall_windows(k, T, V, g, pairs=4, each=3):
     return w, target
 
 
+def markov_windows(k, T, V, g, states=16, jump=0.25):
+    """k windows of T tokens, each an in-context Markov chain: `states` tokens of the window's own, each
+    with a successor of the window's own (a random permutation of them); each step follows it, or with
+    probability `jump` goes to a random one of the states. Once a token has occurred, only a head that
+    finds its earlier occurrence by the token itself (a textbook induction head) predicts its successor.
+    Returns the windows and a mask of those predictable targets (as targets of x = w[:, :-1])."""
+    w = torch.zeros(k, T, dtype=torch.long)
+    target = torch.zeros(k, T - 1, dtype=torch.bool)
+    for i in range(k):
+        tokens = torch.randperm(V, generator=g)[:states]
+        successor = torch.randperm(states, generator=g).tolist()
+        jumps = (torch.rand(T, generator=g) < jump).tolist()
+        random_state = torch.randint(0, states, (T,), generator=g).tolist()
+        state, seen = int(torch.randint(0, states, (1,), generator=g)), set()
+        for t in range(T):
+            w[i, t] = tokens[state]
+            if t < T - 1 and state in seen and not jumps[t + 1]:
+                target[i, t] = True
+            seen.add(state)
+            if t < T - 1:
+                state = random_state[t + 1] if jumps[t + 1] else successor[state]
+    return w, target
+
+
 def run(name, V=1000, n_layer=2, T=64, B=32, steps=1500, lr=3e-3, skip=0.0, skip_until=10**9, perm=0,
-        pos="gpt2", pscale=0.1, emb=0.02, seed=0, recall=0.0, pairs=4, each=3):
+        pos="gpt2", pscale=0.1, emb=0.02, seed=0, recall=0.0, pairs=4, each=3, markov=0.0, states=16, jump=0.25,
+        sub=0, untied=0):
     """V: vocabulary; skip: the fraction of each batch that is train_tiny's --skip-rate windows (each
     token repeats the one two back with probability 1/2), until step skip_until; perm: repeat a fixed
     permutation of it instead; pos: "gpt2" (N(0, 0.02)) or "sep" (--position-dims 32 at pscale);
     emb: the token table's starting standard deviation; recall: the fraction of each batch that is
-    recall_windows(pairs, each); the rest of the batch is periodic windows. Returns the model."""
+    recall_windows(pairs, each); markov: the fraction that is markov_windows(states, jump); the rest of
+    the batch is periodic windows, drawn from the first `sub` tokens only if sub is set (the probes still
+    draw from all V); untied: a separate output matrix instead of the token table (not GPT-2's layout, so
+    never shippable: it asks whether the tied table is what keeps the textbook head from forming).
+    Returns the model."""
+    assert not (recall and markov), "one kind of recall windows a run"
     torch.manual_seed(seed)
     cfg = {"n_layer": n_layer, "n_head": 4, "n_embd": 128, "n_positions": 256, "qk_init_std": 0.02,
            "sinusoidal_positions": 0, "position_scale": pscale, "position_dims": 32 if pos == "sep" else 0}
@@ -77,27 +107,41 @@ def run(name, V=1000, n_layer=2, T=64, B=32, steps=1500, lr=3e-3, skip=0.0, skip
     if emb != 0.02:
         with torch.no_grad():
             model.wte.weight.normal_(0.0, emb)
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, betas=(0.9, 0.95), weight_decay=0.0)
+    head = torch.nn.Parameter(torch.randn(V + 1, 128) * 0.02) if untied else None
+    params = list(model.parameters()) + ([head] if untied else [])
+    opt = torch.optim.AdamW(params, lr=lr, betas=(0.9, 0.95), weight_decay=0.0)
+
+    def forward(x):  # logits, (B * T, V + 1)
+        if not untied:
+            return model(x)
+        h = model.wte(x) + model.wpe(torch.arange(x.shape[1]))
+        for block in model.h:
+            h = block(h)
+        return model.ln_f(h).flatten(0, 1) @ head.T
+
     g = torch.Generator().manual_seed(seed)
     image = torch.randperm(V, generator=torch.Generator().manual_seed(7)) if perm else None
     rows, t0 = [], time.time()
     for step in range(1, steps + 1):
         n = int(torch.randint(8, 33, (1,), generator=g))
-        w = torch.randint(0, V, (B, n), generator=g).repeat(1, T // n + 1)[:, :T + 1]
+        w = torch.randint(0, sub or V, (B, n), generator=g).repeat(1, T // n + 1)[:, :T + 1]
         k = int(B * skip) if step <= skip_until else 0
         if k:
             s = torch.randint(0, V, (k, T + 1), generator=g)
             w = torch.cat([w[:B - k], tt.repeat_two_back(s, torch.rand(k, T + 1, generator=g) < 0.5, image)])
-        r = int(B * recall)
+        r, m = int(B * recall), int(B * markov)
         if r:
             rw, rmask = recall_windows(r, T + 1, V, g, pairs, each)
             w = torch.cat([rw, w[r:]])
+        if m:  # the recall loss column reports these windows' predictable targets when recall is 0
+            rw, rmask = markov_windows(m, T + 1, V, g, states, jump)
+            w, r = torch.cat([rw, w[m:]]), m
         x, y = w[:, :-1], w[:, 1:]
-        logits = model(x).view(B, T, -1)
+        logits = forward(x).view(B, T, -1)
         loss = F.cross_entropy(logits.flatten(0, 1), y.flatten())
         opt.zero_grad()
         loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
         opt.step()
         if step % 100:
             continue
@@ -107,7 +151,7 @@ def run(name, V=1000, n_layer=2, T=64, B=32, steps=1500, lr=3e-3, skip=0.0, skip
             recall_loss = F.cross_entropy(logits[:r][rmask], y[:r][rmask]).item() if r else 0.0
             ind = []
             for period in (16, 32, 12):
-                model(tt.random_repeats(8, period, V, 99))
+                forward(tt.random_repeats(8, period, V, 99))
                 ind.append(tt.induction_scores(model.attention(), period).max().item())
                 if period == 16:
                     att16 = model.attention()
@@ -127,7 +171,7 @@ def run(name, V=1000, n_layer=2, T=64, B=32, steps=1500, lr=3e-3, skip=0.0, skip
     with torch.no_grad():
         for period, probe_seed in ((6, 3), (8, 4), (12, 5), (16, 99), (24, 7)):
             if 2 * period <= T:
-                model(tt.random_repeats(8, period, V, probe_seed))
+                forward(tt.random_repeats(8, period, V, probe_seed))
                 print(f"{name} ind{period} per head", tt.induction_scores(model.attention(), period).numpy().round(2).tolist(), flush=True)
     return model
 
