@@ -38,7 +38,7 @@ public:
     // Uses every thread parallel_for() may (model/parallel.h).
     void apply(const float* in, int n, const float* bias, float* out, const ColumnsDone& done = {}) const;
 
-    static constexpr int kPanel = 128;  // columns per panel (natively, a thread's run of columns goes panel by panel)
+    static constexpr int kPanel = 128;  // columns per panel: a thread goes through its run of columns panel by panel
 
 private:
     const float* w_ = nullptr;
