@@ -20,6 +20,35 @@
 
 namespace attnlab {
 
+namespace {
+
+constexpr int kColumnUnit = 32;  // a run of columns is whole units (a packed strip with AVX-512)
+
+// Splits a product's cols columns between the threads: each takes one run of whole units and
+// goes through it panel by panel, calling panel(c0, width, next_c0, next_width), where next is
+// the same run's next panel (width 0: none), so that the panel a thread fetches W ahead for is
+// the one it runs next. Panels handed out one at a time alternated between the threads, and a
+// 2-thread prefill took 8-16% longer at every length natively, 1-4% in the pthreads WebAssembly
+// build (bench/RESULTS.md); natively the tiles' CPU time was a fifth above one thread's for the
+// same work. Not the prefetch alone: without it the runs kept their gain. Our reading, not
+// measured: out's rows are not 64-byte aligned, so alternating panels wrote shared cache lines
+// at every panel edge, and a run has one such edge a row.
+template <typename Panel>
+void for_each_panel(int cols, Panel&& panel) {
+    constexpr int kPanel = LinearWeight::kPanel;
+    static_assert(kPanel % kColumnUnit == 0);
+    const int units = (cols + kColumnUnit - 1) / kColumnUnit, parts = std::min(max_threads(), units);
+    parallel_for(parts, [&](int part) {
+        const int end = std::min(cols, units * (part + 1) / parts * kColumnUnit);
+        for (int c0 = units * part / parts * kColumnUnit; c0 < end; c0 += kPanel) {
+            const int next = c0 + kPanel;
+            panel(c0, std::min(kPanel, end - c0), next, std::clamp(end - next, 0, kPanel));
+        }
+    });
+}
+
+}  // namespace
+
 #if defined(__AVX512F__)
 
 namespace {
@@ -27,7 +56,7 @@ namespace {
 using avx512::kDepthBlock;
 using avx512::kStrip;
 using avx512::kTileRows;
-static_assert(LinearWeight::kPanel % kStrip == 0);
+static_assert(kColumnUnit == kStrip);
 
 }  // namespace
 
@@ -45,10 +74,9 @@ LinearWeight::LinearWeight(const float* w, int rows, int cols) : w_(w), rows_(ro
 void LinearWeight::apply(const float* in, int n, const float* bias, float* out, const ColumnsDone& done) const {
     if (n <= 0 || cols_ <= 0) return;
     const size_t strip_floats = static_cast<size_t>(rows_) * kStrip;
-    const int strips = (cols_ + kStrip - 1) / kStrip, panel_strips = kPanel / kStrip;
-    // One panel, columns c0..c0 + width - 1; next_c0/next_width: the panel this thread runs next
-    // (width 0: none), whose first block of W is fetched ahead during this one's last block.
-    const auto panel = [&](int c0, int width, int next_c0, int next_width) {
+    // Columns c0..c0 + width - 1; the first block of W of the panel next_c0.. is fetched ahead
+    // during this one's last block.
+    for_each_panel(cols_, [&](int c0, int width, int next_c0, int next_width) {
         for (int i = 0; i < n; ++i) {
             float* row = out + static_cast<size_t>(i) * cols_ + c0;
             if (bias) std::copy(bias + c0, bias + c0 + width, row);
@@ -82,23 +110,6 @@ void LinearWeight::apply(const float* in, int n, const float* bias, float* out, 
             }
         }
         if (done) done(c0, width);
-    };
-    // Each thread takes one run of whole strips and goes through it panel by panel, so the
-    // panel it fetches W ahead for is the one it runs next. Panels handed out one at a time
-    // alternated between the threads, and a 2-thread prefill took 8-16% longer at every length
-    // (bench/RESULTS.md); the tiles' CPU time was a fifth above one thread's for the same work.
-    // Not the prefetch alone: without it the runs kept their gain. Our reading, not measured:
-    // out's rows are not 64-byte aligned, so alternating panels wrote shared cache lines at
-    // every panel edge, and a run has one such edge a row.
-    const int parts = std::min(max_threads(), strips);
-    parallel_for(parts, [&](int part) {
-        const int s0 = strips * part / parts, s1 = strips * (part + 1) / parts;
-        for (int p = s0; p < s1; p += panel_strips) {
-            const int q = std::min(s1, p + panel_strips), next_q = std::min(s1, q + panel_strips);
-            const int c0 = p * kStrip, width = std::min(cols_, q * kStrip) - c0;
-            const int next_c0 = q * kStrip, next_width = q < s1 ? std::min(cols_, next_q * kStrip) - next_c0 : 0;
-            panel(c0, width, next_c0, next_width);
-        }
     });
 }
 
@@ -107,16 +118,9 @@ void LinearWeight::apply(const float* in, int n, const float* bias, float* out, 
 LinearWeight::LinearWeight(const float* w, int rows, int cols) : w_(w), rows_(rows), cols_(cols) {}
 
 void LinearWeight::apply(const float* in, int n, const float* bias, float* out, const ColumnsDone& done) const {
-    // As with AVX-512: one run of columns a thread (in units of 32), gone through panel by panel.
-    constexpr int kUnit = 32;
-    const int units = (cols_ + kUnit - 1) / kUnit, parts = std::min(max_threads(), units);
-    parallel_for(parts, [&](int part) {
-        const int end = std::min(cols_, units * (part + 1) / parts * kUnit);
-        for (int c0 = units * part / parts * kUnit; c0 < end; c0 += kPanel) {
-            const int width = std::min(kPanel, end - c0);
-            gemm(n, width, rows_, in, rows_, w_ + c0, cols_, false, out + c0, cols_, 1.0f, bias ? bias + c0 : nullptr);
-            if (done) done(c0, width);
-        }
+    for_each_panel(cols_, [&](int c0, int width, int, int) {
+        gemm(n, width, rows_, in, rows_, w_ + c0, cols_, false, out + c0, cols_, 1.0f, bias ? bias + c0 : nullptr);
+        if (done) done(c0, width);
     });
 }
 
