@@ -348,6 +348,11 @@ void add_app_status(const AppState& app, float pixel_ratio, json::ObjectBuilder&
     status.add("busy", app_busy(app));
     status.add("tokens", static_cast<int>(s.tokens.size()));
     status.add("forward_tokens", static_cast<int>(s.forward ? s.forward->tokens.size() : 0));
+    // What the model is doing now ("" when nothing) and how far it is, 0..1: a test can see frames
+    // drawn while a pass is part-done.
+    json::ObjectBuilder work;
+    work.add("label", s.model_work.label()).add("progress", s.model_work.progress());
+    status.add_raw("model_work", work.str());
     status.add("error", s.message);
     status.add("threads", max_threads());  // the model's: 1, or the worker pool's size in the threaded page
     json::ObjectBuilder model;

@@ -496,21 +496,32 @@ async function heapAcrossLoads(page, server) {
 }
 
 // --- 9: the threaded page and the sliced one ------------------------------------------------
-// Runs a long forward pass and watches the page while it runs: frames keep coming, and the
-// longest gap between two drawn frames is measured (target: 100 ms; asserted loosely, since
-// SwiftShader draws slowly on a busy machine).
+// Runs a long forward pass and watches the page while it runs. The check is about order, not
+// time: a frame drawn between two moments at which the pass is running and part-done (0 < progress
+// < 1) proves the page drew while the model worked. A pass done in one go on the page's thread can
+// never show that: the page cannot answer, let alone draw, until the pass has ended. The longest
+// gap between frames is printed, never asserted: in SwiftShader it is the frame's own cost (75-97
+// ms a frame here with the cores busy, 224 ms once in CI), whatever the pass does.
 async function watchLongPass(page) {
   await page.evaluate((text) => window.attnlab.setState({ text }), LONG);
   return page.evaluate(async () => {
     const t0 = performance.now();
     let last = window.attnlab.status().frames, lastAt = t0, maxGap = 0, frames = 0;
+    let partDoneFrame = -1, framesMidPass = 0;  // the frame count when the pass was last seen part-done
     for (;;) {
       await new Promise((r) => setTimeout(r, 10));
       const s = window.attnlab.status(), now = performance.now();
       if (s.frames !== last) { maxGap = Math.max(maxGap, now - lastAt); frames += s.frames - last; last = s.frames; lastAt = now; }
+      const w = s.model_work;
+      if (w.label === "Forward pass" && w.progress > 0 && w.progress < 1) {
+        if (partDoneFrame >= 0) framesMidPass += s.frames - partDoneFrame;
+        partDoneFrame = s.frames;
+      } else {
+        partDoneFrame = -1;
+      }
       // Done when the pass over the long text's tokens has finished (the summaries may go on).
-      if (s.tokens > 500 && s.forward_tokens === s.tokens) return { ms: now - t0, frames, maxGap, tokens: s.tokens };
-      if (now - t0 > 30000) return { ms: now - t0, frames, maxGap, tokens: s.tokens, timeout: true };
+      if (s.tokens > 500 && s.forward_tokens === s.tokens) return { ms: now - t0, frames, framesMidPass, maxGap, tokens: s.tokens };
+      if (now - t0 > 30000) return { ms: now - t0, frames, framesMidPass, maxGap, tokens: s.tokens, timeout: true };
     }
   });
 }
@@ -547,12 +558,10 @@ export async function threadedAndSliced({ browser, server, isolatedServer, siteH
       const run = await watchLongPass(page);
       check(!run.timeout && run.tokens > 500, `${label}: a forward pass over ${run.tokens} tokens completes`,
             `${run.ms.toFixed(0)} ms`);
-      // The page keeps drawing while the model works: several frames, and no gap near the whole pass
-      // (an unsliced pass draws nothing until it ends). Relative, not in ms: a loaded machine
-      // stretches slices and frames alike (a 400 ms bound failed with the cores busy: 495 ms of 2226).
-      check(run.frames >= 3 && run.maxGap < 0.5 * run.ms, `${label}: the page keeps drawing during the pass`,
-            `${run.frames} frames in ${run.ms.toFixed(0)} ms, longest gap ${run.maxGap.toFixed(0)} ms`);
-      console.log(`        ${label}: ${run.tokens} tokens in ${run.ms.toFixed(0)} ms, ${run.frames} frames, longest gap ${run.maxGap.toFixed(0)} ms`);
+      const said = `${run.tokens} tokens in ${run.ms.toFixed(0)} ms, ${run.frames} frames (${run.framesMidPass} while the pass ` +
+                   `was part-done), longest gap ${run.maxGap.toFixed(0)} ms`;
+      check(run.framesMidPass >= 2, `${label}: the page draws frames while the pass is part-done`, said);
+      console.log(`        ${label}: ${said}`);
       check(realErrors(errors).length === 0, `${label}: no errors`, realErrors(errors).join(" | "));
     } finally {
       await context.close();
