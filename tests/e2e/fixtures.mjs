@@ -17,11 +17,12 @@ function randomCheckpoint(cli, dir, shape) {
   }
 }
 
-// The shapes the tests load. `small` is quick everywhere; `long` has a longer context, so a
-// forward pass over ~1000 tokens takes long enough to watch the page keep drawing.
+// The shapes the tests load. `small` is quick everywhere; `long` has a longer context and more
+// layers, so that a forward pass over ~1000 tokens spans several frames (with 4 layers it took
+// 0.3 s in the threaded page, one or two of SwiftShader's frames with the cores busy).
 export const shapes = {
   small: { layers: 2, heads: 4, embd: 64, positions: 256, seed: 1 },
-  long: { layers: 4, heads: 4, embd: 128, positions: 1024, seed: 2 },
+  long: { layers: 16, heads: 4, embd: 128, positions: 1024, seed: 2 },
 };
 
 // Returns { dir, remove() }; dir holds small/, long/, notst/, wrongshape/, truncated/.
