@@ -65,16 +65,21 @@
   }
 
   function begin(id) {
-    if (current) cancel();
+    stopCurrent();  // an early download stays: this may be the operation that takes it over
     current = { id, controller: new AbortController(), reader: null };
     return current;
   }
 
-  function cancel() {
+  function stopCurrent() {
     if (!current) return;
     current.controller.abort();
     if (current.reader) current.reader.cancel().catch(() => {});
     current = null;
+  }
+
+  function cancel() {
+    dropEarly();
+    stopCurrent();
   }
 
   // --- the cache ---------------------------------------------------------------------------
@@ -120,6 +125,24 @@
   function wasCutOff(url) {
     try { return localStorage.getItem(savingKey(url)) !== null; } catch (e) { return false; }
   }
+  // And a mark once the copy is complete, read synchronously at the page's start: asking Cache
+  // Storage itself took up to 1.8 s in a fresh profile, which an early download would wait for.
+  const keptKey = (url) => "attnlab-cache-kept " + (url && absolute(url) || url);
+  function markKept(url, on) {
+    try { if (on) localStorage.setItem(keptKey(url), new Date().toISOString()); else localStorage.removeItem(keptKey(url)); }
+    catch (e) { /* no localStorage: downloads start once the app asks, as without the mark */ }
+  }
+  function wasKept(url) {
+    try { return localStorage.getItem(keptKey(url)) !== null; } catch (e) { return false; }
+  }
+  function forgetKept() {
+    try {
+      for (let i = localStorage.length - 1; i >= 0; --i) {
+        const key = localStorage.key(i);
+        if (key && key.startsWith(keptKey(""))) localStorage.removeItem(key);
+      }
+    } catch (e) { /* nothing to forget */ }
+  }
 
   async function reportCacheBytes() {
     M()._attnlab_fetch_cache_bytes(await cacheBytes());
@@ -127,19 +150,20 @@
   }
 
   // --- streaming into the heap ---------------------------------------------------------------
-  // Reads `stream` into a C++ buffer (`total` bytes reserved up front when known, grown by
-  // doubling otherwise), reporting progress. Returns the byte count. Each chunk goes straight
-  // into the heap; Module.HEAPU8 is re-read after every reserve (memory growth replaces it).
-  async function streamIntoHeap(op, stream, total) {
+  // Reads a body into a C++ buffer (`total` bytes reserved up front when known, grown by
+  // doubling otherwise), reporting progress: first `early` (chunks read before the app asked,
+  // taken out as they are copied), then what `reader` still gives. Returns the byte count. Each
+  // chunk goes straight into the heap; Module.HEAPU8 is re-read after every reserve (memory
+  // growth replaces it).
+  async function streamIntoHeap(op, reader, total, early = []) {
+    op.reader = reader;
     let capacity = total > 0 ? total : 64 * MB;
     let ptr = M()._attnlab_fetch_reserve(op.id, capacity);
     if (op !== current) throw new Stale();
-    if (!ptr) throw new OutOfMemory();
-    const reader = stream.getReader();
-    op.reader = reader;
+    if (!ptr) { reader.cancel().catch(() => {}); throw new OutOfMemory(); }
     let done = 0, lastReport = 0;
     for (;;) {
-      const { value, done: end } = await reader.read();
+      const { value, done: end } = early.length ? { value: early.shift(), done: false } : await reader.read();
       if (op !== current) throw new Stale();
       if (end) break;
       if (done + value.length > capacity) {
@@ -185,9 +209,76 @@
     }
   }
 
+  // --- a link's download, started before the app is up -------------------------------------------
+  // A link that names a model (?model=, or a share link's state) would wait for the wasm to compile
+  // and the app's first frames before its download began: 2.6 s of a 7.0 s load of GPT-2 small
+  // here (bench/RESULTS.md). prefetch() starts it as the page loads (at low priority, after the
+  // page's own files) and keeps what arrives until download() asks for that address and takes it
+  // over. At most EARLY_CAP bytes wait in JS; past that the browser holds the stream back.
+  // web/index.html opens the gate (startEarly) once the page will not reload for its service worker.
+  const EARLY_CAP = 256 * MB;
+  const UNCLAIMED_MS = 15000;  // after the app's start: a link the app did not follow is dropped
+  let early = null;  // { url, controller, response, reader, chunks, bytes, claimed, wake, loop }
+  let earlyOpen = false;
+  const earlyWanted = [];
+
+  function absolute(url) { try { return new URL(url, location.href).href; } catch (e) { return null; } }
+
+  function startEarly() {
+    earlyOpen = true;
+    for (const url of earlyWanted.splice(0)) prefetch(url);
+  }
+
+  function prefetch(url) {
+    if (!earlyOpen) { earlyWanted.push(url); return; }
+    const href = url ? absolute(url) : null;  // "" would resolve to the page itself
+    // Marked as kept in Cache Storage: download() reads that copy. (A copy without the mark, kept
+    // by an older version of the page, is found by download(), which then drops this download.)
+    if (early || !href || !/^https?:/.test(href) || wasKept(href)) return;
+    const e = early = { url: href, controller: new AbortController(), response: null, reader: null, chunks: [], bytes: 0,
+                        claimed: false, wake: null };
+    e.loop = (async () => {
+      e.response = await fetch(href, { signal: e.controller.signal, priority: "low" });
+      if (!e.response.ok || !e.response.body) return;  // download() reports the answer
+      e.reader = e.response.body.getReader();
+      while (!e.claimed) {
+        if (e.bytes >= EARLY_CAP) { await new Promise((resolve) => { e.wake = resolve; }); continue; }
+        const { value, done } = await e.reader.read();
+        if (done) return;
+        e.chunks.push(value);
+        e.bytes += value.length;
+      }
+    })();
+    e.loop.catch(() => {});  // a failed early start is retried by download(), which reports its own error
+  }
+
+  function dropEarly() {
+    if (!early) return;
+    const e = early;
+    early = null;
+    e.claimed = true;
+    if (e.wake) e.wake();
+    e.controller.abort();
+    if (e.reader) e.reader.cancel().catch(() => {});
+    e.chunks = [];
+  }
+
+  // The early download of `url`, once its loop has stopped reading: { response, reader, chunks },
+  // or null (none for this address, the cache has it, or its request failed: download() fetches).
+  async function claimEarly(url) {
+    if (!early || early.url !== absolute(url)) { dropEarly(); return null; }
+    const e = early;
+    early = null;
+    e.claimed = true;
+    if (e.wake) e.wake();
+    try { await e.loop; } catch (err) { return null; }
+    return e.response ? e : null;
+  }
+
   // --- the operations C++ asks for -------------------------------------------------------------
   async function probe(id, url) {
     const op = begin(id);
+    if (early && early.url !== absolute(url)) dropEarly();
     try {
       new URL(url);  // throws TypeError on a malformed address
     } catch (e) {
@@ -238,14 +329,19 @@
     try {
       let response = useCache ? await cachedResponse(url) : null;
       const fromCache = response !== null;
+      if (!fromCache && useCache) markKept(url, false);  // evicted, or cleared elsewhere
       if (!fromCache && useCache && wasCutOff(url)) {
         notice(id, `This browser did not finish keeping ${url.replace(/^.*\//, "")} on an earlier visit (the page was ` +
                    "closed or reloaded first), so it is downloaded again.");
       }
-      if (!fromCache) {
+      const taken = !fromCache && useCache ? await claimEarly(url) : (dropEarly(), null);
+      if (taken) {
+        response = taken.response;
+        if (op !== current) { taken.controller.abort(); if (taken.reader) taken.reader.cancel().catch(() => {}); return; }
+      } else if (!fromCache) {
         response = useCache ? await fetch(url, { signal: op.controller.signal }) : await fetchFresh(url, op.controller.signal);
-        if (!response.ok) { if (op === current) failed(id, httpError(response, url)); return; }
       }
+      if (!fromCache && !response.ok) { if (op === current) failed(id, httpError(response, url)); return; }
       if (op !== current) return;
       total = announcedSize(response);
       probed(id, total, fromCache);  // C++ keeps Downloading; this updates total and cached
@@ -253,7 +349,8 @@
       // while they stream in, the cache held the download to its own pace, about half the speed.
       toKeep = !fromCache && useCache && response.status === 200 && hasCacheApi;
       if (toKeep) markSaving(url, true);
-      const result = await streamIntoHeap(op, response.body, total);
+      const result = taken ? await streamIntoHeap(op, taken.reader, total, taken.chunks)
+                           : await streamIntoHeap(op, response.body.getReader(), total);
       const config = await fetchConfig(url, op.controller.signal, useCache);
       if (op !== current) throw new Stale();
       current = null;
@@ -307,6 +404,7 @@
     openCache().then((cache) => cache.put(k.url, new Response(body, { headers: k.headers }))).then(() => null, (e) => e).then((e) => {
       if (keeping && keeping.id === id) keeping = null;
       markSaving(k.url, false);
+      markKept(k.url, !e);
       cacheCopy(id, e ? COPY_NONE : COPY_KEPT, e ? 0 : size);
       reportCacheBytes();
       if (e && !stopped) {
@@ -332,7 +430,7 @@
     const op = begin(id);
     redraw();
     try {
-      const result = await streamIntoHeap(op, model.stream(), model.size);
+      const result = await streamIntoHeap(op, model.stream().getReader(), model.size);
       const configText = config ? await config.text() : null;
       if (op !== current) return;
       current = null;
@@ -364,6 +462,7 @@
     try { before = (await navigator.storage.estimate()).usage; } catch (e) { before = -1; }
     let had = false;
     try { had = await caches.delete(CACHE); } catch (e) { had = false; }
+    forgetKept();
     let after = -1;
     try { after = (await navigator.storage.estimate()).usage; } catch (e) { after = -1; }
     const freed = before >= 0 && after >= 0 && before > after ? before - after : announced;
@@ -394,14 +493,20 @@
   }
 
   window.attnlabModelFetch = {
-    probe, download, cancel, pickFile, clearCache, loadFiles, keepFromHeap, stopKeeping,
+    probe, download, cancel, pickFile, clearCache, loadFiles, keepFromHeap, stopKeeping, prefetch, startEarly,
     hasCacheApi: () => hasCacheApi,
     // At start-up: the drop zone, the cache's size, and the ?model= address ("" when none).
     init() {
       installDropZone();
       reportCacheBytes();
-      const model = new URLSearchParams(location.search).get("model") || "";
-      try { return model ? new URL(model, location.href).href : ""; } catch (e) { return model; }  // a relative address is fine here
+      setTimeout(() => { if (early) dropEarly(); }, UNCLAIMED_MS);
+      return linkModel();
     },
   };
+
+  function linkModel() {
+    const model = new URLSearchParams(location.search).get("model") || "";
+    return model ? absolute(model) || model : "";  // a relative address is fine here
+  }
+  prefetch(linkModel());
 })();

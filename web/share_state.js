@@ -136,6 +136,12 @@
     return decode(hash);
   })();
   decoded.catch(() => {});  // handled in appRunning; never an unhandled rejection
+  // The model the link names starts downloading now, not once the app is up (web/model_fetch.js).
+  decoded.then((json) => {
+    if (json === null || isTour) return;
+    const model = JSON.parse(json).model;
+    if (typeof model === "string" && model && window.attnlabModelFetch) window.attnlabModelFetch.prefetch(model);
+  }).catch(() => {});
 
   async function appRunning() {
     let json = null;

@@ -70,6 +70,17 @@ async function loadByPasting(page, url) {
   }
 }
 
+// A link's download starts as the page loads (web/model_fetch.js, prefetch), not once the app is
+// up: the model's request begins before the app's first frame.
+async function linkRequestedEarly(page, modelUrl, what) {
+  const order = await page.evaluate((u) => ({
+    request: performance.getEntriesByName(u, "resource")[0]?.startTime,
+    frame: performance.getEntriesByName("attnlab-first-frame", "mark")[0]?.startTime,
+  }), modelUrl);
+  check(order.request < order.frame, `${what} is requested before the app's first frame`,
+        `request at ${order.request?.toFixed(0)} ms, first frame at ${order.frame?.toFixed(0)} ms`);
+}
+
 // The playground still answers: drag its temperature slider, T must follow.
 async function playgroundResponds(page) {
   if (!(await openTab(page, "playground"))) return false;
@@ -108,6 +119,7 @@ export async function visitorWithModel({ browser, server, cli, out }) {
           "?model=URL loads the checkpoint with its shape (2 layers, 4 heads, 64 dims)", JSON.stringify(st.model));
     check(st.model.source === modelUrl, "status().model.source names the URL", st.model.source);
     check(server.downloads(modelRoute) === 1, "the checkpoint was downloaded once", `${server.downloads(modelRoute)} GETs`);
+    await linkRequestedEarly(page, modelUrl, "the link's checkpoint");
     check((await state(page))?.model === modelUrl, "state().model is the model's URL", JSON.stringify((await state(page))?.model));
 
     // 2. Typing text: the token count is the tokenizer's, and a forward pass runs.
@@ -533,7 +545,11 @@ export async function threadedAndSliced({ browser, server, isolatedServer, siteH
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: "block" });
     try {
       const modelUrl = srv.origin + modelRoute;
-      const { page, errors, ready } = await newPage(context, `${srv.origin}/?model=${encodeURIComponent(modelUrl)}`);
+      // The plain page opens a share link naming the model, the isolated one ?model=: both start
+      // the download as the page loads (checked below).
+      const link = label === "plain" ? `/#s=${deflateRawSync(JSON.stringify({ v: 1, model: modelUrl })).toString("base64url")}`
+                                     : `/?model=${encodeURIComponent(modelUrl)}`;
+      const { page, errors, ready } = await newPage(context, srv.origin + link);
       if (!check(ready, `${label}: the page starts`)) continue;
       const info = await page.evaluate(() => ({
         isolated: window.crossOriginIsolated,
@@ -555,6 +571,7 @@ export async function threadedAndSliced({ browser, server, isolatedServer, siteH
       }
       const loaded = await waitFor(page, () => window.attnlab.status().model.loaded, undefined, 30000);
       if (!check(loaded, `${label}: the 1024-position model loads`, JSON.stringify((await status(page)).model_fetch))) continue;
+      await linkRequestedEarly(page, modelUrl, `${label}: the ${label === "plain" ? "share link's" : "?model= link's"} checkpoint`);
       await waitNotBusy(page);  // the pass over the start text and its summaries: the watched pass runs alone
       const run = await watchLongPass(page);
       check(!run.timeout && run.tokens > 500, `${label}: a forward pass over ${run.tokens} tokens completes`,
