@@ -1,7 +1,7 @@
 // How fast the page loads a GPT-2-small-sized checkpoint from 127.0.0.1, beside curl and beside a
 // bare fetch() loop in the same browser, in one run (issue 13, point 3). A benchmark, not a test.
 //
-//   node bench/page_load.mjs --site dist --checkpoint build/bench_onnx/ckpt [--isolated]
+//   node bench/page_load.mjs --site dist --checkpoint build/bench_onnx/ckpt [--isolated] [--forward N] [--network MBPS]
 //
 // The checkpoint folder (model.safetensors + config.json) is what `attnlab random-checkpoint` writes.
 // Every browser run gets a fresh profile, so Cache Storage starts empty (the app's, one on disk).
@@ -24,6 +24,9 @@ const site = path.resolve(args.site ?? "dist");
 const checkpoint = path.resolve(args.checkpoint ?? "build/bench_onnx/ckpt");
 const isolated = "isolated" in args;
 const forward = Number(args.forward ?? 512);  // tokens of the timed forward pass (0: none)
+// --network MBPS: the app's run gets a network of that many MB/s (Chromium's own throttling, for
+// the whole page: its scripts, the wasm and the model), as a visitor has, instead of loopback speed.
+const network = Number(args.network ?? 0);
 const mb = (bytes) => bytes / 1e6;
 
 // A forward pass in the page over about `n` tokens of text, once the page is quiet: the page's own
@@ -127,6 +130,14 @@ async function main() {
         if (f?.cache_copy === "kept") { mark("copy kept in Cache Storage"); clearInterval(poll); }
       }, 5);
     });
+    if (network > 0) {
+      const cdp = await context.newCDPSession(page);
+      await cdp.send("Network.enable");
+      await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 20, downloadThroughput: network * 1e6,
+                                                           uploadThroughput: network * 1e6 });
+      console.log(`the app's run: a ${network} MB/s network with 20 ms latency (the model alone: ` +
+                  `${(mb(size) / network).toFixed(1)} s at that rate)`);
+    }
     const t0 = Date.now();
     await page.goto(appUrl);
     const loaded = await waitFor(page, () => {
