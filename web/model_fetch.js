@@ -151,11 +151,11 @@
 
   // --- streaming into the heap ---------------------------------------------------------------
   // Reads a body into a C++ buffer (`total` bytes reserved up front when known, grown by
-  // doubling otherwise), reporting progress: first `early` (chunks read before the app asked,
+  // doubling otherwise), reporting progress: first `ahead` (chunks read before the app asked,
   // taken out as they are copied), then what `reader` still gives. Returns the byte count. Each
   // chunk goes straight into the heap; Module.HEAPU8 is re-read after every reserve (memory
   // growth replaces it).
-  async function streamIntoHeap(op, reader, total, early = []) {
+  async function streamIntoHeap(op, reader, total, ahead = []) {
     op.reader = reader;
     let capacity = total > 0 ? total : 64 * MB;
     let ptr = M()._attnlab_fetch_reserve(op.id, capacity);
@@ -163,7 +163,7 @@
     if (!ptr) { reader.cancel().catch(() => {}); throw new OutOfMemory(); }
     let done = 0, lastReport = 0;
     for (;;) {
-      const { value, done: end } = early.length ? { value: early.shift(), done: false } : await reader.read();
+      const { value, done: end } = ahead.length ? { value: ahead.shift(), done: false } : await reader.read();
       if (op !== current) throw new Stale();
       if (end) break;
       if (done + value.length > capacity) {
@@ -252,25 +252,30 @@
     e.loop.catch(() => {});  // a failed early start is retried by download(), which reports its own error
   }
 
-  function dropEarly() {
-    if (!early) return;
+  // Takes the early download out of `early` and tells its loop to stop reading.
+  function takeEarly() {
     const e = early;
     early = null;
-    e.claimed = true;
-    if (e.wake) e.wake();
+    if (e) { e.claimed = true; if (e.wake) e.wake(); }
+    return e;
+  }
+
+  function abortEarly(e) {
     e.controller.abort();
     if (e.reader) e.reader.cancel().catch(() => {});
     e.chunks = [];
   }
 
+  function dropEarly() {
+    const e = takeEarly();
+    if (e) abortEarly(e);
+  }
+
   // The early download of `url`, once its loop has stopped reading: { response, reader, chunks },
-  // or null (none for this address, the cache has it, or its request failed: download() fetches).
+  // or null (none for this address, or its request failed: download() fetches).
   async function claimEarly(url) {
     if (!early || early.url !== absolute(url)) { dropEarly(); return null; }
-    const e = early;
-    early = null;
-    e.claimed = true;
-    if (e.wake) e.wake();
+    const e = takeEarly();
     try { await e.loop; } catch (err) { return null; }
     return e.response ? e : null;
   }
@@ -337,7 +342,7 @@
       const taken = !fromCache && useCache ? await claimEarly(url) : (dropEarly(), null);
       if (taken) {
         response = taken.response;
-        if (op !== current) { taken.controller.abort(); if (taken.reader) taken.reader.cancel().catch(() => {}); return; }
+        if (op !== current) { abortEarly(taken); return; }
       } else if (!fromCache) {
         response = useCache ? await fetch(url, { signal: op.controller.signal }) : await fetchFresh(url, op.controller.signal);
       }
@@ -499,7 +504,7 @@
     init() {
       installDropZone();
       reportCacheBytes();
-      setTimeout(() => { if (early) dropEarly(); }, UNCLAIMED_MS);
+      setTimeout(dropEarly, UNCLAIMED_MS);
       return linkModel();
     },
   };
