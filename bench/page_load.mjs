@@ -1,7 +1,7 @@
 // How fast the page loads a GPT-2-small-sized checkpoint from 127.0.0.1, beside curl and beside a
 // bare fetch() loop in the same browser, in one run (issue 13, point 3). A benchmark, not a test.
 //
-//   node bench/page_load.mjs --site dist --checkpoint build/bench_onnx/ckpt [--isolated] [--forward N] [--network MBPS]
+//   node bench/page_load.mjs --site dist --checkpoint build/bench_onnx/ckpt [--isolated] [--forward N] [--network MBPS | --pace MBPS]
 //
 // The checkpoint folder (model.safetensors + config.json) is what `attnlab random-checkpoint` writes.
 // Every browser run gets a fresh profile, so Cache Storage starts empty (the app's, one on disk).
@@ -27,6 +27,11 @@ const forward = Number(args.forward ?? 512);  // tokens of the timed forward pas
 // --network MBPS: the app's run gets a network of that many MB/s (Chromium's own throttling, for
 // the whole page: its scripts, the wasm and the model), as a visitor has, instead of loopback speed.
 const network = Number(args.network ?? 0);
+// --pace MBPS: the server itself sends every response over one shared link of that many MB/s, so that
+// curl and the browser (the page, its wasm and the model) meet the same network, and the ratio to curl
+// says what the page adds at a visitor's speed rather than at loopback's.
+const pace = Number(args.pace ?? 0);
+if (pace > 0 && network > 0) throw new Error("page_load.mjs: --pace and --network are two ways to slow the network; give one");
 const mb = (bytes) => bytes / 1e6;
 
 // A forward pass in the page over about `n` tokens of text, once the page is quiet: the page's own
@@ -55,13 +60,14 @@ async function main() {
   const size = statSync(path.join(checkpoint, "model.safetensors")).size;
   const models = await mkdtemp(path.join(os.tmpdir(), "attnlab-load-"));
   await symlink(checkpoint, path.join(models, "big"));
-  const server = await serve({ site, models, isolated });
+  const server = await serve({ site, models, isolated, paceBytesPerSecond: pace * 1e6 });
   const url = `${server.origin}/models/big/model.safetensors`;
   // sw=0: the page as the server sends it. Without it, a plain page whose service worker the browser
   // blocks (as here) waits 3 s for it before starting; a visitor's browser instead registers it and
   // reloads once into the threaded page (--isolated measures that one).
   const appUrl = `${server.origin}/?sw=0&model=${encodeURIComponent(url)}`;
-  console.log(`# page load, ${new Date().toISOString()}: ${mb(size).toFixed(1)} MB from ${url}${isolated ? ", COOP/COEP (threaded page)" : ""}`);
+  console.log(`# page load, ${new Date().toISOString()}: ${mb(size).toFixed(1)} MB from ${url}${isolated ? ", COOP/COEP (threaded page)" : ""}` +
+              (pace > 0 ? `, every response over one ${pace} MB/s link (the model alone: ${(mb(size) / pace).toFixed(1)} s at that rate)` : ""));
   console.log(`machine: ${os.cpus()[0].model}, ${os.cpus().length} cores; load average before: ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}`);
 
   // Asynchronously: the server runs in this process's event loop.

@@ -4,6 +4,9 @@
 //   /models/missing/...   404 (nothing there)
 //   anything the fixtures put under /models (a non-safetensors file, a wrong shape, a truncated file)
 // With `isolated` every response carries COOP/COEP, so the page is cross-origin isolated (threads).
+// With `paceBytesPerSecond` every response body crosses one shared link of that rate, first come first
+// served, as a visitor's connection would carry the page, its wasm and the model (bench/page_load.mjs
+// --pace): curl and the browser then meet the same network.
 // Every request is counted by method and path, so tests can tell a download from a cache hit.
 import { createServer } from "node:http";
 import { readFile, stat } from "node:fs/promises";
@@ -15,7 +18,17 @@ const types = { ".html": "text/html; charset=utf-8", ".js": "text/javascript", "
                 ".txt": "text/plain", ".data": "application/octet-stream", ".safetensors": "application/octet-stream" };
 
 // site: the folder served at /; models: the folder served at /models and /slow.
-export function serve({ site, models, isolated = false, slowBytesPerSecond = 1 << 20 }) {
+export function serve({ site, models, isolated = false, slowBytesPerSecond = 1 << 20, paceBytesPerSecond = 0 }) {
+  let linkFreeAt = 0;  // performance.now() at which the shared paced link has sent all it was given
+  async function paced(res, file) {
+    for await (const chunk of createReadStream(file, { highWaterMark: 256 << 10 })) {
+      if (res.destroyed) return;
+      linkFreeAt = Math.max(linkFreeAt, performance.now()) + chunk.length * 1000 / paceBytesPerSecond;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, linkFreeAt - performance.now())));
+      if (!res.write(chunk)) await new Promise((resolve) => res.once("drain", resolve));
+    }
+    res.end();
+  }
   const hits = new Map();  // "GET /models/small/model.safetensors" -> count (ranged GETs counted as "GET+range")
   const server = createServer(async (req, res) => {
     const url = new URL(req.url, "http://localhost");
@@ -48,6 +61,11 @@ export function serve({ site, models, isolated = false, slowBytesPerSecond = 1 <
     Object.assign(headers, { "content-type": types[path.extname(file)] ?? "application/octet-stream",
                              "content-length": String(size), "cache-control": "no-store" });
     if (req.method === "HEAD") { res.writeHead(200, headers).end(); return; }
+    if (!slow && paceBytesPerSecond > 0) {
+      res.writeHead(200, headers);
+      paced(res, file).catch(() => res.destroy());
+      return;
+    }
     if (!slow) {
       if (size > 64 << 20) { res.writeHead(200, headers); createReadStream(file).pipe(res); return; }
       res.writeHead(200, headers).end(await readFile(file));
