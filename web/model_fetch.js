@@ -151,11 +151,9 @@
 
   // --- streaming into the heap ---------------------------------------------------------------
   // Reads a body into a C++ buffer (`total` bytes reserved up front when known, grown by
-  // doubling otherwise), reporting progress: first `ahead` (chunks read before the app asked,
-  // taken out as they are copied), then what `reader` still gives. Returns the byte count. Each
-  // chunk goes straight into the heap; Module.HEAPU8 is re-read after every reserve (memory
-  // growth replaces it).
-  async function streamIntoHeap(op, reader, total, ahead = []) {
+  // doubling otherwise), reporting progress. Returns the byte count. Each chunk goes straight
+  // into the heap; Module.HEAPU8 is re-read after every reserve (memory growth replaces it).
+  async function streamIntoHeap(op, reader, total) {
     op.reader = reader;
     let capacity = total > 0 ? total : 64 * MB;
     let ptr = M()._attnlab_fetch_reserve(op.id, capacity);
@@ -163,7 +161,7 @@
     if (!ptr) { reader.cancel().catch(() => {}); throw new OutOfMemory(); }
     let done = 0, lastReport = 0;
     for (;;) {
-      const { value, done: end } = ahead.length ? { value: ahead.shift(), done: false } : await reader.read();
+      const { value, done: end } = await reader.read();
       if (op !== current) throw new Stale();
       if (end) break;
       if (done + value.length > capacity) {
@@ -214,11 +212,13 @@
   // and the app's first frames before its download began: 2.6 s of a 7.0 s load of GPT-2 small
   // here (bench/RESULTS.md). prefetch() starts it as the page loads (at low priority, after the
   // page's own files) and keeps what arrives until download() asks for that address and takes it
-  // over. At most EARLY_CAP bytes wait in JS; past that the browser holds the stream back.
+  // over. The reading runs in a worker (early_download_worker.js): read on the page's thread, the
+  // stream stalled for as long as that thread was busy starting the app (1.1 s measured). The
+  // worker hands over each chunk as it arrives, and pauses once EARLY_CAP bytes wait here untaken.
   // web/index.html opens the gate (startEarly) once the page will not reload for its service worker.
   const EARLY_CAP = 256 * MB;
   const UNCLAIMED_MS = 15000;  // after the app's start: a link the app did not follow is dropped
-  let early = null;  // { url, controller, response, reader, chunks, bytes, claimed, wake, loop }
+  let early = null;  // { url, worker, head, chunks, ended, error, stopped, wake, stop }
   let earlyOpen = false;
   const earlyWanted = [];
 
@@ -234,50 +234,63 @@
     const href = url ? absolute(url) : null;  // "" would resolve to the page itself
     // Marked as kept in Cache Storage: download() reads that copy. (A copy without the mark, kept
     // by an older version of the page, is found by download(), which then drops this download.)
-    if (early || !href || !/^https?:/.test(href) || wasKept(href)) return;
-    const e = early = { url: href, controller: new AbortController(), response: null, reader: null, chunks: [], bytes: 0,
-                        claimed: false, wake: null };
-    e.loop = (async () => {
-      e.response = await fetch(href, { signal: e.controller.signal, priority: "low" });
-      if (!e.response.ok || !e.response.body) return;  // download() reports the answer
-      e.reader = e.response.body.getReader();
-      while (!e.claimed) {
-        if (e.bytes >= EARLY_CAP) { await new Promise((resolve) => { e.wake = resolve; }); continue; }
-        const { value, done } = await e.reader.read();
-        if (done) return;
-        e.chunks.push(value);
-        e.bytes += value.length;
-      }
-    })();
-    e.loop.catch(() => {});  // a failed early start is retried by download(), which reports its own error
-  }
-
-  // Takes the early download out of `early` and tells its loop to stop reading.
-  function takeEarly() {
-    const e = early;
-    early = null;
-    if (e) { e.claimed = true; if (e.wake) e.wake(); }
-    return e;
-  }
-
-  function abortEarly(e) {
-    e.controller.abort();
-    if (e.reader) e.reader.cancel().catch(() => {});
-    e.chunks = [];
+    if (early || !href || !/^https?:/.test(href) || wasKept(href) || typeof Worker !== "function") return;
+    let worker;
+    try { worker = new Worker("early_download_worker.js"); } catch (err) { return; }  // download() fetches
+    const e = early = { url: href, worker, head: null, chunks: [], ended: false, error: null, stopped: false, wake: null };
+    const wake = () => { if (e.wake) { const w = e.wake; e.wake = null; w(); } };
+    // head: the answer's status and headers, or null when the request failed (download() retries
+    // it and reports its own error).
+    e.head = new Promise((resolve) => {
+      worker.onmessage = ({ data }) => {
+        if (data.kind === "head") resolve({ ok: data.ok, status: data.status, statusText: data.statusText, headers: new Headers(data.headers) });
+        else if (data.kind === "chunk") e.chunks.push(data.value);
+        else if (data.kind === "end") e.ended = true;
+        else if (data.kind === "error") { e.error = data.message; resolve(null); }
+        wake();
+      };
+      worker.onerror = () => { e.error = "the download's worker stopped"; resolve(null); wake(); };
+      e.stop = () => { e.stopped = true; e.chunks = []; worker.terminate(); resolve(null); wake(); };
+    });
+    worker.postMessage({ url: href, cap: EARLY_CAP });
   }
 
   function dropEarly() {
-    const e = takeEarly();
-    if (e) abortEarly(e);
+    const e = early;
+    early = null;
+    if (e) e.stop();
   }
 
-  // The early download of `url`, once its loop has stopped reading: { response, reader, chunks },
-  // or null (none for this address, or its request failed: download() fetches).
+  // The reader download() streams from: the chunks already here, then the rest as the worker sends
+  // it. Each chunk taken makes room for the worker to read on.
+  function earlyReader(e) {
+    return {
+      async read() {
+        for (;;) {
+          if (e.stopped) throw new DOMException("The download was stopped.", "AbortError");
+          if (e.chunks.length) {
+            const value = e.chunks.shift();
+            e.worker.postMessage({ taken: value.length });
+            return { value, done: false };
+          }
+          if (e.error !== null) throw new TypeError(e.error);
+          if (e.ended) return { value: undefined, done: true };
+          await new Promise((resolve) => { e.wake = resolve; });
+        }
+      },
+      async cancel() { e.stop(); },
+    };
+  }
+
+  // The early download of `url`: { response, reader } (response: its status and headers), or null
+  // (none for this address, or its request failed: download() fetches).
   async function claimEarly(url) {
-    if (!early || early.url !== absolute(url)) { dropEarly(); return null; }
-    const e = takeEarly();
-    try { await e.loop; } catch (err) { return null; }
-    return e.response ? e : null;
+    const e = early;
+    if (!e || e.url !== absolute(url)) { dropEarly(); return null; }
+    early = null;
+    const head = await e.head;
+    if (!head) { e.stop(); return null; }
+    return { response: head, reader: earlyReader(e) };
   }
 
   // --- the operations C++ asks for -------------------------------------------------------------
@@ -342,7 +355,7 @@
       const taken = !fromCache && useCache ? await claimEarly(url) : (dropEarly(), null);
       if (taken) {
         response = taken.response;
-        if (op !== current) { abortEarly(taken); return; }
+        if (op !== current) { taken.reader.cancel(); return; }
       } else if (!fromCache) {
         response = useCache ? await fetch(url, { signal: op.controller.signal }) : await fetchFresh(url, op.controller.signal);
       }
@@ -354,8 +367,7 @@
       // while they stream in, the cache held the download to its own pace, about half the speed.
       toKeep = !fromCache && useCache && response.status === 200 && hasCacheApi;
       if (toKeep) markSaving(url, true);
-      const result = taken ? await streamIntoHeap(op, taken.reader, total, taken.chunks)
-                           : await streamIntoHeap(op, response.body.getReader(), total);
+      const result = await streamIntoHeap(op, taken ? taken.reader : response.body.getReader(), total);
       const config = await fetchConfig(url, op.controller.signal, useCache);
       if (op !== current) throw new Stale();
       current = null;

@@ -30,11 +30,13 @@ export function serve({ site, models, isolated = false, slowBytesPerSecond = 1 <
     res.end();
   }
   const hits = new Map();  // "GET /models/small/model.safetensors" -> count (ranged GETs counted as "GET+range")
+  const lastAt = new Map();  // the same keys -> when the latest such request arrived (Date.now())
   const server = createServer(async (req, res) => {
     const url = new URL(req.url, "http://localhost");
     const route = decodeURIComponent(url.pathname);
     const key = `${req.method}${req.headers.range ? "+range" : ""} ${route}`;
     hits.set(key, (hits.get(key) ?? 0) + 1);
+    lastAt.set(key, Date.now());
     const headers = {};
     if (isolated) {
       headers["cross-origin-opener-policy"] = "same-origin";
@@ -88,6 +90,9 @@ export function serve({ site, models, isolated = false, slowBytesPerSecond = 1 <
     server.hits = hits;
     // Full (not ranged) GETs of a path: downloads of the body.
     server.downloads = (route) => hits.get(`GET ${route}`) ?? 0;
+    // When the latest full GET of a path arrived, in ms since the epoch (a page's clock is
+    // performance.timeOrigin + performance.now()), or undefined.
+    server.lastDownloadAt = (route) => lastAt.get(`GET ${route}`);
     resolve(server);
   }));
 }
