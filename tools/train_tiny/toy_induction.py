@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """The first recipe under which train_tiny's block forms a textbook induction head (issue 12, toy r44).
 
-Developer-time only. A 2-layer copy of train_tiny.py's TinyGpt (128 dimensions, 4 heads, GPT-2's
-learned positions), from scratch, on synthetic windows over a 1,000-token vocabulary:
+Developer-time only. A 2-layer (or `n_layer`) copy of train_tiny.py's TinyGpt (128 dimensions, 4 heads, GPT-2's
+learned positions), from scratch, on synthetic windows over a 1,000-token vocabulary (or `V`):
 - half the windows are toy_heads.py's recall windows (pairs (a, b) of the window's own, each 3 times
   at random places: after a repeat of a comes b);
 - half hold one run of 4-14 random tokens repeated once, among random tokens;
@@ -66,10 +66,10 @@ def offset_scores(attention, period, offset):
                         for a in attention])
 
 
-def run(name, V=1000, T=32, B=32, lo=4, hi=14, steps=4000, lr=3e-3, ov0=0.0, recall=0.0, pairs=3, each=3,
+def run(name, V=1000, T=32, B=32, lo=4, hi=14, steps=4000, lr=3e-3, ov0=0.0, recall=0.0, pairs=3, each=3, n_layer=2,
         seed=0, every=500):
     torch.manual_seed(seed)
-    cfg = {"n_layer": 2, "n_head": 4, "n_embd": 128, "n_positions": 256, "qk_init_std": 0.02,
+    cfg = {"n_layer": n_layer, "n_head": 4, "n_embd": 128, "n_positions": 256, "qk_init_std": 0.02,
            "sinusoidal_positions": 0, "position_scale": 0.1, "position_dims": 0}
     model = tt.TinyGpt(V + 1, 1, cfg)
     C = cfg["n_embd"]
