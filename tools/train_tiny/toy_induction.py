@@ -57,15 +57,6 @@ def repeat_windows(g, B, T, V, lo, hi):
     return w, mask
 
 
-def offset_scores(attention, period, offset):
-    """Each head's mean weight, over the probe's second copy, on the key `offset` places after the
-    query token's first occurrence (offset 1: the induction score). (layers, H)."""
-    if offset >= 0:
-        return tt.induction_scores(attention, period, offset)
-    return torch.stack([a.diagonal(offset=offset - period, dim1=-2, dim2=-1)[..., :period + offset].double().mean(dim=(0, 2))
-                        for a in attention])
-
-
 def run(name, V=1000, T=32, B=32, lo=4, hi=14, steps=4000, lr=3e-3, ov0=0.0, recall=0.0, pairs=3, each=3, n_layer=2,
         seed=0, every=500):
     torch.manual_seed(seed)
@@ -110,7 +101,7 @@ def run(name, V=1000, T=32, B=32, lo=4, hi=14, steps=4000, lr=3e-3, ov0=0.0, rec
             for P in (12, 8):
                 probe = tt.random_repeats(16, P, V, 99)
                 l2 = F.cross_entropy(model(probe).view(16, 2 * P, -1)[:, P:-1].flatten(0, 1), probe[:, P + 1:].flatten()).item()
-                ind, late = offset_scores(model.attention(), P, 1), offset_scores(model.attention(), P, 2)
+                ind, late = tt.induction_scores(model.attention(), P, 1), tt.induction_scores(model.attention(), P, 2)
                 prev = tt.previous_token_scores(model.attention()).max().item()
                 out.append(f"P{P}:l2={l2:.2f},ind={ind.max().item():.2f}(L{int(ind.argmax()) // 4}H{int(ind.argmax()) % 4}),"
                            f"late={late.max().item():.2f},prev={prev:.2f}")
@@ -121,7 +112,7 @@ def run(name, V=1000, T=32, B=32, lo=4, hi=14, steps=4000, lr=3e-3, ov0=0.0, rec
         for P in (12, 8):
             model(tt.random_repeats(16, P, V, 5))
             for offset in (-2, -1, 0, 1, 2, 3):
-                print(name, f"P{P} offset {offset} per head", offset_scores(model.attention(), P, offset).numpy().round(2).tolist(), flush=True)
+                print(name, f"P{P} offset {offset} per head", tt.induction_scores(model.attention(), P, offset).numpy().round(2).tolist(), flush=True)
     return model
 
 
