@@ -33,36 +33,6 @@ _spec.loader.exec_module(tt)
 torch, F = tt.torch, tt.F
 
 
-def recall_windows(k, T, V, g, pairs=4, each=3):
-    """k windows of T random tokens in which `pairs` pairs (a, b) of the window's own each occur `each`
-    times at random places: after a repeat of a comes b, whatever came before a. Only a head that finds
-    the earlier a by the query token itself (a textbook induction head) predicts it; matching on the
-    tokens before the query, as the one-key-late circuit does, cannot. Returns the windows and a mask
-    of the predictable targets (the b of every repeat after the first, as targets of x = w[:, :-1])."""
-    assert 2 * pairs * each <= T
-    w = torch.randint(0, V, (k, T), generator=g)
-    target = torch.zeros(k, T - 1, dtype=torch.bool)
-    for i in range(k):
-        ab = torch.randperm(V, generator=g)[:2 * pairs].view(pairs, 2)
-        # The pairs in a random order, with the filler tokens at random places between them, so
-        # that neither the pairs' positions nor their parity says anything.
-        items = torch.arange(pairs).repeat(each)[torch.randperm(pairs * each, generator=g)].tolist()
-        fillers = T - 2 * pairs * each
-        order = torch.randperm(len(items) + fillers, generator=g) < len(items)  # True: a pair here
-        p, seen, it = 0, set(), iter(items)
-        for is_pair in order.tolist():
-            if not is_pair:
-                p += 1
-                continue
-            a, b = ab[next(it)].tolist()
-            w[i, p], w[i, p + 1] = a, b
-            if a in seen and p < T - 1:
-                target[i, p] = True
-            seen.add(a)
-            p += 2
-    return w, target
-
-
 def markov_windows(k, T, V, g, states=16, jump=0.25):
     """k windows of T tokens, each an in-context Markov chain: `states` tokens of the window's own, each
     with a successor of the window's own (a random permutation of them); each step follows it, or with
@@ -131,7 +101,7 @@ def run(name, V=1000, n_layer=2, T=64, B=32, steps=1500, lr=3e-3, skip=0.0, skip
             w = torch.cat([w[:B - k], tt.repeat_two_back(s, torch.rand(k, T + 1, generator=g) < 0.5, image)])
         r, m = int(B * recall), int(B * markov)
         if r:
-            rw, rmask = recall_windows(r, T + 1, V, g, pairs, each)
+            rw, rmask = tt.recall_windows(r, T + 1, V, g, pairs, each)
             w = torch.cat([rw, w[r:]])
         if m:  # the recall loss column reports these windows' predictable targets when recall is 0
             rw, rmask = markov_windows(m, T + 1, V, g, states, jump)

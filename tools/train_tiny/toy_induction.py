@@ -3,7 +3,7 @@
 
 Developer-time only. A 2-layer (or `n_layer`) copy of train_tiny.py's TinyGpt (128 dimensions, 4 heads, GPT-2's
 learned positions), from scratch, on synthetic windows over a 1,000-token vocabulary (or `V`):
-- half the windows are toy_heads.py's recall windows (pairs (a, b) of the window's own, each 3 times
+- half the windows are train_tiny.py's recall windows (pairs (a, b) of the window's own, each 3 times
   at random places: after a repeat of a comes b);
 - half hold one run of 4-14 random tokens repeated once, among random tokens;
 - the loss is taken on the predictable targets only (the b of every repeat of a pair, the run's repeat);
@@ -38,57 +38,29 @@ def load(name):
     return module
 
 
-tt, th = load("train_tiny"), load("toy_heads")
+tt = load("train_tiny")
 torch, F = tt.torch, tt.F
 
 
-def repeat_windows(g, B, T, V, lo, hi):
-    """B windows of T + 1 random tokens, each holding one run of lo..hi random tokens and its repeat
-    at a random place; with the mask of the repeat's targets (as targets of x = w[:, :-1])."""
-    w = torch.randint(0, V, (B, T + 1), generator=g)
-    mask = torch.zeros(B, T, dtype=torch.bool)
-    for i in range(B):
-        n = int(torch.randint(lo, hi + 1, (1,), generator=g))
-        run = torch.randint(0, V, (n,), generator=g)
-        p = int(torch.randint(0, T + 2 - 2 * n, (1,), generator=g))
-        w[i, p:p + n] = run
-        w[i, p + n:p + 2 * n] = run
-        mask[i, p + n:p + 2 * n - 1] = True
-    return w, mask
-
-
 def run(name, V=1000, T=32, B=32, lo=4, hi=14, steps=4000, lr=3e-3, ov0=0.0, recall=0.0, pairs=3, each=3, n_layer=2,
-        seed=0, every=500):
+        seed=0, every=500, periods=(12, 8)):
     torch.manual_seed(seed)
     cfg = {"n_layer": n_layer, "n_head": 4, "n_embd": 128, "n_positions": 256, "qk_init_std": 0.02,
            "sinusoidal_positions": 0, "position_scale": 0.1, "position_dims": 0}
     model = tt.TinyGpt(V + 1, 1, cfg)
-    C = cfg["n_embd"]
     if ov0:
-        first = model.h[0]
-        with torch.no_grad():
-            first.c_attn.weight[2 * C:].normal_(0.0, ov0)  # the value rows of the q, k, v product
-            first.attn_proj.weight.normal_(0.0, ov0)
-        first.attn_proj.weight.requires_grad_(False)
-        first.attn_proj.bias.requires_grad_(False)
-
-        def keep_values_frozen(grad):
-            grad = grad.clone()
-            grad[2 * C:] = 0
-            return grad
-        first.c_attn.weight.register_hook(keep_values_frozen)
-        first.c_attn.bias.register_hook(keep_values_frozen)
+        tt.freeze_first_values(model, ov0, lambda: True)
     opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=lr, betas=(0.9, 0.95), weight_decay=0.0)
     g = torch.Generator().manual_seed(seed)
     t0 = time.time()
     for step in range(1, steps + 1):
-        w, mask = repeat_windows(g, B, T, V, lo, hi)
+        w, mask = tt.repeat_windows(g, B, T, V, lo, hi)
         k = int(B * recall)
         if k:
-            w[B - k:], mask[B - k:] = th.recall_windows(k, T + 1, V, g, pairs, each)
+            w[B - k:], mask[B - k:] = tt.recall_windows(k, T + 1, V, g, pairs, each)
         x, y = w[:, :-1], w[:, 1:]
-        logits = model(x).view(B, T, -1)
-        loss = F.cross_entropy(logits[mask], y[mask])
+        # Logits at the predictable targets only: the same loss, without the output product elsewhere.
+        loss = F.cross_entropy(model.logits(model.hidden(x)[mask]), y[mask])
         opt.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -98,7 +70,7 @@ def run(name, V=1000, T=32, B=32, lo=4, hi=14, steps=4000, lr=3e-3, ov0=0.0, rec
         model.eval()
         out = []
         with torch.no_grad():
-            for P in (12, 8):
+            for P in periods:
                 probe = tt.random_repeats(16, P, V, 99)
                 l2 = F.cross_entropy(model(probe).view(16, 2 * P, -1)[:, P:-1].flatten(0, 1), probe[:, P + 1:].flatten()).item()
                 ind, late = tt.induction_scores(model.attention(), P, 1), tt.induction_scores(model.attention(), P, 2)
@@ -109,7 +81,7 @@ def run(name, V=1000, T=32, B=32, lo=4, hi=14, steps=4000, lr=3e-3, ov0=0.0, rec
         print(name, step, f"loss={loss.item():.3f}", " ".join(out), f"{time.time() - t0:.0f}s", flush=True)
     model.eval()
     with torch.no_grad():
-        for P in (12, 8):
+        for P in periods:
             model(tt.random_repeats(16, P, V, 5))
             for offset in (-2, -1, 0, 1, 2, 3):
                 print(name, f"P{P} offset {offset} per head", tt.induction_scores(model.attention(), P, offset).numpy().round(2).tolist(), flush=True)

@@ -216,12 +216,20 @@ class TinyGpt(torch.nn.Module):
             with torch.no_grad():
                 torch.nn.init.normal_(b.c_attn.weight[:2 * C], 0.0, cfg["qk_init_std"])
 
-    def forward(self, idx):
-        # idx: (B, T) compact ids; returns logits over the compact classes, (B * T, n_rows).
+    def hidden(self, idx):
+        # idx: (B, T) compact ids; returns the final layer norm's output, (B, T, C).
         x = self.wte(idx) + self.wpe(torch.arange(idx.shape[1]))
         for block in self.h:
             x = block(x)
-        return torch.addmm(self.unused_bias, self.ln_f(x).flatten(0, 1), self.wte.weight.T)
+        return self.ln_f(x)
+
+    def logits(self, h):
+        # h: (N, C) -> logits over the compact classes, (N, n_rows).
+        return torch.addmm(self.unused_bias, h, self.wte.weight.T)
+
+    def forward(self, idx):
+        # idx: (B, T) compact ids; returns logits over the compact classes, (B * T, n_rows).
+        return self.logits(self.hidden(idx).flatten(0, 1))
 
     def attention(self):
         return [b.attention for b in self.h]
@@ -297,6 +305,22 @@ class WindowSampler:
         w = torch.stack([self.window(t) for _ in range(b)])
         return w[:, :-1], w[:, 1:]
 
+    def induction_batch(self, b, t, recall, skip=0.0):
+        """--induction-steps' windows (README, "Induction first"): random corpus tokens, a `recall`
+        share of them recall windows (3 pairs each 3 times per 32 tokens), a `skip` share skip windows
+        (made over the first repeat windows: a run that survives there is not in the mask), the rest one
+        repeated run of 4 to (t - 4) / 2 tokens; with the mask of their predictable targets."""
+        w, mask = repeat_windows(self.gen, b, t, self.n_used_tokens, 4, (t - 4) // 2)
+        k, s = int(b * recall), int(b * skip)
+        assert k + s <= b, "--induction-recall and --induction-skip share one batch"
+        if k:
+            w[b - k:], mask[b - k:] = recall_windows(k, t + 1, self.n_used_tokens, self.gen, 3 * t // 32, 3)
+        if s:
+            flip = torch.rand(s, t + 1, generator=self.gen) < 0.5
+            flip[:, :2] = False
+            w[:s], mask[:s] = repeat_two_back(w[:s], flip), flip[:, 1:]
+        return w[:, :-1], w[:, 1:], mask
+
 
 def repeat_two_back(w, flip, image=None):
     """w: (B, L) tokens. Where flip is set (from position 2 on), the token becomes the one two places back
@@ -305,6 +329,77 @@ def repeat_two_back(w, flip, image=None):
         back = w[:, t - 2] if image is None else image[w[:, t - 2]]
         w[:, t] = torch.where(flip[:, t], back, w[:, t])
     return w
+
+
+def recall_windows(k, T, V, g, pairs=4, each=3):
+    """k windows of T random tokens in which `pairs` pairs (a, b) of the window's own each occur `each`
+    times at random places: after a repeat of a comes b, whatever came before a. Only a head that finds
+    the earlier a by the query token itself (a textbook induction head) predicts it; matching on the
+    tokens before the query, as the one-key-late circuit does, cannot. Returns the windows and a mask
+    of the predictable targets (the b of every repeat after the first, as targets of x = w[:, :-1])."""
+    assert 2 * pairs * each <= T
+    w = torch.randint(0, V, (k, T), generator=g)
+    target = torch.zeros(k, T - 1, dtype=torch.bool)
+    for i in range(k):
+        ab = torch.randperm(V, generator=g)[:2 * pairs].view(pairs, 2)
+        # The pairs in a random order, with the filler tokens at random places between them, so
+        # that neither the pairs' positions nor their parity says anything.
+        items = torch.arange(pairs).repeat(each)[torch.randperm(pairs * each, generator=g)].tolist()
+        fillers = T - 2 * pairs * each
+        order = torch.randperm(len(items) + fillers, generator=g) < len(items)  # True: a pair here
+        p, seen, it = 0, set(), iter(items)
+        for is_pair in order.tolist():
+            if not is_pair:
+                p += 1
+                continue
+            a, b = ab[next(it)].tolist()
+            w[i, p], w[i, p + 1] = a, b
+            if a in seen and p < T - 1:
+                target[i, p] = True
+            seen.add(a)
+            p += 2
+    return w, target
+
+
+def repeat_windows(g, B, T, V, lo, hi):
+    """B windows of T + 1 random tokens, each holding one run of lo..hi random tokens and its repeat
+    at a random place; with the mask of the repeat's targets (as targets of x = w[:, :-1])."""
+    w = torch.randint(0, V, (B, T + 1), generator=g)
+    mask = torch.zeros(B, T, dtype=torch.bool)
+    for i in range(B):
+        n = int(torch.randint(lo, hi + 1, (1,), generator=g))
+        run = torch.randint(0, V, (n,), generator=g)
+        p = int(torch.randint(0, T + 2 - 2 * n, (1,), generator=g))
+        w[i, p:p + n] = run
+        w[i, p + n:p + 2 * n] = run
+        mask[i, p + n:p + 2 * n - 1] = True
+    return w, mask
+
+
+def freeze_first_values(model, std, is_frozen, start_random=True):
+    """Layer 0's value and output maps start at N(0, std) (unless not start_random: a model loaded with
+    --init-from keeps its own) and get no gradient while is_frozen() holds
+    (Bietti et al. 2023, "Birth of a Transformer"; README, "Induction first"). Layer 0 then writes what
+    its heads attend to into random directions of its own, not into the token's own (the tied output
+    table's), so that a layer-1 key can tell "my previous token is a" from "my token is a". Its
+    attention still learns. With no weight decay meanwhile, Adam's moments stay zero and they do not move."""
+    first, C = model.h[0], model.h[0].c_attn.in_features
+    with torch.no_grad():
+        if start_random:
+            first.c_attn.weight[2 * C:].normal_(0.0, std)  # the value rows of the q, k, v product
+            first.attn_proj.weight.normal_(0.0, std)
+
+    def hook(rows):
+        def zero(grad):
+            if not is_frozen():
+                return grad
+            grad = grad.clone()
+            grad[rows] = 0
+            return grad
+        return zero
+    for p, rows in ((first.c_attn.weight, slice(2 * C, None)), (first.c_attn.bias, slice(2 * C, None)),
+                    (first.attn_proj.weight, slice(None)), (first.attn_proj.bias, slice(None))):
+        p.register_hook(hook(rows))
 
 
 def save_checkpoint(path, state):
@@ -351,6 +446,18 @@ def main():
     ap.add_argument("--position-scale", type=float, default=0.1, help="the sinusoidal position table's RMS at the start")
     ap.add_argument("--qk-init-std", type=float, default=0.02,
                     help="standard deviation of the query and key weights at the start (GPT-2: 0.02; 1/sqrt(128) = 0.088)")
+    ap.add_argument("--induction-steps", type=int, default=0,
+                    help="the first N steps train on induction windows only (README, \"Induction first\")")
+    ap.add_argument("--induction-context", type=int, default=32, help="the induction windows' length")
+    ap.add_argument("--induction-batch", type=int, default=32, help="induction windows per step")
+    ap.add_argument("--induction-recall", type=float, default=0.5, help="the share of them that are recall windows")
+    ap.add_argument("--induction-skip", type=float, default=0.0,
+                    help="the share of them that are skip windows (each token repeats the one two back with probability 1/2)")
+    ap.add_argument("--induction-mix", type=int, default=0,
+                    help="N > 0: after the induction steps, every step also trains on N induction windows (their loss added)")
+    ap.add_argument("--frozen-values-std", type=float, default=0.0,
+                    help="S > 0: layer 0's value and output maps start at N(0, S) (with --init-from: as loaded) and stay "
+                         "frozen during the induction steps")
     ap.add_argument("--n-layer", type=int, default=4)
     ap.add_argument("--n-head", type=int, default=4)
     ap.add_argument("--n-embd", type=int, default=128)
@@ -401,6 +508,9 @@ def main():
                                                  "position_dims": args.position_dims})
     if args.init_from:  # start from a trained checkpoint's weights (a fresh optimizer)
         load_hf_tensors(model, read_safetensors(args.init_from), used)
+    step = 0
+    if args.frozen_values_std:
+        freeze_first_values(model, args.frozen_values_std, lambda: step <= args.induction_steps, not args.init_from)
     n_params = sum(p.numel() for p in model.parameters())
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2 and n != "wpe.weight"]
     no_decay = [p for n, p in model.named_parameters() if p.dim() < 2 or n == "wpe.weight"]
@@ -440,16 +550,31 @@ def main():
         print(f"resumed from {args.checkpoint} after step {ck['step']}", flush=True)
     last_step = ck["step"] if args.export else args.steps
     t_loop = time.time()
+    def induction_loss(b):
+        # b induction windows; the loss at their predictable targets only, and the output product only there.
+        x, y, mask = sampler.induction_batch(b, args.induction_context, args.induction_recall, args.induction_skip)
+        return x, F.cross_entropy(model.logits(model.hidden(x)[mask]), y[mask])
+
+    decay_from = max(args.warmup, args.induction_steps)  # the cosine runs over the language-model steps
     for step in range(first_step, last_step + 1):
-        lr = args.lr * (step / args.warmup if step <= args.warmup else
-                        0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * (step - args.warmup) / (args.steps - args.warmup))))
-        for g in opt.param_groups:
-            g["lr"] = lr
-        # Short windows first: under near-uniform attention over t keys the previous token is 1/t of
-        # a head's output, so a short window gives the first attention gradients more to work with.
-        t = args.short_context if step <= args.short_steps else T
-        x, y = sampler.batch(args.batch_tokens // t, t)
-        loss = F.cross_entropy(model(x), y.flatten())
+        induction = step <= args.induction_steps
+        lr = args.lr * (step / args.warmup if step <= args.warmup else 1.0 if induction else
+                        0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * (step - decay_from) / (args.steps - decay_from))))
+        for g, wd in zip(opt.param_groups, (args.weight_decay, 0.0)):
+            g["lr"], g["weight_decay"] = lr, 0.0 if induction else wd
+        if induction:
+            t = args.induction_context
+            x, loss = induction_loss(args.induction_batch)
+        else:
+            # Short windows first: under near-uniform attention over t keys the previous token is 1/t of
+            # a head's output, so a short window gives the first attention gradients more to work with.
+            t = args.short_context if step - args.induction_steps <= args.short_steps else T
+            x, y = sampler.batch(args.batch_tokens // t, t)
+            loss = F.cross_entropy(model(x), y.flatten())
+            if args.induction_mix:  # and a few induction windows, so the heads keep being paid for
+                xi, mixed = induction_loss(args.induction_mix)
+                loss = loss + mixed
+                tokens += xi.numel()
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -465,6 +590,14 @@ def main():
             print(f"step {step:5d}  lr {lr:.2e}  t {t}  train {log[-1][1]:.4f}  val {v:.4f}  previous-token max "
                   f"{log[-1][4]:.3f} (modern {log[-1][6]:.3f})  induction max {log[-1][5]:.3f}  "
                   f"({seconds:.0f} s, {tokens / seconds:.0f} tokens/s)", flush=True)
+            if induction:  # the 40-token probe does not fit short induction windows: a period that does
+                period = (args.induction_context - 4) // 2
+                model.eval()
+                with torch.no_grad():
+                    model(random_repeats(16, period, len(used) - 1, args.seed + 4))
+                    print(f"      induction max on {period} random tokens twice "
+                          f"{induction_scores(model.attention(), period).max().item():.3f}", flush=True)
+                model.train()
         if step % args.checkpoint_every == 0 or step == args.stop_at or step == args.steps:
             save_checkpoint(args.checkpoint, {
                 "model": model.state_dict(), "opt": opt.state_dict(), "sampler": sampler.gen.get_state(),
