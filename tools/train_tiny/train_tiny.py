@@ -550,6 +550,7 @@ def main():
         print(f"resumed from {args.checkpoint} after step {ck['step']}", flush=True)
     last_step = ck["step"] if args.export else args.steps
     t_loop = time.time()
+
     def induction_loss(b):
         # b induction windows; the loss at their predictable targets only, and the output product only there.
         x, y, mask = sampler.induction_batch(b, args.induction_context, args.induction_recall, args.induction_skip)
