@@ -50,14 +50,11 @@ def run(name, V=1000, T=32, B=32, lo=4, hi=14, steps=4000, lr=3e-3, ov0=0.0, rec
     model = tt.TinyGpt(V + 1, 1, cfg)
     if ov0:
         tt.freeze_first_values(model, ov0, lambda: True)
-    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=lr, betas=(0.9, 0.95), weight_decay=0.0)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, betas=(0.9, 0.95), weight_decay=0.0)
     g = torch.Generator().manual_seed(seed)
     t0 = time.time()
     for step in range(1, steps + 1):
-        w, mask = tt.repeat_windows(g, B, T, V, lo, hi)
-        k = int(B * recall)
-        if k:
-            w[B - k:], mask[B - k:] = tt.recall_windows(k, T + 1, V, g, pairs, each)
+        w, mask = tt.induction_windows(g, B, T, V, recall, 0.0, lo, hi, pairs, each)
         x, y = w[:, :-1], w[:, 1:]
         # Logits at the predictable targets only: the same loss, without the output product elsewhere.
         loss = F.cross_entropy(model.logits(model.hidden(x)[mask]), y[mask])

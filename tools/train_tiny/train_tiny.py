@@ -306,19 +306,9 @@ class WindowSampler:
         return w[:, :-1], w[:, 1:]
 
     def induction_batch(self, b, t, recall, skip=0.0):
-        """--induction-steps' windows (README, "Induction first"): random corpus tokens, a `recall`
-        share of them recall windows (3 pairs each 3 times per 32 tokens), a `skip` share skip windows
-        (made over the first repeat windows: a run that survives there is not in the mask), the rest one
-        repeated run of 4 to (t - 4) / 2 tokens; with the mask of their predictable targets."""
-        w, mask = repeat_windows(self.gen, b, t, self.n_used_tokens, 4, (t - 4) // 2)
-        k, s = int(b * recall), int(b * skip)
-        assert k + s <= b, "--induction-recall and --induction-skip share one batch"
-        if k:
-            w[b - k:], mask[b - k:] = recall_windows(k, t + 1, self.n_used_tokens, self.gen, 3 * t // 32, 3)
-        if s:
-            flip = torch.rand(s, t + 1, generator=self.gen) < 0.5
-            flip[:, :2] = False
-            w[:s], mask[:s] = repeat_two_back(w[:s], flip), flip[:, 1:]
+        """--induction-steps' windows (README, "Induction first"), as x, y and the mask of the predictable
+        targets: induction_windows with 3 pairs per 32 tokens and runs of 4 to (t - 4) / 2 tokens."""
+        w, mask = induction_windows(self.gen, b, t, self.n_used_tokens, recall, skip, 4, (t - 4) // 2, 3 * t // 32)
         return w[:, :-1], w[:, 1:], mask
 
 
@@ -373,6 +363,23 @@ def repeat_windows(g, B, T, V, lo, hi):
         w[i, p:p + n] = run
         w[i, p + n:p + 2 * n] = run
         mask[i, p + n:p + 2 * n - 1] = True
+    return w, mask
+
+
+def induction_windows(g, b, t, V, recall, skip, lo, hi, pairs, each=3):
+    """b windows of t + 1 random tokens and the mask of their predictable targets: a `recall` share of
+    recall windows (`pairs` pairs, `each` times), a `skip` share of skip windows (made over the first
+    repeat windows: a run that survives there is not in the mask), the rest one run of lo..hi tokens
+    repeated once. The stage-1 windows of train_tiny and toy_induction.py's."""
+    w, mask = repeat_windows(g, b, t, V, lo, hi)
+    k, s = int(b * recall), int(b * skip)
+    assert k + s <= b, "the recall and skip shares share one batch"
+    if k:
+        w[b - k:], mask[b - k:] = recall_windows(k, t + 1, V, g, pairs, each)
+    if s:
+        flip = torch.rand(s, t + 1, generator=g) < 0.5
+        flip[:, :2] = False
+        w[:s], mask[:s] = repeat_two_back(w[:s], flip), flip[:, 1:]
     return w, mask
 
 
