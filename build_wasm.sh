@@ -102,10 +102,10 @@ ensure_imgui() {
   say "ImGui sources in third_party/imgui"
 }
 
-# Node packages for the tests (each folder under tests/ with a package-lock.json).
+# Node packages for the tests (each folder under tests/, or one room below, with a package-lock.json).
 ensure_npm() {
   local lock dir stamp
-  for lock in "$ROOT"/tests/*/package-lock.json; do
+  for lock in "$ROOT"/tests/*/package-lock.json "$ROOT"/tests/*/*/package-lock.json; do
     dir="$(dirname "$lock")"
     stamp="$dir/node_modules/.attnlab-lock"
     if [ -f "$stamp" ] && cmp -s "$lock" "$stamp"; then continue; fi

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "analysis/query_analysis.h"
-#include "model/json.h"
+#include "base/json.h"
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "model/safetensors.h"
+#include "base/safetensors.h"
 
 namespace {
 // An accepted tensor's bytes are in the input, so its element count is bounded by the input

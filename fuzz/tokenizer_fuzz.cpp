@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "model/gpt2_tokenizer.h"
+#include "tokenizer/gpt2_tokenizer.h"
 #include "platform/whole_file.h"
 
 namespace {

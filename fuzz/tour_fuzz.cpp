@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "app/tour/tour.h"
-#include "model/json.h"
+#include "base/json.h"
 
 namespace {
 

@@ -40,14 +40,14 @@ done
 # I/O, so nothing else is needed.
 sources_for() {
   case "$1" in
-    safetensors) echo src/model/safetensors.cpp src/model/json.cpp src/model/utf8.cpp ;;
-    json) echo src/model/json.cpp src/model/utf8.cpp ;;
-    tokenizer) echo src/model/gpt2_tokenizer.cpp src/model/unicode_classes.cpp src/model/json.cpp src/model/utf8.cpp ;;
+    safetensors) echo src/base/safetensors.cpp src/base/json.cpp src/base/utf8.cpp ;;
+    json) echo src/base/json.cpp src/base/utf8.cpp ;;
+    tokenizer) echo src/tokenizer/gpt2_tokenizer.cpp src/tokenizer/unicode_classes.cpp src/base/json.cpp src/base/utf8.cpp ;;
     analyze_input) echo src/analysis/query_analysis.cpp src/analysis/normalizers.cpp src/analysis/selection.cpp \
                         src/analysis/separability.cpp src/analysis/softmax.cpp \
-                        src/model/json.cpp src/model/utf8.cpp src/model/random.cpp ;;
+                        src/base/json.cpp src/base/utf8.cpp src/base/random.cpp ;;
     tour) echo src/app/tour/tour.cpp src/app/tour/builtin_tour.cpp src/app/view_state.cpp src/analysis/normalizers.cpp src/analysis/softmax.cpp \
-               src/model/json.cpp src/model/utf8.cpp src/model/random.cpp ;;
+               src/base/json.cpp src/base/utf8.cpp src/base/random.cpp ;;
   esac
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // Seeded random inputs shared by the analysis tests.
 #include "analysis/selection.h"
-#include "model/random.h"
+#include "base/random.h"
 
 namespace attnlab::test {
 

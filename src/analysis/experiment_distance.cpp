@@ -8,7 +8,7 @@
 #include "analysis/experiment_heads.h"
 #include "analysis/ks_test.h"
 #include "analysis/softmax.h"
-#include "model/random.h"
+#include "base/random.h"
 
 namespace attnlab {
 

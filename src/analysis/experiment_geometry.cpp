@@ -7,7 +7,7 @@
 #include "analysis/experiment_heads.h"
 #include "analysis/separability.h"
 #include "analysis/softmax.h"
-#include "model/random.h"
+#include "base/random.h"
 
 namespace attnlab {
 

@@ -8,7 +8,7 @@
 
 #include "analysis/experiments.h"
 #include "analysis/selection.h"
-#include "model/parallel.h"
+#include "base/parallel.h"
 
 namespace attnlab {
 

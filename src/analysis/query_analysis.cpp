@@ -4,8 +4,8 @@
 #include <set>
 
 #include "analysis/softmax.h"
-#include "model/json.h"
-#include "model/random.h"
+#include "base/json.h"
+#include "base/random.h"
 
 namespace attnlab {
 

@@ -6,7 +6,7 @@
 #include <limits>
 #include <numeric>
 
-#include "model/random.h"
+#include "base/random.h"
 
 namespace attnlab {
 

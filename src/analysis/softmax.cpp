@@ -6,7 +6,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "model/random.h"
+#include "base/random.h"
 
 namespace attnlab {
 

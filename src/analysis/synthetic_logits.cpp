@@ -2,7 +2,7 @@
 
 #include <cstddef>
 
-#include "model/random.h"
+#include "base/random.h"
 
 namespace attnlab {
 

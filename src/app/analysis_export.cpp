@@ -1,8 +1,8 @@
 #include "app/analysis_export.h"
 
 #include "analysis/query_analysis.h"
-#include "model/json.h"
-#include "model/utf8.h"
+#include "base/json.h"
+#include "base/utf8.h"
 
 namespace attnlab {
 

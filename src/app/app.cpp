@@ -6,10 +6,10 @@
 #include <cstdio>
 
 #include "app/analysis_export.h"
-#include "app/head_summaries.h"
-#include "app/model_tasks.h"
-#include "app/plot.h"
-#include "model/parallel.h"
+#include "app/work/head_summaries.h"
+#include "app/work/model_tasks.h"
+#include "app/plot/plot.h"
+#include "base/parallel.h"
 
 namespace attnlab {
 

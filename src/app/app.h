@@ -5,20 +5,20 @@
 #include <string>
 #include <string_view>
 
-#include "app/attention_panel.h"
-#include "app/distance_panel.h"
+#include "app/panels/attention_panel.h"
+#include "app/panels/distance_panel.h"
 #include "app/file_export.h"
-#include "app/gradient_panel.h"
-#include "app/help_panel.h"
-#include "app/model_bar.h"
+#include "app/panels/gradient_panel.h"
+#include "app/panels/help_panel.h"
+#include "app/panels/model_bar.h"
 #include "app/model_source.h"
-#include "app/separability_panel.h"
+#include "app/panels/separability_panel.h"
 #include "app/session.h"
-#include "app/softmax_playground.h"
-#include "app/text_panel.h"
+#include "app/panels/softmax_playground.h"
+#include "app/panels/text_panel.h"
 #include "app/tour/tour_player.h"
 #include "app/widget_rects.h"
-#include "model/json.h"
+#include "base/json.h"
 
 namespace attnlab {
 

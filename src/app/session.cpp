@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "model/json.h"
+#include "base/json.h"
 
 namespace attnlab {
 

@@ -12,12 +12,12 @@
 
 #include "analysis/normalizers.h"
 #include "analysis/selection.h"
-#include "app/task_runner.h"
+#include "app/work/task_runner.h"
 #include "app/view_state.h"
 #include "model/attention_capture.h"
 #include "model/gpt2.h"
-#include "model/gpt2_tokenizer.h"
-#include "model/safetensors.h"
+#include "tokenizer/gpt2_tokenizer.h"
+#include "base/safetensors.h"
 
 namespace attnlab {
 
@@ -56,8 +56,8 @@ struct ForwardResult {
     HeadTemperatures temperatures;   // the overrides in force; empty = the model as trained
 };
 
-struct HeadSummaries;     // app/head_summaries.h: the all-heads summaries
-struct TemperatureProbe;  // app/model_tasks.h: "apply to the model"
+struct HeadSummaries;     // app/work/head_summaries.h: the all-heads summaries
+struct TemperatureProbe;  // app/work/model_tasks.h: "apply to the model"
 
 struct Session {
     Gpt2Tokenizer tokenizer;

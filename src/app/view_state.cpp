@@ -4,7 +4,7 @@
 #include <optional>
 
 #include "analysis/normalizers.h"
-#include "model/json.h"
+#include "base/json.h"
 
 namespace attnlab {
 

@@ -2,7 +2,7 @@
 
 #include <imgui.h>
 
-#include "model/json.h"
+#include "base/json.h"
 
 namespace attnlab {
 

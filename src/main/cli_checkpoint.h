@@ -3,7 +3,7 @@
 #include <string>
 
 #include "model/gpt2.h"
-#include "model/safetensors.h"
+#include "base/safetensors.h"
 #include "platform/mapped_file.h"
 
 namespace attnlab {

@@ -14,9 +14,9 @@
 #include "main/cli_checkpoint.h"
 #include "main/cli_commands.h"
 #include "main/cli_vocabulary.h"
-#include "model/json.h"
-#include "model/parallel.h"
-#include "model/sha256.h"
+#include "base/json.h"
+#include "base/parallel.h"
+#include "base/sha256.h"
 #include "platform/whole_file.h"
 
 namespace attnlab {

@@ -11,8 +11,8 @@
 #include "main/cli_vocabulary.h"
 #include "model/attention_capture.h"
 #include "model/gpt2.h"
-#include "model/json.h"
-#include "model/random.h"
+#include "base/json.h"
+#include "base/random.h"
 #include "model/sampling.h"
 
 namespace attnlab {

@@ -10,7 +10,7 @@
 #include "main/cli_args.h"
 #include "main/cli_commands.h"
 #include "main/cli_vocabulary.h"
-#include "model/gpt2_tokenizer.h"
+#include "tokenizer/gpt2_tokenizer.h"
 
 namespace attnlab {
 

@@ -3,7 +3,7 @@
 #include <optional>
 #include <string>
 
-#include "model/gpt2_tokenizer.h"
+#include "tokenizer/gpt2_tokenizer.h"
 
 namespace attnlab {
 

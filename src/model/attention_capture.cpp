@@ -1,7 +1,7 @@
 #include "model/attention_capture.h"
 
 #include "model/gemm.h"
-#include "model/parallel.h"
+#include "base/parallel.h"
 
 #include <algorithm>
 #include <cmath>

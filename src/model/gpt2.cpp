@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "model/gemm.h"
-#include "model/parallel.h"
+#include "base/parallel.h"
 
 namespace attnlab {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "model/linear.h"
-#include "model/safetensors.h"
+#include "base/safetensors.h"
 
 namespace attnlab {
 

@@ -6,7 +6,7 @@
 #include <functional>
 
 #include "model/gpt2.h"
-#include "model/json.h"
+#include "base/json.h"
 
 namespace attnlab {
 

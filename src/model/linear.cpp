@@ -12,7 +12,7 @@
 #include <algorithm>
 
 #include "model/gemm.h"
-#include "model/parallel.h"
+#include "base/parallel.h"
 
 #if defined(__AVX512F__)
 #include "model/tile_avx512.h"

@@ -35,7 +35,7 @@ public:
     using ColumnsDone = std::function<void(int c0, int width)>;
 
     // out (n, cols), row stride cols = in (n, rows), row stride rows, @ W + bias (null: none).
-    // Uses every thread parallel_for() may (model/parallel.h).
+    // Uses every thread parallel_for() may (base/parallel.h).
     void apply(const float* in, int n, const float* bias, float* out, const ColumnsDone& done = {}) const;
 
     static constexpr int kPanel = 128;  // columns per panel: a thread goes through its run of columns panel by panel

@@ -3,8 +3,8 @@
 #include <cstring>
 #include <string>
 
-#include "model/json.h"
-#include "model/random.h"
+#include "base/json.h"
+#include "base/random.h"
 
 namespace attnlab {
 

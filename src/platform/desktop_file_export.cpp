@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "app/png_writer.h"
+#include "platform/png_writer.h"
 
 namespace attnlab {
 

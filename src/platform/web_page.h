@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "model/json.h"
+#include "base/json.h"
 #include "platform/ui_host.h"
 
 namespace attnlab {

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "model/json.h"
+#include "base/json.h"
 
 namespace attnlab {
 

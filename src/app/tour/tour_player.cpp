@@ -6,9 +6,9 @@
 #include <cstdio>
 
 #include "app/app.h"
-#include "app/plot.h"
-#include "app/string_input.h"
-#include "model/json.h"
+#include "app/plot/plot.h"
+#include "app/panels/string_input.h"
+#include "base/json.h"
 
 namespace attnlab {
 

@@ -1,0 +1,394 @@
+#include "app/panels/attention_panel.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "analysis/selection.h"
+#include "app/work/model_tasks.h"
+#include "app/plot/plot.h"
+#include "app/panels/text_panel.h"
+#include "base/json.h"
+
+namespace attnlab {
+
+namespace {
+
+// The normalizers the selector offers (kNormalizerNames without the general-alpha "entmax").
+constexpr const char* kNormalizers[] = {"softmax", "sparsemax", "entmax-1.5", "ssmax", "sa-softmax"};
+constexpr double kMinT = 0.01, kMaxT = 100.0;
+constexpr int kTopK = 10;
+
+double ms_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+// ---- the open head ------------------------------------------------------------------------
+
+// Brings the open head's scores, weights and runs up to date with the view. Cheap when nothing
+// changed; dragging T re-normalizes every row from the cached scores (no model run).
+void update_map(AttentionPanel& p, const Session& s, int layer, int head) {
+    const AttentionCapture& cap = s.forward->capture;
+    if (p.map_pass.lock() != s.forward || p.map_layer != layer || p.map_head != head) {
+        p.map_pass = s.forward;
+        p.map_layer = layer;
+        p.map_head = head;
+        p.L = cap.length();
+        p.scores = cap.scores(layer, head);
+        p.map_normalizer.clear();  // re-shape below
+    }
+    if (p.map_normalizer == s.view.normalizer && p.map_T == s.view.T) return;
+    p.map_normalizer = s.view.normalizer;
+    p.map_T = s.view.T;
+    const auto start = std::chrono::steady_clock::now();
+    Normalizer n;
+    p.map_error.clear();
+    if (!parse_normalizer(s.view.normalizer, n, p.map_error) ||
+        !normalize_causal_rows(p.scores, p.L, n, s.view.T, p.weights, p.map_error)) {
+        p.weights.clear();
+        p.runs = {};
+        p.bins = 0;
+        return;
+    }
+    p.max_weight = *std::max_element(p.weights.begin(), p.weights.end());
+    // Every cell when the runs fit the draw list's budget; else max-pooled blocks, halving.
+    int bins = std::min(p.L, 256);
+    for (;;) {
+        if (bins == p.L) {
+            p.runs = heatmap::cell_runs(p.weights, p.L, p.L, p.max_weight);
+        } else {
+            PooledMap m = empty_pooled_map(p.L, bins);
+            pool_rows_max(m, p.weights, 0, p.L);
+            p.runs = heatmap::cell_runs(m.cells, m.bins, m.bins, p.max_weight);
+        }
+        if (static_cast<int>(p.runs.runs.size()) <= heatmap::kMaxRuns || bins <= 16) break;
+        bins = (bins + 1) / 2;
+    }
+    p.bins = bins;
+    p.reshape_ms = ms_since(start);
+}
+
+std::string token_label(const Session& s, int position) {
+    const std::vector<int>& t = s.forward->tokens;
+    if (position < 0 || position >= static_cast<int>(t.size())) return "";
+    std::string label = chip_label(s.tokenizer.token_bytes(t[static_cast<size_t>(position)]));
+    if (label.size() > 14) label = label.substr(0, 12) + "..";
+    return label;
+}
+
+// Text truncated from the right to fit `width` pixels.
+std::string fit_text(std::string text, float width) {
+    while (!text.empty() && ImGui::CalcTextSize(text.c_str()).x > width) text.pop_back();
+    return text;
+}
+
+void draw_map(AttentionPanel& p, PanelContext& ctx, ImVec2 size) {
+    Session& s = ctx.session;
+    ImGui::BeginChild("##map", size, false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+    const float font = ImGui::GetFontSize();
+    const ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text), faint = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    ImGui::Text("Layer %d, head %d: %s, T = %.3g", p.map_layer, p.map_head, p.map_normalizer.c_str(), p.map_T);
+    if (!p.map_error.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, plot::colors::vermillion);
+        ImGui::TextWrapped("%s", p.map_error.c_str());
+        ImGui::PopStyleColor();
+        ImGui::EndChild();
+        return;
+    }
+    const int L = p.L;
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float label_w = font * 6.0f, bar_w = font * 1.1f, bar_labels = font * 5.0f;
+    const float top = font * 2.4f, bottom = font * 2.6f;
+    const float side = std::max(font * 4.0f, std::min(avail.x - label_w - bar_w - bar_labels - font, avail.y - top - bottom));
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const ImVec2 p0(origin.x + label_w, origin.y + top), p1(p0.x + side, p0.y + side);
+    ImGui::SetCursorScreenPos(p0);
+    ImGui::InvisibleButton("##heatmap", ImVec2(side, side));
+    remember_last_item(ctx.widgets, "attention.heatmap");
+    const bool hovered = ImGui::IsItemHovered(), active = ImGui::IsItemActive();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float cell = side / L;
+
+    // The keys a causal query cannot see: hatched, no colour (they are not weight 0, they are absent).
+    dl->AddRectFilled(p0, p1, IM_COL32(242, 242, 242, 255));
+    heatmap::draw_upper_hatch(dl, p0, p1, IM_COL32(200, 200, 200, 255), std::max(6.0f, font * 0.5f));
+    heatmap::draw_runs(dl, p.runs, p0, p1);
+    dl->AddRect(p0, p1, ink);
+    const int query = chosen_query(s);
+    dl->AddRect(ImVec2(p0.x - 2, p0.y + query * cell - 1), ImVec2(p1.x + 2, p0.y + (query + 1) * cell + 1), plot::colors::vermillion,
+                0.0f, 0, 2.0f);
+
+    // Axes: position ticks; the query tokens on the left when a row is tall enough to read.
+    const plot::AxisRange range{0.0, static_cast<double>(L), plot::Scale::Linear};
+    const std::vector<plot::Tick> ticks = plot::axis_ticks(range, std::max(2, static_cast<int>(side / (font * 4))));
+    if (cell >= font * 2.5f) {  // room for the key tokens themselves
+        for (int j = 0; j < L; ++j) {
+            const std::string label = fit_text(token_label(s, j), cell - 2.0f);
+            const float tw = ImGui::CalcTextSize(label.c_str()).x;
+            dl->AddText(ImVec2(p0.x + (j + 0.5f) * cell - tw * 0.5f, p1.y + font * 0.35f), ink, label.c_str());
+        }
+    }
+    for (const plot::Tick& t : ticks) {
+        if (!t.major || t.value > L - 1 || cell >= font * 2.5f) continue;
+        const float x = p0.x + static_cast<float>(t.value + 0.5) * cell;
+        dl->AddLine(ImVec2(x, p1.y), ImVec2(x, p1.y + font * 0.3f), ink);
+        const float tw = ImGui::CalcTextSize(t.label.c_str()).x;
+        dl->AddText(ImVec2(x - tw * 0.5f, p1.y + font * 0.35f), ink, t.label.c_str());
+    }
+    const char* x_title = "key position →";
+    dl->AddText(ImVec2(p0.x + side * 0.5f - ImGui::CalcTextSize(x_title).x * 0.5f, p1.y + font * 1.4f), ink, x_title);
+    dl->AddText(ImVec2(origin.x, p0.y - font * 1.3f), ink, "query position ↓");
+    if (cell >= ImGui::GetTextLineHeight()) {
+        for (int i = 0; i < L; ++i) {
+            const std::string label = fit_text(token_label(s, i), label_w - font * 0.5f);
+            const float tw = ImGui::CalcTextSize(label.c_str()).x;
+            dl->AddText(ImVec2(p0.x - tw - font * 0.3f, p0.y + (i + 0.5f) * cell - font * 0.5f), i == query ? ink : faint, label.c_str());
+        }
+    } else {
+        for (const plot::Tick& t : ticks) {
+            if (!t.major || t.value > L - 1) continue;
+            const float y = p0.y + static_cast<float>(t.value + 0.5) * cell;
+            dl->AddLine(ImVec2(p0.x - font * 0.3f, y), ImVec2(p0.x, y), ink);
+            const float tw = ImGui::CalcTextSize(t.label.c_str()).x;
+            dl->AddText(ImVec2(p0.x - tw - font * 0.4f, y - font * 0.5f), ink, t.label.c_str());
+        }
+    }
+
+    // Colour bar: 0 .. the actual largest weight of this map.
+    const ImVec2 b0(p1.x + font, p0.y), b1(p1.x + font + bar_w, p1.y);
+    heatmap::draw_color_bar(dl, b0, b1, p.max_weight, "attention weight");
+
+    if (hovered || active) {
+        const ImVec2 m = ImGui::GetIO().MousePos;
+        const int q = std::clamp(static_cast<int>((m.y - p0.y) / cell), 0, L - 1);
+        const int k = std::clamp(static_cast<int>((m.x - p0.x) / cell), 0, L - 1);
+        if (active) s.view.query = q;  // click or drag along the rows
+        ImGui::BeginTooltip();
+        if (k <= q)
+            ImGui::Text("query %d ('%s') → key %d ('%s'): %.4g", q, token_label(s, q).c_str(), k, token_label(s, k).c_str(),
+                        static_cast<double>(p.weights[static_cast<size_t>(q) * L + k]));
+        else
+            ImGui::Text("query %d ('%s') cannot see key %d: it comes later (causal mask)", q, token_label(s, q).c_str(), k);
+        ImGui::TextDisabled("Click a row to choose that query.");
+        ImGui::EndTooltip();
+    }
+    ImGui::SetCursorScreenPos(ImVec2(origin.x, p1.y + bottom));
+    if (p.bins < L)
+        ImGui::TextDisabled("%d positions in %d x %d blocks: each block shows its largest weight.", L, p.bins, p.bins);
+    ImGui::EndChild();
+}
+
+// The chosen query's weights over the keys, top-N highlighted, with the 1/L reference.
+void draw_row(const Session& s, const QuerySlice& slice, ImVec2 size) {
+    const int n = static_cast<int>(slice.weights.size());
+    const std::vector<int> order = selection_order(slice.weights);
+    const int N = std::clamp(s.view.N, 1, std::max(1, n));
+    std::vector<char> selected(static_cast<size_t>(n), 0);
+    for (int i = 0; i < std::min(N, n); ++i) selected[static_cast<size_t>(order[static_cast<size_t>(i)])] = 1;
+    std::vector<double> x_rest, y_rest, x_top, y_top;
+    for (int j = 0; j < n; ++j) {
+        (selected[static_cast<size_t>(j)] ? x_top : x_rest).push_back(j);
+        (selected[static_cast<size_t>(j)] ? y_top : y_rest).push_back(slice.weights[static_cast<size_t>(j)]);
+    }
+    char title[160], top_label[48], ref_label[48];
+    std::snprintf(title, sizeof title, "Query %d ('%s'): its weights over the %d keys it sees", slice.query,
+                  token_label(s, slice.query).c_str(), n);
+    std::snprintf(top_label, sizeof top_label, "top-%d (N)", N);
+    std::snprintf(ref_label, sizeof ref_label, "1/L = %.3g (uniform)", 1.0 / n);
+    const std::vector<double> ref_x = {-0.5, n - 0.5}, ref_y(2, 1.0 / n);
+    if (!plot::begin("##row", size, {"key position", plot::Scale::Linear, -0.5, n - 0.5}, {"weight", plot::Scale::Linear, 0.0}, title))
+        return;
+    plot::bars("other keys", x_rest, y_rest, 0.8, plot::colors::blue);
+    plot::bars(top_label, x_top, y_top, 0.8, plot::colors::vermillion);
+    plot::line(ref_label, ref_x, ref_y, {plot::colors::black, plot::Dash::Dashed, 1.5f});
+    plot::end();
+}
+
+void draw_controls(AttentionPanel& p, PanelContext& ctx) {
+    Session& s = ctx.session;
+    const float font = ImGui::GetFontSize();
+    ImGui::SetNextItemWidth(font * 8);
+    if (ImGui::BeginCombo("normalizer", s.view.normalizer.c_str())) {
+        for (const char* name : kNormalizers)
+            if (ImGui::Selectable(name, s.view.normalizer == name)) s.view.normalizer = name;
+        ImGui::EndCombo();
+    }
+    remember_last_item(ctx.widgets, "attention.normalizer");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(font * 12);
+    float T = static_cast<float>(s.view.T);
+    if (ImGui::SliderFloat("temperature T", &T, static_cast<float>(kMinT), static_cast<float>(kMaxT), "%.3g",
+                           ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
+        s.view.T = T;
+    remember_last_item(ctx.widgets, "attention.temperature");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(font * 8);
+    const int n_max = std::max(1, static_cast<int>(s.forward ? s.forward->tokens.size() : s.tokens.size()) - 1);
+    ImGui::SliderInt("N", &s.view.N, 1, n_max, "%d", ImGuiSliderFlags_AlwaysClamp);
+    remember_last_item(ctx.widgets, "attention.N");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Top-N: how many keys count as selected (highlighted in the bars).");
+    ImGui::SameLine();
+    const bool can_apply = s.model && s.forward && s.forward->tokens == s.tokens;
+    ImGui::BeginDisabled(!can_apply);
+    if (ImGui::Button("Apply to the model")) {
+        p.apply_error.clear();
+        start_probe(s, p.apply_error);
+    }
+    ImGui::EndDisabled();
+    remember_last_item(ctx.widgets, "attention.apply");
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip("Runs the model again with this head's attention temperature set to T\n"
+                          "and compares its next-token top-10 with the model as trained.");
+    ImGui::SameLine();
+    if (ImGui::SmallButton("T = 1")) s.view.T = 1.0;
+    if (s.view.normalizer != "softmax") {
+        ImGui::SameLine();
+        ImGui::TextDisabled("(the model itself runs softmax: \"apply\" uses T only)");
+    }
+    if (!p.apply_error.empty()) {
+        ImGui::SameLine();
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(plot::colors::vermillion), "%s", p.apply_error.c_str());
+    }
+}
+
+// The next-token lists, recomputed only when the pass or the probe changes (each is a few
+// passes over the 50257 logits: too much to redo every frame while a slider is dragged).
+void update_top10(AttentionPanel& p, const Session& s, const TemperatureProbe* probe) {
+    if (p.top_pass.lock() == s.forward && p.top_probe.lock().get() == probe && (probe != nullptr) == !p.after.empty()) return;
+    p.top_pass = s.forward;
+    p.top_probe = probe ? s.probe : nullptr;
+    p.before = top_probabilities(s.forward->next_logits, kTopK);
+    p.after.clear();
+    p.was_rank.clear();
+    if (!probe) return;
+    p.after = top_probabilities(probe->logits, kTopK);
+    for (const TokenProbability& a : p.after) p.was_rank.push_back(token_probability(s.forward->next_logits, a.id).rank);
+}
+
+void draw_top10(AttentionPanel& p, const Session& s) {
+    if (!s.forward) return;
+    const TemperatureProbe* probe = s.probe && s.probe->tokens == s.forward->tokens ? s.probe.get() : nullptr;
+    update_top10(p, s, probe);
+    ImGui::Spacing();
+    ImGui::TextUnformatted("Next token after the text: top 10");
+    if (probe) {
+        ImGui::TextDisabled("after: layer %d, head %d at T = %.3g", probe->layer, probe->head, probe->T);
+        if (probe->layer != s.view.layer || probe->head != s.view.head || probe->T != s.view.T)
+            ImGui::TextDisabled("(the controls changed since: apply again to update)");
+    } else {
+        ImGui::TextDisabled("\"Apply to the model\" fills the right-hand columns.");
+    }
+    const std::vector<TokenProbability>& top = p.before;
+    const std::vector<TokenProbability>& after = p.after;
+    const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
+    // Separate ids: a table keeps its column widths, and the two layouts differ.
+    if (!ImGui::BeginTable(probe ? "##top10_after" : "##top10", probe ? 6 : 3, flags)) return;
+    ImGui::TableSetupColumn("#");
+    ImGui::TableSetupColumn("as trained");
+    ImGui::TableSetupColumn("p");
+    if (probe) {
+        ImGui::TableSetupColumn("with T");
+        ImGui::TableSetupColumn("p ");
+        ImGui::TableSetupColumn("rank change");
+    }
+    ImGui::TableHeadersRow();
+    const auto token_text = [&](int id) { return chip_label(s.tokenizer.token_bytes(id)); };
+    for (int r = 0; r < static_cast<int>(top.size()); ++r) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::Text("%d", r + 1);
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(token_text(top[static_cast<size_t>(r)].id).c_str());
+        ImGui::TableNextColumn();
+        ImGui::Text("%.3g", top[static_cast<size_t>(r)].p);
+        if (!probe || r >= static_cast<int>(after.size())) continue;
+        const TokenProbability& a = after[static_cast<size_t>(r)];
+        const int was = p.was_rank[static_cast<size_t>(r)];  // 0-based, as trained
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(token_text(a.id).c_str());
+        ImGui::TableNextColumn();
+        ImGui::Text("%.3g", a.p);
+        ImGui::TableNextColumn();
+        if (was == a.rank)
+            ImGui::TextDisabled("=");
+        else if (was > a.rank)
+            ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(plot::colors::green), "↑%d (was #%d)", was - a.rank, was + 1);
+        else
+            ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(plot::colors::vermillion), "↓%d (was #%d)", a.rank - was, was + 1);
+    }
+    ImGui::EndTable();
+}
+
+std::string top_json(std::span<const float> logits, const Gpt2Tokenizer& tokenizer) {
+    json::ArrayBuilder a;
+    for (const TokenProbability& t : top_probabilities(logits, kTopK)) {
+        json::ObjectBuilder o;
+        o.add("token", tokenizer.token_bytes(t.id)).add("id", t.id).add("p", t.p);
+        a.add_raw(o.str());
+    }
+    return a.str();
+}
+
+}  // namespace
+
+void draw_attention_panel(AttentionPanel& p, PanelContext& ctx) {
+    Session& s = ctx.session;
+    keep_head_grid(p.grid, s);
+    draw_controls(p, ctx);
+    QuerySlice slice;
+    std::string why;
+    if (!chosen_query_slice(s, slice, why)) {
+        ImGui::Spacing();
+        ImGui::TextDisabled("%s", why.c_str());
+        if (!s.model) ImGui::TextDisabled("The Softmax playground works without a model.");
+        return;
+    }
+    update_map(p, s, slice.layer, slice.head);
+
+    const float font = ImGui::GetFontSize();
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float left_w = std::clamp(avail.x * 0.42f, font * 20.0f, font * 40.0f);
+    ImGui::BeginChild("##attention_left", ImVec2(left_w, 0), true);
+    draw_head_grid(p.grid, ctx, ImGui::GetContentRegionAvail().x);
+    draw_top10(p, s);
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("##attention_right", ImVec2(0, 0), false);
+    const float h = ImGui::GetContentRegionAvail().y;
+    draw_map(p, ctx, ImVec2(0, std::max(font * 12.0f, h * 0.62f)));
+    draw_row(s, slice, ImVec2(0, std::max(font * 10.0f, ImGui::GetContentRegionAvail().y - ImGui::GetFrameHeightWithSpacing())));
+    ImGui::TextDisabled("Re-shaped the %d x %d map in %.2f ms.", p.L, p.L, p.reshape_ms);
+    ImGui::EndChild();
+}
+
+std::string attention_status_json(const AttentionPanel& p, const Session& s) {
+    json::ObjectBuilder o;
+    o.add("layer", s.view.layer).add("head", s.view.head).add("query", chosen_query(s)).add("T", s.view.T);
+    o.add("normalizer", s.view.normalizer).add("N", s.view.N);
+    QuerySlice slice;
+    std::string why;
+    if (chosen_query_slice(s, slice, why)) {
+        o.add_raw("row", json::ArrayBuilder().add_all(slice.weights).str());
+        const std::vector<int> order = selection_order(slice.weights);
+        json::ArrayBuilder selected;
+        for (int i = 0; i < std::min<int>(s.view.N, static_cast<int>(order.size())); ++i) selected.add(static_cast<long long>(order[static_cast<size_t>(i)]));
+        o.add_raw("selected", selected.str());
+    } else {
+        o.add_raw("row", "null").add_raw("selected", "null").add("reason", why);
+    }
+    add_head_grid_status(p.grid, s, o);
+    o.add("L", p.L).add("bins", p.bins).add("max_weight", static_cast<double>(p.max_weight)).add("reshape_ms", p.reshape_ms);
+    o.add_raw("top10", s.forward ? top_json(s.forward->next_logits, s.tokenizer) : "null");
+    const bool probe = s.probe && s.forward && s.probe->tokens == s.forward->tokens;
+    o.add_raw("probe_top10", probe ? top_json(s.probe->logits, s.tokenizer) : "null");
+    if (probe) {
+        json::ObjectBuilder pr;
+        pr.add("layer", s.probe->layer).add("head", s.probe->head).add("T", s.probe->T);
+        o.add_raw("probe", pr.str());
+    }
+    return o.str();
+}
+
+}  // namespace attnlab

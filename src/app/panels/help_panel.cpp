@@ -1,0 +1,164 @@
+#include "app/panels/help_panel.h"
+
+#include <imgui.h>
+
+#include <iterator>
+
+namespace attnlab {
+
+namespace {
+
+struct Topic {
+    const char* title;
+    const char* text;
+};
+
+// What each panel shows. Kept short: docs/science.md has the formulas and worked examples.
+constexpr Topic kPanels[] = {
+    {"Text & tokens",
+     "Type or paste a text. GPT-2 reads it as tokens, shown as chips (hover one for its id and bytes); the counter "
+     "shows how much of the model's context (1024 tokens for GPT-2 small) it fills. Generation continues the text "
+     "greedily or by sampling (temperature, top-k). Every other model panel analyses this text."},
+    {"Attention map",
+     "One thumbnail per layer and head (12 x 12 for GPT-2 small); click one to open it. The open head is a causal "
+     "L x L heatmap: row i holds the weights query i gives to tokens 0..i, coloured from 0 to the largest weight. "
+     "Click a row to see that query's weights as bars, its top-N highlighted, with the uniform level 1/L drawn for "
+     "comparison. The normalizer and the temperature T re-shape the chosen head from its stored queries and keys; "
+     "\"Apply to the model\" re-runs GPT-2 with that head changed and shows how the next-token top-10 moves. "
+     "A thumbnail outlined in green and tagged \"prev\" is a previous-token head: averaged over the queries, it puts "
+     "more than half its weight on the token just before the query. One outlined in pink and tagged \"ind\" is an "
+     "induction head: when a token has occurred before, it looks at the token that followed that first occurrence "
+     "(more than 0.3 of its weight, on average), and so continues a repeat; type a passage twice, or open the "
+     "\"Repeated names\" sample, to see one. Hover a thumbnail for both scores."},
+    {"Selection distance (Theorem 1)",
+     "Attention has to single out N tokens (the top-N by weight) from L. How far is what it returns from what the "
+     "selected tokens alone would give? d_A sums the norms of the unselected weighted vectors, d_B is the norm of "
+     "their sum; both are drawn with their bounds (R) and with E[d], the same distance for a random selection of N "
+     "(Monte Carlo mean and standard error), against N and against the context length. The summary over all heads "
+     "shows the per-head means and the critical N of the Kolmogorov-Smirnov test: the smallest N at which the top-N "
+     "distance is no longer told apart from a random selection."},
+    {"Separability (Theorem 2)",
+     "Can the selected tokens still be told apart once they are averaged? The 2-D view is a PCA projection of the "
+     "weighted vectors alpha_i x_i with the context vector s and the ball B_r(s), r the distance to the nearest "
+     "unselected token; selected tokens outside the ball are distinguishable (ringed). N_s/N is plotted against N "
+     "with the lower and upper bounds (R), and box plots over heads mirror the paper's Figure 3 with its 0.70-0.85 "
+     "band."},
+    {"Temperature & gradients (Lemma 2)",
+     "Low temperature makes attention sharp, and its gradient large. g(T, eps) is the finite-difference sensitivity "
+     "of the weights to a logit change of size eps (eps = 1e-3, 1e-1, 10), on log-log axes, next to the exact "
+     "||J||_2 of the chosen head and query. The paper's bound min{1/(4T), sqrt 2} is drawn and labelled (check), "
+     "next to the tight bound 1/(2T). Curves are the mean over queries and the maximum over heads, as in the paper, "
+     "or the chosen head alone."},
+    {"Softmax playground",
+     "Synthetic logits instead of a model: see how softmax spreads its weight as L grows (Lemma 1: the largest "
+     "weight fades like 1/L) and how the other normalizers (sparsemax, entmax-1.5, SSMax, SA-softmax) compare on "
+     "the same logits. Works without a model."},
+};
+
+// Where AttnLab departs from the paper: docs/science.md section 9, in short.
+constexpr Topic kDepartures[] = {
+    {"Temperature", "T divides GPT-2's scaled logits q.k / sqrt(d_head), so T = 1 is GPT-2 exactly; the paper's "
+                    "T is T sqrt(d_head)."},
+    {"Two distances", "The paper's d can be read two ways; AttnLab shows both, d_A (sum of norms, the default) and "
+                      "d_B (norm of the sum), labelled."},
+    {"(R) reconstructed bounds", "Where a printed formula could not be read in full (Theorem 1's bounds, Eq. 8's "
+                                 "approximation, Theorem 2's bounds), it was derived again from the paper's proof "
+                                 "and is labelled (R). Eq. 8 is shown as its main term only, next to the Monte "
+                                 "Carlo E[d_A]."},
+    {"(check) Lemma 2", "The paper bounds the softmax Jacobian by min{1/(4T), sqrt 2}; two tied leading logits reach "
+                        "1/(2T) (50 at T = 0.01, against 1.414). AttnLab computes the exact ||J||_2 and draws both "
+                        "bounds, labelled."},
+    {"E[d]", "A seeded Monte Carlo estimate (mean and standard error) rather than the exact expectation; one random "
+             "ordering per sample serves every N."},
+    {"Lemma 1's a", "a = max |l_i| from the logits, the narrowest band the lemma allows, instead of "
+                    "||q|| max ||k_j||."},
+    {"SA-softmax and SSMax", "SA-softmax's weights are rescaled to sum to 1 so that all normalizers live on the "
+                             "simplex; SSMax's s is a parameter (default 1), not learned."},
+    {"Critical N", "Searched upwards in steps of 8 and stopped at a cap (256 by default), for a bounded run time; "
+                   "the KS p-value is exact up to 1e7 lattice cells."},
+    {"Context length", "The first L queries of one causal forward pass stand for L-token contexts (the same as "
+                       "running every prefix)."},
+    {"Vectors x_i", "The head's value vectors by default (the paper says \"token embeddings\", aggregated like "
+                    "values)."},
+};
+
+// Our own findings: docs/science.md section 10, in short.
+constexpr Topic kFindings[] = {
+    {"Corollary 2", "As worded it does not hold for E[d_A]: the ratio E[d_A] / sum ||alpha_i x_i|| moves away from "
+                    "1 (towards about 3.3 at N = 5) as L grows. It holds for the paper's main term."},
+    {"Theorem 2 in practice", "On synthetic data the bounds hold on average but leave most of the range open: the "
+                              "lower bound is below 0 from about N = 4 at small d, the upper bound stays near 1."},
+};
+
+void topics(const Topic* list, size_t n, float wrap) {
+    for (size_t i = 0; i < n; ++i) {
+        ImGui::Bullet();
+        ImGui::SameLine();
+        ImGui::PushTextWrapPos(wrap);
+        ImGui::TextColored(ImVec4(0.0f, 0.30f, 0.55f, 1.0f), "%s.", list[i].title);
+        ImGui::SameLine();
+        ImGui::TextWrapped("%s", list[i].text);
+        ImGui::PopTextWrapPos();
+    }
+}
+
+}  // namespace
+
+void draw_help_panel(HelpPanel& panel, PanelContext& ctx) {
+    (void)panel;
+    (void)ctx;
+    ImGui::BeginChild("##help", ImVec2(0, 0), false);
+    const float wrap = ImGui::GetContentRegionAvail().x - ImGui::GetFontSize();
+    ImGui::PushTextWrapPos(wrap);
+    ImGui::TextWrapped(
+        "AttnLab is a companion to \"Limitations of Normalization in Attention Mechanism\" (Mudarisov, Burtsev, "
+        "Petrova, State; NeurIPS 2025). It shows, on GPT-2 and on synthetic logits, what softmax attention can and "
+        "cannot select. Bounds are labelled (R) when reconstructed from the paper's proof and (check) when our own "
+        "check shows the printed bound is wrong or loose; everything else is an exact computation.");
+    ImGui::PopTextWrapPos();
+    ImGui::Spacing();
+
+    if (ImGui::CollapsingHeader("The panels", ImGuiTreeNodeFlags_DefaultOpen))
+        for (const Topic& t : kPanels) {
+            ImGui::TextColored(ImVec4(0.0f, 0.30f, 0.55f, 1.0f), "%s", t.title);
+            ImGui::PushTextWrapPos(wrap);
+            ImGui::Indent();
+            ImGui::TextWrapped("%s", t.text);
+            ImGui::Unindent();
+            ImGui::PopTextWrapPos();
+            ImGui::Spacing();
+        }
+    if (ImGui::CollapsingHeader("Where AttnLab departs from the paper", ImGuiTreeNodeFlags_DefaultOpen))
+        topics(kDepartures, std::size(kDepartures), wrap);
+    if (ImGui::CollapsingHeader("Findings of our own checks"))
+        topics(kFindings, std::size(kFindings), wrap);
+    if (ImGui::CollapsingHeader("Tours: a guided path through the paper, for a class", ImGuiTreeNodeFlags_DefaultOpen)) {
+        ImGui::PushTextWrapPos(wrap);
+        ImGui::TextWrapped("%s",
+            "Tour > Play \"What softmax can and cannot select\" walks through the paper in eight live steps on the model "
+            "and text you have open; Next and Back (or the arrow keys) change the view, and every slider stays yours. "
+            "To make your own: Tour > Record or edit a tour, set up a view, press \"Add this view as a step\", give it a "
+            "title and a caption (what to look at, one thing to try; {gradient.T} or {distance.N_star} show live values), "
+            "and repeat. \"Copy tour link\" puts the whole tour in one link that opens it at step 1; Export JSON saves it "
+            "as a file (Import JSON, or attnlab-desktop --tour FILE, plays it). View > UI scale (100-250%) and Full screen "
+            "make it readable from the back of a room, and the scale travels in the tour's link. A link carries up to 64 "
+            "steps and about 2 MB; a longer tour goes as a file.");
+        ImGui::PopTextWrapPos();
+    }
+    if (ImGui::CollapsingHeader("Sharing, exporting, scripting")) {
+        ImGui::PushTextWrapPos(wrap);
+        ImGui::TextWrapped(
+            "\"Copy link\" in the menu bar puts the whole view (text, model address, panel, layer, head, query, N, T, "
+            "normalizer, eps) into the page's address, compressed, and copies it: opening the link restores the view "
+            "and reloads the model from the browser's cache or its address. Every plot has a download button in its "
+            "corner (and a right-click menu) for a PNG picture or its data as CSV; \"Export analysis (JSON)\" saves "
+            "the view, the model, the tokens and every quantity for the chosen head and query. Scripts can use "
+            "window.attnlab: status(), state(), setState(obj), shareLink(), and for tours tour(), setTour(obj), "
+            "tourStep(k), tourLink(), startTour().");
+        ImGui::PopTextWrapPos();
+    }
+    ImGui::TextDisabled("The formulas, worked examples and the full table of differences: docs/science.md.");
+    ImGui::EndChild();
+}
+
+}  // namespace attnlab

@@ -1,0 +1,414 @@
+#include "app/panels/model_bar.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <span>
+
+#include "app/plot/plot.h"
+#include "base/json.h"
+
+namespace attnlab {
+
+static const char* phase_name(FetchStatus::Phase p) {
+    switch (p) {
+        case FetchStatus::Phase::Idle: return "idle";
+        case FetchStatus::Phase::Probing: return "probing";
+        case FetchStatus::Phase::Confirm: return "confirm";
+        case FetchStatus::Phase::Downloading: return "downloading";
+        case FetchStatus::Phase::Ready: return "ready";
+        case FetchStatus::Phase::Failed: return "failed";
+    }
+    return "idle";
+}
+
+// "548", "12.3", "0.4": megabytes of 2^20 bytes, as browsers and file managers count them.
+static std::string mb_number(double bytes) {
+    const double mb = bytes / (1024.0 * 1024.0);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, mb >= 100 ? "%.0f" : "%.1f", mb);
+    return buf;
+}
+
+static std::string megabytes(double bytes) { return mb_number(bytes) + " MB"; }
+
+// The last path segment of a URL or path, without ?query or #fragment.
+static std::string file_name(const std::string& url) {
+    std::string s = url.substr(0, url.find_first_of("?#"));
+    const size_t slash = s.find_last_of("/\\");
+    return slash == std::string::npos ? s : s.substr(slash + 1);
+}
+
+// The source as the bar shows it: without "https://", the middle elided when long.
+static std::string short_source(const std::string& source) {
+    std::string s = source;
+    const size_t scheme = s.find("://");
+    if (scheme != std::string::npos) s = s.substr(scheme + 3);
+    constexpr size_t kMax = 64;
+    if (s.size() <= kMax) return s;
+    const size_t slash = s.find('/');
+    const std::string head = s.substr(0, std::min<size_t>(slash == std::string::npos ? 20 : slash, 24));
+    return head + "/…" + s.substr(s.size() - (kMax - head.size() - 2));
+}
+
+static bool is_web_address(const std::string& s) { return s.find("://") != std::string::npos; }
+
+void install_model(Session& s, std::shared_ptr<const LoadedModel> model) {
+    // Results of the old model must not outlive it: cancel its work, drop its passes.
+    s.model_work.cancel();
+    s.background.cancel();
+    s.forward.reset();
+    s.probe.reset();
+    s.summaries.reset();
+    s.tokens.clear();
+    s.tokens_text.clear();  // re-tokenize: the new model's context may differ
+    s.model = std::move(model);
+    s.model_error.clear();
+}
+
+// A new attempt: the last attempt's error no longer applies.
+static void forget_failure(ModelBar& panel, Session& s) {
+    panel.reported_failure.clear();
+    if (!s.model_error.empty() && s.message == panel.reported_message) s.message.clear();
+    s.model_error.clear();
+}
+
+static void report_failure(ModelBar& panel, Session& s, const std::string& error) {
+    s.model_error = error;
+    s.message = "The model did not load: " + error;
+    panel.reported_message = s.message;
+}
+
+static void begin_load(ModelBar& panel, Session& s, ModelSource& source, const std::string& url) {
+    forget_failure(panel, s);
+    source.probe(url);
+}
+
+void start_model_download(ModelBar& panel, Session& s, ModelSource& source, const std::string& url) {
+    std::snprintf(panel.url, sizeof panel.url, "%s", url.c_str());
+    panel.url_filled = true;
+    forget_failure(panel, s);
+    s.view.model_url = url;
+    source.download(url);
+}
+
+void start_builtin_model(ModelBar& panel, Session& s, ModelSource& source, const std::string& location) {
+    forget_failure(panel, s);
+    source.download(location);
+    // The name its bytes come back under: the address as given (web), the checkpoint's path (desktop).
+    panel.builtin_source = source.status().url;
+}
+
+// What a share link names for a loaded model: its web address; "" for a local file or the
+// built-in model (whose address is the site's own, relative: "the default one").
+static std::string link_address(const LoadedModel& m) { return is_web_address(m.source) ? m.source : std::string(); }
+
+// A safetensors file starts with its header's length (8 bytes) and then the JSON header. When
+// it does not, say so plainly (a server's HTML error page is the usual culprit) instead of
+// letting the reader report an absurd header length.
+static bool looks_like_safetensors(std::span<const std::uint8_t> b, const std::string& name, std::string& error) {
+    if (b.size() >= 9 && b[8] == '{') return true;
+    error = name + " is not a safetensors file";
+    if (b.empty()) {
+        error += " (it is empty).";
+        return false;
+    }
+    // Quote its start when it is text (an HTML page, an error message).
+    std::string start;
+    for (size_t i = 0; i < std::min<size_t>(b.size(), 48); ++i) {
+        const std::uint8_t c = b[i];
+        if (c == '\n' || c == '\r' || c == '\t') start += ' ';
+        else if (c >= 32 && c < 127) start += static_cast<char>(c);
+        else { start.clear(); break; }
+    }
+    if (!start.empty()) error.append(": it begins with \"").append(start).append(b.size() > 48 ? "…\"" : "\"");
+    error += ". Point AttnLab at a GPT-2 model.safetensors file.";
+    return false;
+}
+
+// Bytes are in: parse them and make them the model, or say why not (the old model stays).
+static void take_loaded_bytes(ModelBar& panel, ModelSource& source, Session& s) {
+    ModelBytes bytes;
+    std::string config_json, name, error;
+    if (!source.take_result(bytes, config_json, name)) return;
+    if (!looks_like_safetensors(bytes.bytes, name, error)) {
+        report_failure(panel, s, error);
+        return;
+    }
+    const bool builtin = !panel.builtin_source.empty() && name == panel.builtin_source;
+    std::shared_ptr<const LoadedModel> model = load_model(std::move(bytes), config_json, name, error, builtin);
+    if (!model) {
+        report_failure(panel, s, error);
+        return;
+    }
+    if (s.message == panel.reported_message) s.message.clear();
+    install_model(s, std::move(model));
+    s.view.model_url = link_address(*s.model);
+}
+
+// GPT-2 small itself: its shape, and no AttnLab name (AttnLab's own models carry one).
+static bool is_gpt2_small(const LoadedModel& m) {
+    const Gpt2Config& c = m.model.config();
+    return m.name.empty() && c.n_layer == 12 && c.n_head == 12 && c.n_embd == 768 && c.n_positions == 1024;
+}
+
+// "Load GPT-2 small (523 MB)": one click, no second question (the button names the size).
+// On the web only: the desktop build loads files, not addresses.
+static void draw_gpt2_button(ModelBar& panel, PanelContext& ctx, ModelSource* source) {
+    Session& s = ctx.session;
+    if (!source || !source->can_pick_file() || (s.model && is_gpt2_small(*s.model))) return;
+    const FetchStatus st = source->status();
+    const bool loading = st.url == kDefaultModelUrl && (st.phase == FetchStatus::Phase::Probing ||
+                                                        st.phase == FetchStatus::Phase::Downloading ||
+                                                        st.phase == FetchStatus::Phase::Ready);
+    const std::string label = "Load GPT-2 small (" + megabytes(kDefaultModelBytes) + ")";
+    const float w = ImGui::CalcTextSize(label.c_str()).x + 2 * ImGui::GetStyle().FramePadding.x;
+    ImGui::SameLine(0, ImGui::GetFontSize());
+    if (ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();  // no room beside the model line
+    ImGui::BeginDisabled(loading);
+    if (ImGui::Button(label.c_str())) start_model_download(panel, s, *source, kDefaultModelUrl);
+    ImGui::EndDisabled();
+    remember_last_item(ctx.widgets, "model.load_gpt2");
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip("%s", loading ? "GPT-2 small is on its way (progress below)."
+                                        : "OpenAI's GPT-2 small (124 M parameters) from huggingface.co; kept in this "
+                                          "browser's cache afterwards. The model the paper measures.");
+}
+
+// "Model: AttnLab tiny (…), not GPT-2 · 4 layers × 4 heads · 128 dims · …", or the no-model line.
+static void draw_loaded_model(const Session& s) {
+    if (!s.model) {
+        ImGui::AlignTextToFramePadding();
+        ImGui::TextDisabled("No model loaded — the Softmax playground and Help work without one.");
+        return;
+    }
+    const Gpt2Config& c = s.model->model.config();
+    ImGui::AlignTextToFramePadding();
+    if (!s.model->name.empty()) {
+        ImGui::Text("Model: %s", s.model->name.c_str());
+    } else {
+        ImGui::Text("Model: %s", short_source(s.model->source).c_str());
+    }
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s%s", s.model->builtin ? "Built into AttnLab (no download): " : "", s.model->source.c_str());
+    ImGui::SameLine();
+    ImGui::TextDisabled("· %d layers × %d heads · %d dims · context %d · %.1f M parameters", c.n_layer, c.n_head,
+                        c.n_embd, c.n_positions, static_cast<double>(s.model->model.parameter_count()) / 1e6);
+    if (!s.model->warnings.empty()) {
+        ImGui::SameLine();
+        ImGui::PushStyleColor(ImGuiCol_Text, plot::colors::vermillion);
+        ImGui::Text("(%d warning%s)", static_cast<int>(s.model->warnings.size()), s.model->warnings.size() == 1 ? "" : "s");
+        ImGui::PopStyleColor();
+        if (ImGui::IsItemHovered()) {
+            ImGui::BeginTooltip();
+            ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40);
+            for (const std::string& w : s.model->warnings) ImGui::BulletText("%s", w.c_str());
+            ImGui::PopTextWrapPos();
+            ImGui::EndTooltip();
+        }
+    }
+}
+
+static const char* cache_copy_name(FetchStatus::CacheCopy c) {
+    switch (c) {
+        case FetchStatus::CacheCopy::None: return "none";
+        case FetchStatus::CacheCopy::Saving: return "saving";
+        case FetchStatus::CacheCopy::Kept: return "kept";
+    }
+    return "none";
+}
+
+// Beside the loaded model: whether the next visit can read it from this browser. While the copy is
+// being written, a reload would download it again, so that state is shown until it ends.
+static void draw_cache_copy(const Session& s, const FetchStatus& st) {
+    if (!s.model || s.model->source != st.url || st.phase != FetchStatus::Phase::Idle) return;
+    ImGui::SameLine();
+    if (st.cache_copy == FetchStatus::CacheCopy::Saving) {
+        const std::string done = mb_number(st.cache_saved_bytes) + " / " + megabytes(st.total_bytes);
+        ImGui::TextDisabled("· saving a copy in this browser (%s)…", done.c_str());
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("Until it is saved, reloading the page downloads the model again.");
+    } else if (st.cache_copy == FetchStatus::CacheCopy::Kept) {
+        ImGui::TextDisabled("· kept in this browser");
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("The next visit reads it from this browser's cache, without downloading it. "
+                              "\"Clear cached model\" frees the space.");
+    }
+}
+
+// The field and the buttons: Load, Open file…, Clear cached model.
+static void draw_source_row(ModelBar& panel, PanelContext& ctx, ModelSource& source) {
+    const bool web = source.can_pick_file();  // the desktop build takes paths instead
+    const ImGuiStyle& style = ImGui::GetStyle();
+    float buttons = ImGui::CalcTextSize("Load").x + 2 * style.FramePadding.x + style.ItemSpacing.x;
+    if (web) buttons += ImGui::CalcTextSize("Open file…").x + 2 * style.FramePadding.x + style.ItemSpacing.x;
+    if (web) buttons += ImGui::CalcTextSize("Clear cached model").x + 2 * style.FramePadding.x + style.ItemSpacing.x;
+
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted(web ? "Model URL" : "Model file");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(std::max(ImGui::GetFontSize() * 10, ImGui::GetContentRegionAvail().x - buttons));
+    const bool enter = ImGui::InputTextWithHint("##model_url", web ? "https://…/model.safetensors" : "path/to/model.safetensors",
+                                                panel.url, sizeof panel.url, ImGuiInputTextFlags_EnterReturnsTrue);
+    remember_last_item(ctx.widgets, "model.url");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip(web ? "A .safetensors checkpoint; config.json is fetched from the same folder when present."
+                              : "A .safetensors checkpoint on disk; config.json beside it is read when present.");
+    ImGui::SameLine();
+    const std::string url(panel.url);
+    ImGui::BeginDisabled(url.empty());
+    const bool load = ImGui::Button("Load");
+    ImGui::EndDisabled();
+    remember_last_item(ctx.widgets, "model.load");
+    if ((load || enter) && !url.empty()) begin_load(panel, ctx.session, source, url);
+    if (web) {
+        ImGui::SameLine();
+        if (ImGui::Button("Open file…")) {
+            forget_failure(panel, ctx.session);
+            source.pick_file();
+        }
+        remember_last_item(ctx.widgets, "model.open_file");
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("Choose a .safetensors file (and its config.json), or drop it anywhere on the page.");
+        ImGui::SameLine();
+        ImGui::BeginDisabled(!source.has_cache());
+        if (ImGui::Button("Clear cached model")) {
+            panel.shown_notice.clear();
+            source.clear_cache();
+        }
+        ImGui::EndDisabled();
+        remember_last_item(ctx.widgets, "model.clear_cache");
+        if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+            ImGui::SetTooltip(source.has_cache() ? "Frees the space the downloaded checkpoint takes in this browser."
+                                                 : "Nothing is cached in this browser.");
+    }
+}
+
+// What the fetch is doing: asking, waiting for "Download", bytes arriving, or why it failed.
+static void draw_fetch_row(ModelBar& panel, PanelContext& ctx, ModelSource& source, const FetchStatus& st) {
+    Session& s = ctx.session;
+    const std::string name = file_name(st.url);
+    switch (st.phase) {
+        case FetchStatus::Phase::Idle:
+        case FetchStatus::Phase::Ready:
+            break;
+        case FetchStatus::Phase::Probing:
+            ImGui::AlignTextToFramePadding();
+            ImGui::Text("Asking for the size of %s…", name.c_str());
+            ImGui::SameLine();
+            if (ImGui::Button("Cancel")) source.cancel();
+            remember_last_item(ctx.widgets, "model.cancel");
+            break;
+        case FetchStatus::Phase::Confirm: {
+            ImGui::AlignTextToFramePadding();
+            if (st.total_bytes >= 0)
+                ImGui::Text("%s is %s (cached: %s). Download?", name.c_str(), megabytes(st.total_bytes).c_str(), st.cached ? "yes" : "no");
+            else
+                ImGui::Text("%s: the server does not say how large it is (cached: %s). Download?", name.c_str(), st.cached ? "yes" : "no");
+            ImGui::SameLine();
+            if (ImGui::Button("Download")) source.download(st.url);
+            remember_last_item(ctx.widgets, "model.confirm");
+            ImGui::SameLine();
+            if (ImGui::Button("Cancel")) source.cancel();
+            remember_last_item(ctx.widgets, "model.cancel");
+            break;
+        }
+        case FetchStatus::Phase::Downloading: {
+            char overlay[128];
+            const bool known = st.total_bytes > 0;
+            const float fraction = known ? static_cast<float>(std::clamp(st.done_bytes / st.total_bytes, 0.0, 1.0)) : 0.0f;
+            // "123 / 548 MB · 12.3 MB/s · 35 s left"
+            std::string text = known ? mb_number(st.done_bytes) + " / " + megabytes(st.total_bytes) : megabytes(st.done_bytes);
+            if (st.bytes_per_second > 0) {
+                std::snprintf(overlay, sizeof overlay, " · %s/s", megabytes(st.bytes_per_second).c_str());
+                text += overlay;
+                if (known && st.done_bytes < st.total_bytes) {
+                    std::snprintf(overlay, sizeof overlay, " · %.0f s left", (st.total_bytes - st.done_bytes) / st.bytes_per_second);
+                    text += overlay;
+                }
+            }
+            ImGui::AlignTextToFramePadding();
+            ImGui::Text(st.cached ? "Reading %s from this browser's cache" : "Downloading %s", name.c_str());
+            ImGui::SameLine();
+            ImGui::ProgressBar(fraction, ImVec2(ImGui::GetFontSize() * 22, 0), text.c_str());
+            ImGui::SameLine();
+            if (ImGui::Button("Cancel")) source.cancel();
+            remember_last_item(ctx.widgets, "model.cancel");
+            break;
+        }
+        case FetchStatus::Phase::Failed:
+            // Once per failure (a file dropped right after another failure is a new one).
+            if (panel.reported_failure != st.url + '\n' + st.error) {
+                report_failure(panel, s, st.error);
+                panel.reported_failure = st.url + '\n' + st.error;
+            }
+            break;  // the message banner below shows it
+    }
+}
+
+void draw_model_bar(ModelBar& panel, PanelContext& ctx, ModelSource* source) {
+    Session& s = ctx.session;
+    ImGui::PushID("model_bar");
+    draw_loaded_model(s);
+    if (source) draw_cache_copy(s, source->status());
+    draw_gpt2_button(panel, ctx, source);
+    if (!source) {
+        ImGui::TextDisabled("This build cannot load models.");
+        ImGui::PopID();
+        return;
+    }
+    if (!panel.url_filled) {
+        panel.url_filled = true;
+        const std::string start = !s.view.model_url.empty() ? s.view.model_url
+                                  : source->can_pick_file() ? std::string(kDefaultModelUrl) : std::string();
+        std::snprintf(panel.url, sizeof panel.url, "%s", start.c_str());
+    }
+
+    FetchStatus st = source->status();
+    // A cached copy (or a local file) needs no download: skip the question.
+    if (st.phase == FetchStatus::Phase::Confirm && st.cached) {
+        source->download(st.url);
+        st = source->status();
+    }
+    // A new attempt (also one the page started: a dropped file) retires the last one's error.
+    if (st.phase != FetchStatus::Phase::Failed) panel.reported_failure.clear();
+    if ((st.phase == FetchStatus::Phase::Probing || st.phase == FetchStatus::Phase::Downloading) && !s.model_error.empty())
+        forget_failure(panel, s);
+    if (st.phase == FetchStatus::Phase::Ready) {
+        take_loaded_bytes(panel, *source, s);
+        st = source->status();
+    }
+    // Nothing on its way (cancelled, failed): the view names the model it shows, so that a link
+    // made now reopens what the reader sees.
+    if (s.model && (st.phase == FetchStatus::Phase::Idle || st.phase == FetchStatus::Phase::Failed))
+        s.view.model_url = link_address(*s.model);
+    if (!st.notice.empty() && st.notice != panel.shown_notice) {
+        panel.shown_notice = st.notice;
+        s.message = st.notice;
+    }
+
+    draw_source_row(panel, ctx, *source);
+    draw_fetch_row(panel, ctx, *source, source->status());  // after this frame's clicks
+    ImGui::PopID();
+    ImGui::Separator();
+}
+
+std::string model_fetch_status_json(const ModelSource* source) {
+    json::ObjectBuilder o;
+    const FetchStatus st = source ? source->status() : FetchStatus{};
+    o.add("phase", phase_name(st.phase));
+    o.add("url", st.url);
+    o.add("total_bytes", st.total_bytes);
+    o.add("done_bytes", st.done_bytes);
+    o.add("bytes_per_second", st.bytes_per_second);
+    o.add("cached", st.cached);
+    o.add("cache_copy", cache_copy_name(st.cache_copy));
+    o.add("cache_saved_bytes", st.cache_saved_bytes);
+    o.add("error", st.error);
+    o.add("notice", st.notice);
+    o.add("has_cache", source != nullptr && source->has_cache());
+    return o.str();
+}
+
+}  // namespace attnlab

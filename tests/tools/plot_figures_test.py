@@ -1,0 +1,214 @@
+#!/usr/bin/python3
+"""Test of tools/plot_figures.py on synthetic experiment folders it writes itself.
+
+    /usr/bin/python3 tests/tools/plot_figures_test.py tools/plot_figures.py
+
+Needs Debian's python3-matplotlib and python3-numpy (hence /usr/bin/python3). The synthetic CSVs
+have the columns of `attnlab experiment` and a known shape (distances linear in L, N* = 0.06 L
+with one L where no N* is found, ratios saturating near 0.78, g following min{1/(2T), sqrt 2/eps}),
+so every figure has lines, bands and boxes to draw. Checks: every figure is written and is a real
+picture (size, distinct colours), missing CSVs are skipped, and a malformed CSV, a missing column or
+a missing folder exits non-zero naming the file and the column.
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import matplotlib.image
+
+FIGURES = ["fig2a_distance_vs_L", "fig2b_distance_vs_N", "fig2c_critical_n", "fig3_separability", "fig4_gradient"]
+failures = []
+
+
+def check(condition, message):
+    print(("ok    " if condition else "FAIL  ") + message)
+    if not condition:
+        failures.append(message)
+
+
+def write_csv(path, header, rows):
+    with open(path, "w") as f:
+        f.write(",".join(header) + "\n")
+        for row in rows:
+            f.write(",".join("nan" if isinstance(v, float) and math.isnan(v) else repr(v) for v in row) + "\n")
+
+
+DISTANCE_HEADER = ["layer", "head", "L", "N", "queries", "skipped"] + [
+    f"{f}_{s}" for f in ("d_A", "d_B", "bound_A", "bound_B", "expected_A", "expected_B", "approx_A", "abar")
+    for s in ("mean", "sd")] + ["expected_A_mc_se"]
+
+
+def distance_rows(rng, Ls, Ns):
+    rows = []
+    for layer in range(3):
+        for head in range(4):
+            c = 0.5 + 0.1 * layer + 0.05 * head  # per-head slope: a spread over heads to band
+            for L in Ls:
+                for N in Ns:
+                    d_A = c * (L - N) / 100.0
+                    d_B = c * 0.3 * math.log(L / N + 1.0)
+                    e_A = d_A * (1.1 + 0.2 * rng.random())
+                    e_B = d_B * 1.05
+                    rows.append([layer, head, L, N, L - N, N,
+                                 d_A, 0.1 * d_A, d_B, 0.1 * d_B, 1.5 * e_A, 0.1, 1.4 * e_B, 0.1,
+                                 e_A, 0.1 * e_A, e_B, 0.1 * e_B, 0.6 * e_A, 0.05, 0.3 + 0.1 * rng.random(), 0.05,
+                                 0.001])
+    return rows
+
+
+def write_folder(folder):
+    rng = np.random.default_rng(7)
+    write_csv(os.path.join(folder, "distance_vs_L.csv"), DISTANCE_HEADER, distance_rows(rng, range(32, 513, 32), [5]))
+    write_csv(os.path.join(folder, "distance_vs_N.csv"), DISTANCE_HEADER, distance_rows(rng, [1024], [1, 5, 10, 20, 100]))
+    with open(os.path.join(folder, "distance-vs-L.json"), "w") as f:
+        json.dump({"experiment": "distance-vs-L", "parameters": {"N": 5, "vectors": "values"},
+                   "model": {"path": "/x/model.safetensors", "sha256": "ab" * 32, "n_layer": 3, "n_head": 4},
+                   "text": {"path": "/x/text.txt", "tokens_used": 512}, "queries": {"used": 100, "skipped": 60}}, f)
+
+    # Critical N: N* = 0.06 L, except at the largest L where every scanned N is rejected.
+    Ls, scan_Ns = [64, 128, 256, 512, 1024], [1, 2, 4, 8, 16, 32, 64]
+    summary, scan = [], []
+    for L in Ls:
+        star = None
+        for N in scan_Ns:
+            p = 10.0 ** (-6.0 + 6.0 * N / (0.06 * L)) if L < 1024 else 1e-8 * N
+            p = min(p, 1.0)
+            rejected = p < 0.01
+            scan.append([L, N, 0.5 / N, p, 1.0, 1.0 if rejected else 0.0])
+            if not rejected and star is None:
+                star = (N, 0.5 / N, p)
+        if star:
+            summary.append([L, star[0], 1.0, star[0] / L, star[1], star[2], 1.0])
+        else:
+            summary.append([L, float("nan"), 0.0, float("nan"), float("nan"), float("nan"), 0.0])
+    write_csv(os.path.join(folder, "critical_n.csv"), ["L", "N_star", "found", "N_star_over_L", "D", "p_value", "exact"], summary)
+    write_csv(os.path.join(folder, "critical_n_scan.csv"), ["L", "N", "D", "p_value", "exact", "rejected"], scan)
+
+    # Separability: N = 1..64 (the script keeps a subset), ratios falling to about 0.78 with a spread.
+    header = ["layer", "head", "L", "N", "queries", "skipped"] + [
+        f"{f}_{s}" for f in ("ratio", "N_s", "r", "delta", "lower", "upper") for s in ("mean", "sd")]
+    rows = []
+    for layer in range(3):
+        for head in range(4):
+            for N in range(1, 65):
+                ratio = min(1.0, 0.78 + 0.22 * math.exp(-N / 6.0) + 0.08 * rng.standard_normal())
+                rows.append([layer, head, 512, N, 512 - N, N, ratio, 0.1, ratio * N, 1.0, 0.4, 0.01,
+                             1.2 if N > 1 else float("nan"), 0.05, ratio - 0.5, 0.1, min(1.0, ratio + 0.1), 0.05])
+    write_csv(os.path.join(folder, "separability.csv"), header, rows)
+
+    # Gradient: g follows the tight bound, times a factor below one.
+    header = ["T", "T_paper", "eps", "g_max_over_heads", "g_mean_over_heads", "jacobian_norm_max_over_heads",
+              "jacobian_norm_max_over_queries", "bound_paper", "bound_tight", "bound_g"]
+    rows = []
+    for T in np.logspace(-3, 1, 13):
+        for eps in (1e-3, 1e-1, 10.0):
+            bound_g = min(1 / (2 * T), math.sqrt(2) / eps)
+            rows.append([T, 8 * T, eps, 0.7 * bound_g, 0.3 * bound_g, 0.35 / T, 0.49 / T,
+                         min(1 / (4 * T), math.sqrt(2)), 1 / (2 * T), bound_g])
+    write_csv(os.path.join(folder, "gradient_summary.csv"), header, rows)
+
+
+def run(script, *args):
+    return subprocess.run([sys.executable, script, *args], capture_output=True, text=True, timeout=300)
+
+
+def distinct_colours(path):
+    pixels = matplotlib.image.imread(path)  # (h, w, 3 or 4) floats in [0, 1]
+    quantized = (pixels[..., :3] * 255).round().astype(np.uint32).reshape(-1, 3)
+    return len(np.unique(quantized[:, 0] << 16 | quantized[:, 1] << 8 | quantized[:, 2]))
+
+
+def rewrite_cell(path, column, value):
+    with open(path) as f:
+        lines = f.read().splitlines()
+    header = lines[0].split(",")
+    cells = lines[2].split(",")
+    cells[header.index(column)] = value
+    lines[2] = ",".join(cells)
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def drop_column(path, column):
+    with open(path) as f:
+        rows = [line.split(",") for line in f.read().splitlines()]
+    k = rows[0].index(column)
+    with open(path, "w") as f:
+        f.write("\n".join(",".join(r[:k] + r[k + 1:]) for r in rows) + "\n")
+
+
+def main():
+    script = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else \
+        os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "plot_figures.py")
+    with tempfile.TemporaryDirectory(prefix="attnlab_plot_") as tmp:
+        data, out = os.path.join(tmp, "data"), os.path.join(tmp, "out")
+        os.makedirs(data)
+        write_folder(data)
+
+        # All five figures.
+        r = run(script, data, "--out", out)
+        check(r.returncode == 0, f"full folder: exit 0 (got {r.returncode}; stderr: {r.stderr.strip()[-500:]})")
+        for name in FIGURES:
+            path = os.path.join(out, name + ".png")
+            exists = os.path.isfile(path)
+            check(exists, f"{name}.png written")
+            check(path in r.stdout, f"{name}.png listed on stdout")
+            if exists:
+                size = os.path.getsize(path)
+                check(size > 10_000, f"{name}.png is {size} bytes (> 10 KB)")
+                colours = distinct_colours(path)
+                check(colours > 300, f"{name}.png has {colours} distinct colours (> 300)")
+
+        # Only some CSVs: the others are skipped with a message; another format.
+        part = os.path.join(tmp, "part")
+        os.makedirs(part)
+        os.rename(os.path.join(data, "gradient_summary.csv"), os.path.join(part, "gradient_summary.csv"))
+        r = run(script, part, "--format", "svg")
+        check(r.returncode == 0, f"partial folder: exit 0 (got {r.returncode}; stderr: {r.stderr.strip()[-500:]})")
+        check(sorted(os.listdir(part)) == ["fig4_gradient.svg", "gradient_summary.csv"],
+              f"partial folder: only fig4_gradient.svg written (folder holds {sorted(os.listdir(part))})")
+        check("skipping fig3_separability" in r.stdout, "partial folder: the skipped figures are reported")
+
+        # A cell that is not a number: non-zero exit naming the file and the column.
+        # Every CSV is checked before drawing, so the figures of the good CSVs are not written either.
+        rewrite_cell(os.path.join(data, "separability.csv"), "ratio_mean", "0.7x")
+        out_bad = os.path.join(tmp, "out_bad")
+        r = run(script, data, "--out", out_bad)
+        check(r.returncode != 0, f"malformed cell: non-zero exit (got {r.returncode})")
+        check("separability.csv" in r.stderr and "ratio_mean" in r.stderr,
+              f"malformed cell: stderr names separability.csv and ratio_mean ({r.stderr.strip()})")
+        left = os.listdir(out_bad) if os.path.isdir(out_bad) else []
+        check(not left, f"malformed cell: no figure written ({left})")
+
+        # A missing column.
+        drop_column(os.path.join(part, "gradient_summary.csv"), "bound_g")
+        r = run(script, part)
+        check(r.returncode != 0, f"missing column: non-zero exit (got {r.returncode})")
+        check("gradient_summary.csv" in r.stderr and "bound_g" in r.stderr,
+              f"missing column: stderr names gradient_summary.csv and bound_g ({r.stderr.strip()})")
+
+        # No such folder.
+        missing = os.path.join(tmp, "no_such_dir")
+        r = run(script, missing)
+        check(r.returncode != 0 and missing in r.stderr,
+              f"missing folder: non-zero exit naming it (got {r.returncode}: {r.stderr.strip()})")
+
+        # A folder without any experiment CSV.
+        empty = os.path.join(tmp, "empty")
+        os.makedirs(empty)
+        r = run(script, empty)
+        check(r.returncode != 0, f"folder without CSVs: non-zero exit (got {r.returncode})")
+
+    if failures:
+        print(f"{len(failures)} check(s) failed")
+        return 1
+    print("all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
