@@ -23,7 +23,7 @@ void init_app(AppState& app, std::string_view encoder_json, std::string_view voc
 
 void load_builtin_model(AppState& app, bool first_open) {
     if (!app.model_source || app.builtin_model.empty()) return;
-    start_builtin_model(app.model_bar, app.session, *app.model_source, app.builtin_model);
+    start_builtin_model(app.model_loading, app.session, *app.model_source, app.builtin_model);
     if (first_open) request_learned_head(app, Panel::Attention, true);
 }
 
@@ -44,7 +44,7 @@ static void show_learned_head(AppState& app) {
         r.pending = false;
         return;
     }
-    const std::shared_ptr<const AttentionThumbnails>& t = app.attention.grid.thumbnails;
+    const std::shared_ptr<const AttentionThumbnails>& t = app.attention.grid.thumbnails.done;
     if (!s.model || !s.forward || !t || t->pass.lock() != s.forward) return;  // not yet
     r.pending = false;
     int layer = 0, head = 0;
@@ -220,11 +220,12 @@ void draw_app(AppState& app) {
     // Long work first, so that this frame shows its latest results.
     constexpr double kWorkBudgetMs = 30.0;  // without threads: at most this much per frame
     s.model_work.pump(s, kWorkBudgetMs);
+    keep_model_loading(app.model_loading, s, app.model_source);
     keep_forward_current(s);
     clamp_view(s);
     if (!s.model_work.busy()) s.background.pump(s, kWorkBudgetMs);
     keep_summaries_current(s);
-    keep_head_grid(app.attention.grid, s);
+    keep_head_thumbnails(app.attention.grid.thumbnails, s);
     show_learned_head(app);
 
     const ImGuiViewport* vp = ImGui::GetMainViewport();
@@ -240,7 +241,7 @@ void draw_app(AppState& app) {
         ImGui::TextUnformatted("AttnLab");
         ImGui::TextDisabled("what softmax attention can and cannot select");
         draw_share_and_export_menu(app);
-        draw_tour_menu(app);
+        draw_tour_menu(tour_host(app));
         draw_view_menu(app);
         if (ImGui::BeginMenu("Help")) {
             if (ImGui::MenuItem("About AttnLab")) app.show_about = true;
@@ -252,7 +253,7 @@ void draw_app(AppState& app) {
     plot::set_file_export(app.file_export);
     plot::set_widget_rects(&app.widgets);
     PanelContext ctx{s, app.widgets, app.file_export};
-    draw_model_bar(app.model_bar, ctx, app.model_source);
+    draw_model_bar(app.model_bar, app.model_loading, ctx, app.model_source);
     draw_work(app);
     draw_message(app);
 
@@ -274,7 +275,7 @@ void draw_app(AppState& app) {
     ImGui::End();
     draw_about(&app.show_about);
     draw_share_popup(app);
-    draw_tour(app);
+    draw_tour(tour_host(app));
     if (s.view != app.settled_view) {
         app.settled_view = s.view;
         app.settle_frames = 3;
@@ -309,7 +310,7 @@ bool apply_view_state(AppState& app, std::string_view json, bool from_link, std:
         const bool on_its_way = st.url == url && (st.phase == FetchStatus::Phase::Probing || st.phase == FetchStatus::Phase::Downloading ||
                                                   st.phase == FetchStatus::Phase::Ready);
         const bool loaded = s.model && s.model->source == url;
-        if (!loaded && !on_its_way) start_model_download(app.model_bar, s, *app.model_source, url);
+        if (!loaded && !on_its_way) start_model_download(app.model_loading, s, *app.model_source, url);
     } else if (url.empty()) {
         s.view.model_url = old_url;  // a link without a model keeps the one loaded
     }
@@ -328,7 +329,7 @@ FetchStatus::Phase fetch_phase(const AppState& app) {
     return app.model_source ? app.model_source->status().phase : FetchStatus::Phase::Idle;
 }
 bool app_computing(const AppState& app) {
-    return app.session.model_work.busy() || app.session.background.busy() || app.attention.grid.work.busy() || app.settle_frames > 0 ||
+    return app.session.model_work.busy() || app.session.background.busy() || app.attention.grid.thumbnails.work.busy() || app.settle_frames > 0 ||
            plot::export_pending();
 }
 }  // namespace
@@ -343,46 +344,91 @@ bool app_only_downloading(const AppState& app) {
     return fetch_phase(app) == FetchStatus::Phase::Downloading && !app_computing(app);
 }
 
-void add_app_status(const AppState& app, float pixel_ratio, json::ObjectBuilder& status) {
+namespace {
+
+std::string json_bool(bool v) { return v ? "true" : "false"; }
+
+// window.attnlab.status()'s members that the app writes, in order, each made only when asked for:
+// emit(key, its JSON) for every key, or for `only` alone when it is not empty.
+template <typename Emit>
+void app_status_members(const AppState& app, float pixel_ratio, std::string_view only, Emit&& emit) {
     const Session& s = app.session;
-    status.add("busy", app_busy(app));
-    status.add("tokens", static_cast<int>(s.tokens.size()));
-    status.add("forward_tokens", static_cast<int>(s.forward ? s.forward->tokens.size() : 0));
+    const auto part = [&](std::string_view key, auto&& make) {
+        if (only.empty() || only == key) emit(key, make());
+    };
+    part("busy", [&] { return json_bool(app_busy(app)); });
+    part("tokens", [&] { return std::to_string(s.tokens.size()); });
+    part("forward_tokens", [&] { return std::to_string(s.forward ? s.forward->tokens.size() : 0); });
     // What the model is doing now ("" when nothing) and how far it is, 0..1: a test can see frames
     // drawn while a pass is part-done.
-    json::ObjectBuilder work;
-    work.add("label", s.model_work.label()).add("progress", s.model_work.progress());
-    status.add_raw("model_work", work.str());
-    status.add("error", s.message);
-    status.add("threads", max_threads());  // the model's: 1, or the worker pool's size in the threaded page
-    json::ObjectBuilder model;
-    model.add("loaded", s.model != nullptr);
-    if (s.model) {
-        const Gpt2Config& c = s.model->model.config();
-        model.add("n_layer", c.n_layer).add("n_head", c.n_head).add("n_embd", c.n_embd).add("n_positions", c.n_positions);
-        model.add("source", s.model->source);
-        model.add("name", s.model->name);
-        model.add("builtin", s.model->builtin);
-    }
-    status.add_raw("model", model.str());
-    status.add_raw("model_fetch", model_fetch_status_json(app.model_source));
-    status.add("panel", panel_name(s.view.panel));
-    status.add_raw("playground", playground_status_json(app.playground));
-    status.add_raw("text", text_status_json(app.text, s));
-    status.add_raw("attention", attention_status_json(app.attention, s));
-    status.add_raw("distance", distance_status_json(app.distance, s));
-    status.add_raw("separability", separability_status_json(app.separability, s));
-    status.add_raw("gradient", gradient_status_json(app.gradient, s));
-    json::ObjectBuilder last_export;
-    const ExportRecord record = app.file_export ? app.file_export->last_export() : ExportRecord{};
-    last_export.add("name", record.name).add("mime", record.mime).add("bytes", record.bytes);
-    status.add_raw("last_export", last_export.str());
-    json::ObjectBuilder share;
-    share.add("link", app.share.link).add("copied", app.share.copied).add("tour", app.share.tour);
-    status.add_raw("share", share.str());
-    status.add_raw("tour", tour_status_json(app.tour));
-    status.add("ui_scale", static_cast<double>(app.ui_scale));
-    status.add_raw("widgets", widget_rects_json(app.widgets, pixel_ratio));
+    part("model_work", [&] {
+        json::ObjectBuilder work;
+        work.add("label", s.model_work.label()).add("progress", s.model_work.progress());
+        return work.str();
+    });
+    part("error", [&] { return json::quote(s.message); });
+    part("threads", [&] { return std::to_string(max_threads()); });  // the model's: 1, or the worker pool's size in the threaded page
+    part("model", [&] {
+        json::ObjectBuilder model;
+        model.add("loaded", s.model != nullptr);
+        if (s.model) {
+            const Gpt2Config& c = s.model->model.config();
+            model.add("n_layer", c.n_layer).add("n_head", c.n_head).add("n_embd", c.n_embd).add("n_positions", c.n_positions);
+            model.add("source", s.model->source);
+            model.add("name", s.model->name);
+            model.add("builtin", s.model->builtin);
+        }
+        return model.str();
+    });
+    part("model_fetch", [&] { return model_fetch_status_json(app.model_source); });
+    part("panel", [&] { return json::quote(panel_name(s.view.panel)); });
+    part("playground", [&] { return playground_status_json(app.playground); });
+    part("text", [&] { return text_status_json(app.text, s); });
+    part("attention", [&] { return attention_status_json(app.attention, s); });
+    part("distance", [&] { return distance_status_json(app.distance, s); });
+    part("separability", [&] { return separability_status_json(app.separability, s); });
+    part("gradient", [&] { return gradient_status_json(app.gradient, s); });
+    part("last_export", [&] {
+        json::ObjectBuilder last_export;
+        const ExportRecord record = app.file_export ? app.file_export->last_export() : ExportRecord{};
+        last_export.add("name", record.name).add("mime", record.mime).add("bytes", record.bytes);
+        return last_export.str();
+    });
+    part("share", [&] {
+        json::ObjectBuilder share;
+        share.add("link", app.share.link).add("copied", app.share.copied).add("tour", app.share.tour);
+        return share.str();
+    });
+    part("tour", [&] { return tour_status_json(app.tour); });
+    part("ui_scale", [&] { return json::number(static_cast<double>(app.ui_scale)); });
+    part("widgets", [&] { return widget_rects_json(app.widgets, pixel_ratio); });
+}
+
+}  // namespace
+
+void add_app_status(const AppState& app, float pixel_ratio, json::ObjectBuilder& status) {
+    app_status_members(app, pixel_ratio, {}, [&](std::string_view key, const std::string& value) { status.add_raw(key, value); });
+}
+
+std::string app_status_value(const AppState& app, std::string_view key) {
+    std::string value = "null";
+    app_status_members(app, 1.0f, key, [&](std::string_view, std::string v) { value = std::move(v); });
+    return value;
+}
+
+TourHost tour_host(AppState& app) {
+    return TourHost{
+        app.tour,
+        app.session,
+        app.widgets,
+        app.file_export,
+        app.ui_scale,
+        [&app](std::string_view view_json, std::string& error) { return apply_view_state(app, view_json, false, error); },
+        [&app](Panel panel) { request_learned_head(app, panel); },
+        [&app](std::string_view key) { return app_status_value(app, key); },
+        app.copy_tour_link,
+        app.pick_tour_file,
+    };
 }
 
 }  // namespace attnlab

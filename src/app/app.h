@@ -25,6 +25,7 @@ namespace attnlab {
 struct AppState {
     Session session;
     ModelBar model_bar;
+    ModelLoading model_loading;
     TextPanel text;
     AttentionPanel attention;
     DistancePanel distance;
@@ -119,5 +120,11 @@ bool app_only_downloading(const AppState& app);
 
 // The app's part of window.attnlab.status().
 void add_app_status(const AppState& app, float pixel_ratio, json::ObjectBuilder& status);
+// One top-level member of that part as JSON ("distance", "tokens"), made alone; "null" when there
+// is no such member.
+std::string app_status_value(const AppState& app, std::string_view key);
+
+// The tour player's view of the app (src/app/tour/tour_player.h), for one call.
+TourHost tour_host(AppState& app);
 
 }  // namespace attnlab

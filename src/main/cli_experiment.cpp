@@ -2,7 +2,6 @@
 // a text, written as tidy CSV tables plus a JSON summary per experiment.
 #include <unistd.h>
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -18,6 +17,7 @@
 #include "base/parallel.h"
 #include "base/sha256.h"
 #include "platform/whole_file.h"
+#include "base/timing.h"
 
 namespace attnlab {
 
@@ -57,10 +57,6 @@ int fail(const std::string& message, int code = 1) {
     return code;
 }
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 // A progress bar with an ETA on stderr: redrawn in place on a terminal, a line per tenth
 // otherwise (CI logs).
 class ProgressBar {
@@ -72,7 +68,7 @@ public:
         if (stage != stage_) {
             finish_line();
             stage_ = stage;
-            start_ = std::chrono::steady_clock::now();
+            start_ = SteadyClock::now();
             last_tenth_ = -1;
         }
         const double f = static_cast<double>(done) / static_cast<double>(total);
@@ -80,9 +76,8 @@ public:
         const double eta = f > 0 ? elapsed * (1.0 - f) / f : 0.0;
         const int tenth = static_cast<int>(f * 10.0);
         if (tty_) {
-            const auto now = std::chrono::steady_clock::now();
-            if (done < total && std::chrono::duration<double>(now - last_draw_).count() < 0.1) return;
-            last_draw_ = now;
+            if (done < total && seconds_since(last_draw_) < 0.1) return;
+            last_draw_ = SteadyClock::now();
             const int width = 30, filled = static_cast<int>(f * width);
             std::fprintf(stderr, "\r%-32s [%s%s] %3d%%  %lld/%lld  ETA %3.0f s ", stage.c_str(), std::string(static_cast<size_t>(filled), '#').c_str(),
                          std::string(static_cast<size_t>(width - filled), '.').c_str(), static_cast<int>(f * 100), done, total, eta);
@@ -104,7 +99,7 @@ private:
     bool open_line_ = false;
     std::string stage_;
     int last_tenth_ = -1;
-    std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), last_draw_{};
+    SteadyClock::time_point start_ = SteadyClock::now(), last_draw_{};
 };
 
 std::string csv_number(double v) {
@@ -290,7 +285,7 @@ int cli_experiment(int argc, char** argv, int first) {
     ctx.model_sha256 = sha256_hex(ck.file.bytes());
     ctx.text_sha256 = sha256_hex(text);
 
-    const auto forward_start = std::chrono::steady_clock::now();
+    const auto forward_start = SteadyClock::now();
     AttentionCapture capture(options.residual_vectors);
     Gpt2State state(ck.model);
     std::vector<float> logits;
@@ -303,7 +298,7 @@ int cli_experiment(int argc, char** argv, int first) {
     ProgressBar bar(args.flag("quiet"));
     double total_seconds = ctx.forward_seconds;
     for (ExperimentKind kind : kinds) {
-        const auto start = std::chrono::steady_clock::now();
+        const auto start = SteadyClock::now();
         ExperimentResult result;
         if (!run_experiment(kind, capture, options, result, error,
                             [&](long long done, long long total, const std::string& stage) { bar.update(done, total, stage); })) {

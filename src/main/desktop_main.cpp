@@ -129,7 +129,7 @@ int main(int argc, char** argv) {
     app.model_source = &model_source;
     // The built-in model (assets/tiny) unless told otherwise: a window with learned attention at once.
     app.builtin_model = ATTNLAB_ASSETS_DIR "/tiny";
-    if (!model_path.empty()) attnlab::start_model_download(app.model_bar, app.session, model_source, model_path);
+    if (!model_path.empty()) attnlab::start_model_download(app.model_loading, app.session, model_source, model_path);
     else if (!no_model) attnlab::load_builtin_model(app, !panel_given);
     // Exports go to the working folder; PNGs are read back right after a frame is rendered
     // (--screenshot replaces this callback: unattended runs export nothing).
@@ -141,7 +141,7 @@ int main(int argc, char** argv) {
     // A tour's steps apply to the view the window opened with (its text, its model).
     if (!tour_text.empty()) {
         std::string why;
-        attnlab::apply_tour_json(app, tour_text, false, why);  // checked above
+        attnlab::apply_tour_json(attnlab::tour_host(app), tour_text, false, why);  // checked above
     }
     return attnlab::run_desktop_loop(
         host,

@@ -33,7 +33,7 @@ int main() {
     app.builtin_model = kBuiltinModelAddress;
     model_source.set_uncached(kBuiltinModelAddress);  // the browser's HTTP cache keeps it fresh
     const std::string model_url = model_source.init_page();
-    if (!model_url.empty()) attnlab::start_model_download(app.model_bar, app.session, model_source, model_url);
+    if (!model_url.empty()) attnlab::start_model_download(app.model_loading, app.session, model_source, model_url);
     else if (!attnlab::page_has_share_link()) attnlab::load_builtin_model(app, true);
     // Exports download through the browser; PNGs are read from the canvas right after rendering.
     static attnlab::WebFileExport file_export;
@@ -59,13 +59,10 @@ int main() {
     app.is_full_screen = attnlab::page_is_full_screen;
     attnlab::set_page_tours({
         [](bool compact) { return app.tour.tour.steps.empty() ? std::string() : attnlab::tour_json(app.tour.tour, compact); },
-        [](std::string_view json, bool from_link, std::string& error) { return attnlab::apply_tour_json(app, json, from_link, error); },
-        [](int k) { return attnlab::show_tour_step(app, k) ? attnlab::tour_step_json(app.tour, k) : std::string(); },
-        [] {
-            std::string error;
-            attnlab::apply_tour_json(app, attnlab::builtin_tour_json(), false, error);
-        },
-        [] { attnlab::leave_tour(app); },
+        [](std::string_view json, bool from_link, std::string& error) { return attnlab::apply_tour_json(attnlab::tour_host(app), json, from_link, error); },
+        [](int k) { return attnlab::show_tour_step(attnlab::tour_host(app), k) ? attnlab::tour_step_json(app.tour, k) : std::string(); },
+        [] { attnlab::play_builtin_tour(attnlab::tour_host(app)); },
+        [] { attnlab::leave_tour(app.tour); },
         [](std::string link, bool copied) { attnlab::show_share_link(app, std::move(link), copied, true); },
     });
     attnlab::run_web_page(

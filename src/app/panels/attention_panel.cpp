@@ -3,7 +3,6 @@
 #include <imgui.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 
@@ -12,6 +11,7 @@
 #include "app/plot/plot.h"
 #include "app/panels/text_panel.h"
 #include "base/json.h"
+#include "base/timing.h"
 
 namespace attnlab {
 
@@ -22,9 +22,6 @@ constexpr const char* kNormalizers[] = {"softmax", "sparsemax", "entmax-1.5", "s
 constexpr double kMinT = 0.01, kMaxT = 100.0;
 constexpr int kTopK = 10;
 
-double ms_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-}
 // ---- the open head ------------------------------------------------------------------------
 
 // Brings the open head's scores, weights and runs up to date with the view. Cheap when nothing
@@ -42,7 +39,7 @@ void update_map(AttentionPanel& p, const Session& s, int layer, int head) {
     if (p.map_normalizer == s.view.normalizer && p.map_T == s.view.T) return;
     p.map_normalizer = s.view.normalizer;
     p.map_T = s.view.T;
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = SteadyClock::now();
     Normalizer n;
     p.map_error.clear();
     if (!parse_normalizer(s.view.normalizer, n, p.map_error) ||
@@ -335,7 +332,6 @@ std::string top_json(std::span<const float> logits, const Gpt2Tokenizer& tokeniz
 
 void draw_attention_panel(AttentionPanel& p, PanelContext& ctx) {
     Session& s = ctx.session;
-    keep_head_grid(p.grid, s);
     draw_controls(p, ctx);
     QuerySlice slice;
     std::string why;

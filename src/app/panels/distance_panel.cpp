@@ -5,7 +5,6 @@
 #include "app/work/head_summaries.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 
@@ -14,6 +13,7 @@
 #include "app/panels/query_controls.h"
 #include "base/json.h"
 #include "base/random.h"
+#include "base/timing.h"
 
 namespace attnlab {
 
@@ -51,7 +51,7 @@ void update(DistancePanel& p, const Session& s) {
     if (!chosen_query_slice(s, slice, p)) return;
     const QueryKey key = query_key(s, slice, kKeyEps);  // eps is the gradient panel's
     if (same_query(p.key, key)) return;
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = SteadyClock::now();
     p.key = key;
     p.ready = false;
     const int L = slice.query + 1;
@@ -60,7 +60,7 @@ void update(DistancePanel& p, const Session& s) {
         return;
     }
     keep_head(p, s, slice.layer, slice.head);
-    const auto after_gram = std::chrono::steady_clock::now();
+    const auto after_gram = SteadyClock::now();
     const int n_head = s.forward->capture.n_head();
     const auto index = static_cast<std::uint64_t>(slice.layer * n_head + slice.head);
     p.N_used = std::clamp(s.view.N, 1, L - 1);
@@ -90,7 +90,7 @@ void update(DistancePanel& p, const Session& s) {
     }
     p.ready = true;
     p.error.clear();
-    p.compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    p.compute_ms = ms_since(start);
     p.gram_ms = std::chrono::duration<double, std::milli>(after_gram - start).count();
 }
 

@@ -9,8 +9,9 @@
 #include "analysis/head_statistics.h"
 #include "analysis/softmax.h"
 #include "analysis/softmax_sweeps.h"
-#include "app/work/head_summaries.h"
+#include "app/panels/query_controls.h"
 #include "app/plot/plot.h"
+#include "app/work/head_summaries.h"
 #include "base/json.h"
 #include "base/random.h"
 

@@ -53,101 +53,6 @@ static std::string short_source(const std::string& source) {
     return head + "/…" + s.substr(s.size() - (kMax - head.size() - 2));
 }
 
-static bool is_web_address(const std::string& s) { return s.find("://") != std::string::npos; }
-
-void install_model(Session& s, std::shared_ptr<const LoadedModel> model) {
-    // Results of the old model must not outlive it: cancel its work, drop its passes.
-    s.model_work.cancel();
-    s.background.cancel();
-    s.forward.reset();
-    s.probe.reset();
-    s.summaries.reset();
-    s.tokens.clear();
-    s.tokens_text.clear();  // re-tokenize: the new model's context may differ
-    s.model = std::move(model);
-    s.model_error.clear();
-}
-
-// A new attempt: the last attempt's error no longer applies.
-static void forget_failure(ModelBar& panel, Session& s) {
-    panel.reported_failure.clear();
-    if (!s.model_error.empty() && s.message == panel.reported_message) s.message.clear();
-    s.model_error.clear();
-}
-
-static void report_failure(ModelBar& panel, Session& s, const std::string& error) {
-    s.model_error = error;
-    s.message = "The model did not load: " + error;
-    panel.reported_message = s.message;
-}
-
-static void begin_load(ModelBar& panel, Session& s, ModelSource& source, const std::string& url) {
-    forget_failure(panel, s);
-    source.probe(url);
-}
-
-void start_model_download(ModelBar& panel, Session& s, ModelSource& source, const std::string& url) {
-    std::snprintf(panel.url, sizeof panel.url, "%s", url.c_str());
-    panel.url_filled = true;
-    forget_failure(panel, s);
-    s.view.model_url = url;
-    source.download(url);
-}
-
-void start_builtin_model(ModelBar& panel, Session& s, ModelSource& source, const std::string& location) {
-    forget_failure(panel, s);
-    source.download(location);
-    // The name its bytes come back under: the address as given (web), the checkpoint's path (desktop).
-    panel.builtin_source = source.status().url;
-}
-
-// What a share link names for a loaded model: its web address; "" for a local file or the
-// built-in model (whose address is the site's own, relative: "the default one").
-static std::string link_address(const LoadedModel& m) { return is_web_address(m.source) ? m.source : std::string(); }
-
-// A safetensors file starts with its header's length (8 bytes) and then the JSON header. When
-// it does not, say so plainly (a server's HTML error page is the usual culprit) instead of
-// letting the reader report an absurd header length.
-static bool looks_like_safetensors(std::span<const std::uint8_t> b, const std::string& name, std::string& error) {
-    if (b.size() >= 9 && b[8] == '{') return true;
-    error = name + " is not a safetensors file";
-    if (b.empty()) {
-        error += " (it is empty).";
-        return false;
-    }
-    // Quote its start when it is text (an HTML page, an error message).
-    std::string start;
-    for (size_t i = 0; i < std::min<size_t>(b.size(), 48); ++i) {
-        const std::uint8_t c = b[i];
-        if (c == '\n' || c == '\r' || c == '\t') start += ' ';
-        else if (c >= 32 && c < 127) start += static_cast<char>(c);
-        else { start.clear(); break; }
-    }
-    if (!start.empty()) error.append(": it begins with \"").append(start).append(b.size() > 48 ? "…\"" : "\"");
-    error += ". Point AttnLab at a GPT-2 model.safetensors file.";
-    return false;
-}
-
-// Bytes are in: parse them and make them the model, or say why not (the old model stays).
-static void take_loaded_bytes(ModelBar& panel, ModelSource& source, Session& s) {
-    ModelBytes bytes;
-    std::string config_json, name, error;
-    if (!source.take_result(bytes, config_json, name)) return;
-    if (!looks_like_safetensors(bytes.bytes, name, error)) {
-        report_failure(panel, s, error);
-        return;
-    }
-    const bool builtin = !panel.builtin_source.empty() && name == panel.builtin_source;
-    std::shared_ptr<const LoadedModel> model = load_model(std::move(bytes), config_json, name, error, builtin);
-    if (!model) {
-        report_failure(panel, s, error);
-        return;
-    }
-    if (s.message == panel.reported_message) s.message.clear();
-    install_model(s, std::move(model));
-    s.view.model_url = link_address(*s.model);
-}
-
 // GPT-2 small itself: its shape, and no AttnLab name (AttnLab's own models carry one).
 static bool is_gpt2_small(const LoadedModel& m) {
     const Gpt2Config& c = m.model.config();
@@ -156,23 +61,23 @@ static bool is_gpt2_small(const LoadedModel& m) {
 
 // "Load GPT-2 small (523 MB)": one click, no second question (the button names the size).
 // On the web only: the desktop build loads files, not addresses.
-static void draw_gpt2_button(ModelBar& panel, PanelContext& ctx, ModelSource* source) {
+static void draw_gpt2_button(ModelLoading& loading, PanelContext& ctx, ModelSource* source) {
     Session& s = ctx.session;
     if (!source || !source->can_pick_file() || (s.model && is_gpt2_small(*s.model))) return;
     const FetchStatus st = source->status();
-    const bool loading = st.url == kDefaultModelUrl && (st.phase == FetchStatus::Phase::Probing ||
-                                                        st.phase == FetchStatus::Phase::Downloading ||
-                                                        st.phase == FetchStatus::Phase::Ready);
+    const bool on_its_way = st.url == kDefaultModelUrl && (st.phase == FetchStatus::Phase::Probing ||
+                                                           st.phase == FetchStatus::Phase::Downloading ||
+                                                           st.phase == FetchStatus::Phase::Ready);
     const std::string label = "Load GPT-2 small (" + megabytes(kDefaultModelBytes) + ")";
     const float w = ImGui::CalcTextSize(label.c_str()).x + 2 * ImGui::GetStyle().FramePadding.x;
     ImGui::SameLine(0, ImGui::GetFontSize());
     if (ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();  // no room beside the model line
-    ImGui::BeginDisabled(loading);
-    if (ImGui::Button(label.c_str())) start_model_download(panel, s, *source, kDefaultModelUrl);
+    ImGui::BeginDisabled(on_its_way);
+    if (ImGui::Button(label.c_str())) start_model_download(loading, s, *source, kDefaultModelUrl);
     ImGui::EndDisabled();
     remember_last_item(ctx.widgets, "model.load_gpt2");
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-        ImGui::SetTooltip("%s", loading ? "GPT-2 small is on its way (progress below)."
+        ImGui::SetTooltip("%s", on_its_way ? "GPT-2 small is on its way (progress below)."
                                         : "OpenAI's GPT-2 small (124 M parameters) from huggingface.co; kept in this "
                                           "browser's cache afterwards. The model the paper measures.");
 }
@@ -239,7 +144,7 @@ static void draw_cache_copy(const Session& s, const FetchStatus& st) {
 }
 
 // The field and the buttons: Load, Open file…, Clear cached model.
-static void draw_source_row(ModelBar& panel, PanelContext& ctx, ModelSource& source) {
+static void draw_source_row(ModelBar& bar, ModelLoading& loading, PanelContext& ctx, ModelSource& source) {
     const bool web = source.can_pick_file();  // the desktop build takes paths instead
     const ImGuiStyle& style = ImGui::GetStyle();
     float buttons = ImGui::CalcTextSize("Load").x + 2 * style.FramePadding.x + style.ItemSpacing.x;
@@ -251,22 +156,22 @@ static void draw_source_row(ModelBar& panel, PanelContext& ctx, ModelSource& sou
     ImGui::SameLine();
     ImGui::SetNextItemWidth(std::max(ImGui::GetFontSize() * 10, ImGui::GetContentRegionAvail().x - buttons));
     const bool enter = ImGui::InputTextWithHint("##model_url", web ? "https://…/model.safetensors" : "path/to/model.safetensors",
-                                                panel.url, sizeof panel.url, ImGuiInputTextFlags_EnterReturnsTrue);
+                                                bar.url, sizeof bar.url, ImGuiInputTextFlags_EnterReturnsTrue);
     remember_last_item(ctx.widgets, "model.url");
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip(web ? "A .safetensors checkpoint; config.json is fetched from the same folder when present."
                               : "A .safetensors checkpoint on disk; config.json beside it is read when present.");
     ImGui::SameLine();
-    const std::string url(panel.url);
+    const std::string url(bar.url);
     ImGui::BeginDisabled(url.empty());
     const bool load = ImGui::Button("Load");
     ImGui::EndDisabled();
     remember_last_item(ctx.widgets, "model.load");
-    if ((load || enter) && !url.empty()) begin_load(panel, ctx.session, source, url);
+    if ((load || enter) && !url.empty()) begin_load(loading, ctx.session, source, url);
     if (web) {
         ImGui::SameLine();
         if (ImGui::Button("Open file…")) {
-            forget_failure(panel, ctx.session);
+            forget_failure(loading, ctx.session);
             source.pick_file();
         }
         remember_last_item(ctx.widgets, "model.open_file");
@@ -274,7 +179,7 @@ static void draw_source_row(ModelBar& panel, PanelContext& ctx, ModelSource& sou
         ImGui::SameLine();
         ImGui::BeginDisabled(!source.has_cache());
         if (ImGui::Button("Clear cached model")) {
-            panel.shown_notice.clear();
+            loading.shown_notice.clear();
             source.clear_cache();
         }
         ImGui::EndDisabled();
@@ -286,8 +191,7 @@ static void draw_source_row(ModelBar& panel, PanelContext& ctx, ModelSource& sou
 }
 
 // What the fetch is doing: asking, waiting for "Download", bytes arriving, or why it failed.
-static void draw_fetch_row(ModelBar& panel, PanelContext& ctx, ModelSource& source, const FetchStatus& st) {
-    Session& s = ctx.session;
+static void draw_fetch_row(PanelContext& ctx, ModelSource& source, const FetchStatus& st) {
     const std::string name = file_name(st.url);
     switch (st.phase) {
         case FetchStatus::Phase::Idle:
@@ -338,58 +242,35 @@ static void draw_fetch_row(ModelBar& panel, PanelContext& ctx, ModelSource& sour
             break;
         }
         case FetchStatus::Phase::Failed:
-            // Once per failure (a file dropped right after another failure is a new one).
-            if (panel.reported_failure != st.url + '\n' + st.error) {
-                report_failure(panel, s, st.error);
-                panel.reported_failure = st.url + '\n' + st.error;
-            }
             break;  // the message banner below shows it
     }
 }
 
-void draw_model_bar(ModelBar& panel, PanelContext& ctx, ModelSource* source) {
+void draw_model_bar(ModelBar& bar, ModelLoading& loading, PanelContext& ctx, ModelSource* source) {
     Session& s = ctx.session;
     ImGui::PushID("model_bar");
     draw_loaded_model(s);
     if (source) draw_cache_copy(s, source->status());
-    draw_gpt2_button(panel, ctx, source);
+    draw_gpt2_button(loading, ctx, source);
     if (!source) {
         ImGui::TextDisabled("This build cannot load models.");
         ImGui::PopID();
         return;
     }
-    if (!panel.url_filled) {
-        panel.url_filled = true;
+    if (loading.requested_url != bar.shown_request) {  // a link or a button asked for an address: show it
+        bar.shown_request = loading.requested_url;
+        std::snprintf(bar.url, sizeof bar.url, "%s", loading.requested_url.c_str());
+        bar.url_filled = true;
+    }
+    if (!bar.url_filled) {
+        bar.url_filled = true;
         const std::string start = !s.view.model_url.empty() ? s.view.model_url
                                   : source->can_pick_file() ? std::string(kDefaultModelUrl) : std::string();
-        std::snprintf(panel.url, sizeof panel.url, "%s", start.c_str());
+        std::snprintf(bar.url, sizeof bar.url, "%s", start.c_str());
     }
 
-    FetchStatus st = source->status();
-    // A cached copy (or a local file) needs no download: skip the question.
-    if (st.phase == FetchStatus::Phase::Confirm && st.cached) {
-        source->download(st.url);
-        st = source->status();
-    }
-    // A new attempt (also one the page started: a dropped file) retires the last one's error.
-    if (st.phase != FetchStatus::Phase::Failed) panel.reported_failure.clear();
-    if ((st.phase == FetchStatus::Phase::Probing || st.phase == FetchStatus::Phase::Downloading) && !s.model_error.empty())
-        forget_failure(panel, s);
-    if (st.phase == FetchStatus::Phase::Ready) {
-        take_loaded_bytes(panel, *source, s);
-        st = source->status();
-    }
-    // Nothing on its way (cancelled, failed): the view names the model it shows, so that a link
-    // made now reopens what the reader sees.
-    if (s.model && (st.phase == FetchStatus::Phase::Idle || st.phase == FetchStatus::Phase::Failed))
-        s.view.model_url = link_address(*s.model);
-    if (!st.notice.empty() && st.notice != panel.shown_notice) {
-        panel.shown_notice = st.notice;
-        s.message = st.notice;
-    }
-
-    draw_source_row(panel, ctx, *source);
-    draw_fetch_row(panel, ctx, *source, source->status());  // after this frame's clicks
+    draw_source_row(bar, loading, ctx, *source);
+    draw_fetch_row(ctx, *source, source->status());  // after this frame's clicks
     ImGui::PopID();
     ImGui::Separator();
 }

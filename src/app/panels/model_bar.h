@@ -5,6 +5,7 @@
 
 #include "app/model_source.h"
 #include "app/panel_context.h"
+#include "app/work/model_loading.h"
 
 namespace attnlab {
 
@@ -15,27 +16,12 @@ inline constexpr double kDefaultModelBytes = 548105171;
 struct ModelBar {
     char url[2048] = "";      // the address (web) or path (desktop) field; filled on the first frame
     bool url_filled = false;
-    std::string reported_failure;   // url + error of the failure already copied into the session
-    std::string shown_notice;       // the source's last notice, already shown
-    std::string reported_message;   // the banner text of the last failure (cleared on the next attempt)
-    std::string builtin_source;     // the name the built-in model's bytes arrive under ("" = not asked for)
+    std::string shown_request;  // the ModelLoading::requested_url last copied into the field
 };
 
-// `source` may be null (no way to fetch models on this platform).
-void draw_model_bar(ModelBar& panel, PanelContext& ctx, ModelSource* source);
-
-// Loads `url` without asking for confirmation: for addresses the reader chose deliberately (the
-// page's ?model= parameter, a shared link's hash). Sets view.model_url; a cached copy is used
-// when there is one. Progress and errors then show in the bar as for any load.
-void start_model_download(ModelBar& panel, Session& s, ModelSource& source, const std::string& url);
-
-// Loads the model shipped with AttnLab (assets/tiny: a path on the desktop, the site's own
-// relative address on the web) without asking: the page's and the window's start-up default.
-// Leaves view.model_url alone, so share links made with it name no model ("the default one").
-void start_builtin_model(ModelBar& panel, Session& s, ModelSource& source, const std::string& location);
-
-// Makes `model` the session's model: drops the work and results of the previous one.
-void install_model(Session& s, std::shared_ptr<const LoadedModel> model);
+// Draws the bar and takes its clicks (loading moves along in keep_model_loading). `source` may be
+// null (no way to fetch models on this platform).
+void draw_model_bar(ModelBar& bar, ModelLoading& loading, PanelContext& ctx, ModelSource* source);
 
 // window.attnlab.status().model_fetch:
 // {"phase","url","total_bytes","done_bytes","bytes_per_second","cached","error","notice"}.

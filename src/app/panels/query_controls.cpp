@@ -1,8 +1,10 @@
 #include "app/panels/query_controls.h"
 
+#include <imgui.h>
+
 #include <algorithm>
 
-#include "imgui.h"
+#include "app/work/head_summaries.h"
 
 namespace attnlab {
 
@@ -30,6 +32,21 @@ bool draw_why_or_lowered_n(const ChosenQueryView& v, int N_used, const Session& 
     if (N_used != s.view.N)
         ImGui::TextColored(ImVec4(0.84f, 0.37f, 0.0f, 1.0f), "This query sees %d tokens: N lowered to %d.", v.key.query + 1, N_used);
     return true;
+}
+
+void draw_summaries_pending(Session& s, const char* id, const char* title, const char* live_note, ImVec2 size) {
+    ImGui::BeginChild(id, size, true);
+    ImGui::TextUnformatted(title);
+    if (s.background.busy()) {
+        ImGui::ProgressBar(static_cast<float>(s.background.progress()), ImVec2(ImGui::GetFontSize() * 16, 0));
+        ImGui::TextWrapped("Computing in the background (%s).", live_note);
+    } else if (s.summaries) {
+        ImGui::TextWrapped("The all-heads summaries were cancelled.");
+        if (ImGui::Button("Compute them again")) s.summaries.reset();
+    } else {
+        ImGui::TextWrapped("They start after the forward pass.");
+    }
+    ImGui::EndChild();
 }
 
 }  // namespace attnlab

@@ -1,6 +1,8 @@
 #pragma once
-// The parts that the panels following the view's chosen query (Selection distance and
-// Separability) draw alike, so that they read and behave alike.
+// The parts that the analysis panels (Selection distance, Separability, Temperature & gradients)
+// draw alike, so that they read and behave alike.
+#include <imgui.h>
+
 #include "app/panel_context.h"
 
 namespace attnlab {
@@ -15,5 +17,10 @@ void draw_top_n_slider(Session& s, WidgetRects& widgets, const char* widget);
 // Under a separator: why the panel shows nothing (false), or, when the chosen query sees too few
 // tokens for the view's N, that N was lowered to `N_used` (true).
 bool draw_why_or_lowered_n(const ChosenQueryView& v, int N_used, const Session& s);
+
+// In place of a summary plot while the all-heads summaries are not complete: a box titled
+// `title` with the background progress (and `live_note`), or a way to start them again after a
+// cancel.
+void draw_summaries_pending(Session& s, const char* id, const char* title, const char* live_note, ImVec2 size);
 
 }  // namespace attnlab

@@ -1,5 +1,6 @@
 #include "app/tour/tour.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -177,6 +178,16 @@ std::string walk_caption(std::string_view caption, Text&& text, Placeholder&& pl
 
 std::string check_caption(std::string_view caption) {
     return walk_caption(caption, [](char) {}, [](std::string_view, int) {});
+}
+
+std::vector<std::string> caption_keys(std::string_view caption) {
+    std::vector<std::string> keys;
+    const std::string why = walk_caption(caption, [](char) {}, [&](std::string_view path, int) {
+        const std::string key(path.substr(0, path.find('.')));
+        if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+    });
+    if (!why.empty()) keys.clear();
+    return keys;
 }
 
 std::string expand_caption(std::string_view caption, const json::Value& status) {

@@ -51,6 +51,10 @@ std::string expand_caption(std::string_view caption, const json::Value& status);
 // "" when every placeholder of the caption is well formed; otherwise why not.
 std::string check_caption(std::string_view caption);
 
+// The top-level keys of status that the caption's placeholders read ("distance" for
+// {distance.N_star}), each once, in the order of their first use; none for a malformed caption.
+std::vector<std::string> caption_keys(std::string_view caption);
+
 // The built-in tour, "What softmax can and cannot select", as JSON (src/app/tour/builtin_tour.cpp).
 const char* builtin_tour_json();
 

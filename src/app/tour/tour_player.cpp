@@ -5,22 +5,21 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "app/app.h"
 #include "app/plot/plot.h"
 #include "app/panels/string_input.h"
 #include "base/json.h"
 
 namespace attnlab {
 
-void play_tour(AppState& app, Tour tour, int step) {
-    TourPlayer& p = app.tour;
+void play_tour(const TourHost& app, Tour tour, int step) {
+    TourPlayer& p = app.player;
     p.tour = std::move(tour);
     p.selected = 0;
     if (p.tour.scale > 0) app.ui_scale = static_cast<float>(p.tour.scale);
     if (!show_tour_step(app, std::clamp(step, 0, static_cast<int>(p.tour.steps.size()) - 1))) p.step = -1;
 }
 
-bool apply_tour_json(AppState& app, std::string_view json, bool from_link, std::string& error) {
+bool apply_tour_json(const TourHost& app, std::string_view json, bool from_link, std::string& error) {
     Tour tour;
     if (!parse_tour(json, app.session.view, tour, error)) {
         if (from_link) app.session.message = "This tour link could not be opened, so AttnLab starts without it: " + error + ".";
@@ -30,31 +29,37 @@ bool apply_tour_json(AppState& app, std::string_view json, bool from_link, std::
     return true;
 }
 
-bool show_tour_step(AppState& app, int k) {
-    TourPlayer& p = app.tour;
+bool show_tour_step(const TourHost& app, int k) {
+    TourPlayer& p = app.player;
     if (k < 0 || k >= static_cast<int>(p.tour.steps.size())) return false;
     const TourStep& step = p.tour.steps[static_cast<size_t>(k)];
     std::string error;
-    if (!apply_view_state(app, view_state_json(step.view), false, error)) {
+    if (!app.apply_view(view_state_json(step.view), error)) {
         app.session.message = "Step " + std::to_string(k + 1) + " of the tour could not be shown: " + error + ".";
         return false;
     }
     p.step = k;
     p.selected = k;
     p.caption.clear();
-    if (step.strongest_head) request_learned_head(app, step.view.panel);
+    if (step.strongest_head) app.request_learned_head(step.view.panel);
     return true;
 }
 
-void leave_tour(AppState& app) { app.tour.step = -1; }
+void leave_tour(TourPlayer& player) { player.step = -1; }
+
+void play_builtin_tour(const TourHost& app) {
+    std::string error;
+    if (!apply_tour_json(app, builtin_tour_json(), false, error)) app.session.message = "The built-in tour did not load: " + error;
+}
 
 namespace {
 
-// The caption with its placeholders read from this frame's status.
-std::string live_caption(const AppState& app, const std::string& caption) {
+// The caption with its placeholders read from this frame's status: only the top-level keys it
+// names are built, and parsed, once a frame.
+std::string live_caption(const TourHost& app, const std::string& caption) {
     if (caption.find('{') == std::string::npos) return expand_caption(caption, json::Value());
     json::ObjectBuilder status;
-    add_app_status(app, 1.0f, status);
+    for (const std::string& key : caption_keys(caption)) status.add_raw(key, app.status_value(key));
     const json::ParseResult parsed = json::parse(status.str());
     return expand_caption(caption, parsed.value ? *parsed.value : json::Value());
 }
@@ -91,8 +96,8 @@ bool keys_free() {
     return !io.WantTextInput && !ImGui::IsAnyItemActive();
 }
 
-void draw_card(AppState& app) {
-    TourPlayer& p = app.tour;
+void draw_card(const TourHost& app) {
+    TourPlayer& p = app.player;
     const int n = static_cast<int>(p.tour.steps.size());
     const TourStep& step = p.tour.steps[static_cast<size_t>(p.step)];
     p.caption = live_caption(app, step.caption);
@@ -121,10 +126,10 @@ void draw_card(AppState& app) {
         ImGui::EndDisabled();
         ImGui::SameLine();
         const bool last = p.step + 1 == n;
-        if (ImGui::Button(last ? "Finish" : "Next >")) last ? leave_tour(app) : (void)show_tour_step(app, p.step + 1);
+        if (ImGui::Button(last ? "Finish" : "Next >")) last ? leave_tour(app.player) : (void)show_tour_step(app, p.step + 1);
         remember_last_item(app.widgets, "tour.next");
         ImGui::SameLine();
-        if (ImGui::Button("Leave tour")) leave_tour(app);
+        if (ImGui::Button("Leave tour")) leave_tour(app.player);
         remember_last_item(app.widgets, "tour.leave");
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("Stop the tour and keep this view (Esc)");
         ImGui::TextDisabled("Left and Right arrow keys: back and next");
@@ -137,13 +142,13 @@ void draw_card(AppState& app) {
     if (p.step >= 0 && keys_free()) {
         if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow), false) && p.step + 1 < n) show_tour_step(app, p.step + 1);
         else if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow), false) && p.step > 0) show_tour_step(app, p.step - 1);
-        else if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) leave_tour(app);
+        else if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) leave_tour(app.player);
     }
 }
 
 // An outline around the step's widget, when it was drawn this frame.
-void draw_highlight(AppState& app) {
-    TourPlayer& p = app.tour;
+void draw_highlight(const TourHost& app) {
+    TourPlayer& p = app.player;
     p.highlight_drawn = false;
     if (p.step < 0) return;
     const std::string& name = p.tour.steps[static_cast<size_t>(p.step)].highlight;
@@ -162,8 +167,8 @@ void swap_steps(TourPlayer& p, int a, int b) {
     p.selected = b;
 }
 
-void add_current_view(AppState& app) {
-    TourPlayer& p = app.tour;
+void add_current_view(const TourHost& app) {
+    TourPlayer& p = app.player;
     if (static_cast<int>(p.tour.steps.size()) >= kMaxTourSteps) {
         p.notice = "A tour holds at most " + std::to_string(kMaxTourSteps) + " steps.";
         return;
@@ -177,10 +182,10 @@ void add_current_view(AppState& app) {
 }
 
 // The scale the recorder uses travels with the tour; at 100% the tour leaves the reader's scale be.
-void take_scale(AppState& app) { app.tour.tour.scale = app.ui_scale != 1.0f ? app.ui_scale : 0.0; }
+void take_scale(const TourHost& app) { app.player.tour.scale = app.ui_scale != 1.0f ? app.ui_scale : 0.0; }
 
-void share_tour(AppState& app) {
-    TourPlayer& p = app.tour;
+void share_tour(const TourHost& app) {
+    TourPlayer& p = app.player;
     take_scale(app);
     const std::string json = tour_json(p.tour, true);
     if (app.copy_tour_link) {
@@ -192,8 +197,8 @@ void share_tour(AppState& app) {
     }
 }
 
-void draw_step_editor(AppState& app) {
-    TourPlayer& p = app.tour;
+void draw_step_editor(const TourHost& app) {
+    TourPlayer& p = app.player;
     TourStep& step = p.tour.steps[static_cast<size_t>(p.selected)];
     ImGui::Text("Step %d", p.selected + 1);
     ImGui::SetNextItemWidth(-1);
@@ -223,8 +228,8 @@ void draw_step_editor(AppState& app) {
     remember_last_item(app.widgets, "tour_editor.play_here");
 }
 
-void draw_editor(AppState& app) {
-    TourPlayer& p = app.tour;
+void draw_editor(const TourHost& app) {
+    TourPlayer& p = app.player;
     if (!p.editor_open) return;
     const float em = ImGui::GetFontSize();
     // As wide as 30 characters at any UI scale, as tall as its content (within the window).
@@ -312,26 +317,23 @@ void draw_editor(AppState& app) {
 
 }  // namespace
 
-void draw_tour(AppState& app) {
-    TourPlayer& p = app.tour;
+void draw_tour(const TourHost& app) {
+    TourPlayer& p = app.player;
     if (p.step >= static_cast<int>(p.tour.steps.size())) p.step = -1;
     if (p.step >= 0) draw_card(app);
     draw_editor(app);
     draw_highlight(app);
 }
 
-void draw_tour_menu(AppState& app) {
+void draw_tour_menu(const TourHost& app) {
     const bool open = ImGui::BeginMenu("Tour");
     remember_last_item(app.widgets, "menu.tour");
     if (!open) return;
-    if (ImGui::MenuItem("Play \"What softmax can and cannot select\"")) {
-        std::string error;
-        if (!apply_tour_json(app, builtin_tour_json(), false, error)) app.session.message = "The built-in tour did not load: " + error;
-    }
+    if (ImGui::MenuItem("Play \"What softmax can and cannot select\"")) play_builtin_tour(app);
     remember_last_item(app.widgets, "menu.tour.builtin");
-    if (ImGui::MenuItem("Record or edit a tour...", nullptr, app.tour.editor_open)) app.tour.editor_open = !app.tour.editor_open;
+    if (ImGui::MenuItem("Record or edit a tour...", nullptr, app.player.editor_open)) app.player.editor_open = !app.player.editor_open;
     remember_last_item(app.widgets, "menu.tour.editor");
-    if (ImGui::MenuItem("Leave tour", "Esc", false, app.tour.step >= 0)) leave_tour(app);
+    if (ImGui::MenuItem("Leave tour", "Esc", false, app.player.step >= 0)) leave_tour(app.player);
     ImGui::EndMenu();
 }
 

@@ -1,7 +1,6 @@
 #include "app/work/head_summaries.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 
@@ -9,6 +8,7 @@
 #include "analysis/softmax.h"
 #include "analysis/softmax_sweeps.h"
 #include "base/random.h"
+#include "base/timing.h"
 
 namespace attnlab {
 
@@ -120,13 +120,12 @@ public:
     }
 
     bool step() override {
-        using clock = std::chrono::steady_clock;
-        const auto start = clock::now();
+        const auto start = SteadyClock::now();
         while (head_ < heads_) {
             unit();
             const int units = gram_units() + static_cast<int>(out_.queries.size());
             report_progress((head_ + std::min(1.0, static_cast<double>(done_units_) / units)) / heads_);
-            if (std::chrono::duration<double, std::milli>(clock::now() - start).count() > kStepMs) break;
+            if (ms_since(start) > kStepMs) break;
         }
         return head_ < heads_;
     }
@@ -145,7 +144,7 @@ public:
         for (const HeadSummary& h : o.heads)
             if (!h.error.empty() && o.error.empty())
                 o.error = "layer " + std::to_string(h.layer) + " head " + std::to_string(h.head) + ": " + h.error;
-        o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+        o.seconds = seconds_since(started_);
         o.complete = true;
         session.summaries = std::make_shared<const HeadSummaries>(std::move(o));
     }
@@ -280,7 +279,7 @@ private:
     HeadVectors hv_;
     RowMatrixXd gram_, unit_, unit_gram_;  // (T, T), (T, d), (T, T)
     std::vector<Mean> d_A_, d_B_, e_A_, e_B_, ratio_, lower_, upper_, jac_, g_;
-    std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+    SteadyClock::time_point started_ = SteadyClock::now();
 };
 
 }  // namespace
@@ -299,21 +298,6 @@ void keep_summaries_current(Session& s) {
     placeholder->pass = s.forward;
     s.summaries = placeholder;
     s.background.start(std::make_unique<SummaryTask>(s.forward), "All-heads summaries (panels 3-5)");
-}
-
-void draw_summaries_pending(Session& s, const char* id, const char* title, const char* live_note, ImVec2 size) {
-    ImGui::BeginChild(id, size, true);
-    ImGui::TextUnformatted(title);
-    if (s.background.busy()) {
-        ImGui::ProgressBar(static_cast<float>(s.background.progress()), ImVec2(ImGui::GetFontSize() * 16, 0));
-        ImGui::TextWrapped("Computing in the background (%s).", live_note);
-    } else if (s.summaries) {
-        ImGui::TextWrapped("The all-heads summaries were cancelled.");
-        if (ImGui::Button("Compute them again")) s.summaries.reset();
-    } else {
-        ImGui::TextWrapped("They start after the forward pass.");
-    }
-    ImGui::EndChild();
 }
 
 }  // namespace attnlab

@@ -8,8 +8,6 @@
 //   - mean g(T, eps) and mean ||J||_2 over queries on a T grid (Lemma 2, Figure 4).
 // The work goes one unit at a time (a block of one head's Gram matrix, or one query of one
 // head) so that a step stays short even at L = 1024 in the single-threaded page.
-#include <imgui.h>
-
 #include <memory>
 #include <string>
 #include <vector>
@@ -64,10 +62,6 @@ struct HeadSummaries {
 
 // Index into distance_Ns of N, or of the grid value nearest to it.
 size_t nearest_index(const std::vector<int>& grid, int N);
-
-// In place of a summary plot while the summaries are not complete: a box titled `title` with
-// the background progress (and `live_note`), or a way to start them again after a cancel.
-void draw_summaries_pending(Session& s, const char* id, const char* title, const char* live_note, ImVec2 size);
 
 // Called every frame: starts the background computation when `forward` changed.
 void keep_summaries_current(Session& s);

@@ -1,13 +1,13 @@
 #include "app/work/model_tasks.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <span>
 
 #include "base/random.h"
 #include "model/sampling.h"
+#include "base/timing.h"
 
 namespace attnlab {
 
@@ -22,10 +22,6 @@ namespace {
 double step_ms() { return TaskRunner::threaded() ? 1000.0 : 25.0; }
 constexpr const char* kForwardLabel = "Forward pass";
 constexpr const char* kGenerateLabel = "Generating";
-
-double ms_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-}
 
 // Feeds a token sequence to a Gpt2State a chunk at a time (the KV cache carries over between
 // chunks), sizing the chunks so that one call takes about step_ms() on this machine. On the UI
@@ -46,7 +42,7 @@ struct ChunkedPrefill {
         const int total = static_cast<int>(tokens.size());
         if (!TaskRunner::threaded()) chunk = std::max(chunk, (total + kMaxUiSteps - 1) / kMaxUiSteps);
         const int n = std::min(chunk, total - done);
-        const auto start = std::chrono::steady_clock::now();
+        const auto start = SteadyClock::now();
         const std::span<const int> part = tokens.subspan(static_cast<size_t>(done), static_cast<size_t>(n));
         const bool last = done + n >= total;
         if (!(last ? state.forward(part, logits, error, false, observer) : state.prefill(part, error, observer))) return false;

@@ -1,6 +1,6 @@
 #include "app/work/task_runner.h"
+#include "base/timing.h"
 
-#include <chrono>
 
 namespace attnlab {
 
@@ -53,11 +53,10 @@ bool TaskRunner::pump(Session& session, double budget_ms) {
     }
     if (!run_) return false;
     if (!threaded()) {
-        using clock = std::chrono::steady_clock;
-        const auto start = clock::now();
+        const auto start = SteadyClock::now();
         bool more = true;
         do more = run_->task->step();
-        while (more && std::chrono::duration<double, std::milli>(clock::now() - start).count() < budget_ms);
+        while (more && ms_since(start) < budget_ms);
         if (more) return true;
     } else {
         if (!run_->done.load(std::memory_order_acquire)) return true;

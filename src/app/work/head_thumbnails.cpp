@@ -1,0 +1,123 @@
+#include "app/work/head_thumbnails.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "base/timing.h"
+
+namespace attnlab {
+
+namespace {
+
+class ThumbnailTask final : public Task {
+public:
+    ThumbnailTask(std::shared_ptr<const ForwardResult> forward, std::shared_ptr<const AttentionThumbnails>* slot)
+        : forward_(std::move(forward)), slot_(slot), out_(std::make_shared<AttentionThumbnails>()) {
+        const AttentionCapture& cap = forward_->capture;
+        out_->pass = forward_;
+        out_->layers = cap.layers();
+        out_->heads = cap.n_head();
+        targets_ = induction_targets(forward_->tokens);
+        induction_queries_ = induction_queries(targets_);
+        out_->uniform.previous_token = uniform_previous_token_weight(cap.length());
+        out_->uniform.induction = uniform_induction_score(targets_);
+        // About 8M multiply-adds per step: a few ms natively, well under the frame budget in wasm.
+        const long long per_row = static_cast<long long>(std::max(cap.length(), 1)) * std::max(cap.head_dim(), 1);
+        rows_per_step_ = static_cast<int>(std::clamp(8'000'000LL / per_row, 4LL, static_cast<long long>(std::max(cap.length(), 4))));
+    }
+
+    bool step() override {
+        if (started_ == SteadyClock::time_point{}) started_ = SteadyClock::now();
+        const AttentionCapture& cap = forward_->capture;
+        const int L = cap.length(), d = cap.head_dim(), total = out_->layers * out_->heads;
+        if (index_ >= total || L == 0) return false;
+        const int layer = index_ / out_->heads, head = index_ % out_->heads;
+        if (row_ == 0) {
+            q_ = cap.queries(layer, head);
+            k_ = cap.keys(layer, head);
+            map_ = empty_pooled_map(L, AttentionThumbnails::kThumbnailBins);
+            previous_sum_ = induction_sum_ = 0.0;
+        }
+        const int r1 = std::min(L, row_ + rows_per_step_);
+        softmax_attention_rows(q_, k_, L, d, row_, r1, rows_);
+        pool_rows_max(map_, rows_, row_, r1);
+        previous_sum_ += previous_token_sum(rows_, L, row_, r1);  // the same rows the thumbnail shows
+        induction_sum_ += induction_sum(rows_, targets_, row_, r1);
+        row_ = r1;
+        if (row_ == L) {
+            out_->runs.push_back(heatmap::cell_runs(map_.cells, map_.bins, map_.bins, map_.max));
+            out_->maps.push_back(std::move(map_));
+            // As previous_token_weight: the mean over queries 1..L-1, NaN without any.
+            out_->scores.previous_token.push_back(L > 1 ? previous_sum_ / (L - 1) : std::nan(""));
+            // As induction_score: the mean over the queries whose token occurred before.
+            out_->scores.induction.push_back(induction_queries_ > 0 ? induction_sum_ / induction_queries_ : std::nan(""));
+            row_ = 0;
+            ++index_;
+        }
+        report_progress((index_ + static_cast<double>(row_) / L) / total);
+        return index_ < total;
+    }
+
+    void finish(Session&) override {
+        out_->seconds = seconds_since(started_);
+        *slot_ = std::move(out_);
+    }
+
+private:
+    std::shared_ptr<const ForwardResult> forward_;
+    std::shared_ptr<const AttentionThumbnails>* slot_;
+    std::shared_ptr<AttentionThumbnails> out_;
+    int rows_per_step_ = 16;
+    int index_ = 0, row_ = 0;  // the head (layer-major) and its next row
+    std::vector<float> q_, k_, rows_;
+    PooledMap map_;
+    std::vector<int> targets_;   // induction_targets of the pass's tokens
+    int induction_queries_ = 0;  // how many of them have a target
+    double previous_sum_ = 0.0;  // this head's A(i, i-1) so far
+    double induction_sum_ = 0.0;  // and its A(i, targets_[i])
+    SteadyClock::time_point started_{};
+};
+
+}  // namespace
+
+void keep_head_thumbnails(HeadThumbnails& t, Session& s) {
+    if (!s.forward || s.forward->tokens.empty()) {
+        t.work.cancel();
+        t.done.reset();
+        t.pass.reset();
+        return;
+    }
+    if (t.pass.lock() != s.forward) {
+        t.done.reset();
+        t.pass = s.forward;
+        t.work.start(std::make_unique<ThumbnailTask>(s.forward, &t.done), "Attention thumbnails");
+    }
+    // Without threads the UI thread runs the steps: leave the frame to the model's work first.
+    constexpr double kBudgetMs = 20.0;
+    if (!s.model_work.busy()) t.work.pump(s, kBudgetMs);
+}
+
+int best_head(const AttentionThumbnails& t, HeadPattern p) {
+    const std::vector<double>& v = t.scores[p];
+    int best = -1;
+    for (int i = 0; i < static_cast<int>(v.size()); ++i)
+        if (std::isfinite(v[static_cast<size_t>(i)]) && (best < 0 || v[static_cast<size_t>(i)] > v[static_cast<size_t>(best)]))
+            best = i;
+    return best;
+}
+
+bool strongest_learned_head(const AttentionThumbnails& t, int& layer, int& head) {
+    double ratio = kLearnedOverUniform;  // at least this far above uniform attention
+    int found = -1;
+    for (HeadPattern p : kHeadPatterns)
+        if (const int best = best_head(t, p); best >= 0 && t.uniform[p] > 0) {
+            const double r = t.scores[p][static_cast<size_t>(best)] / t.uniform[p];
+            if (r >= ratio) ratio = r, found = best;
+        }
+    if (found < 0) return false;
+    layer = found / t.heads;
+    head = found % t.heads;
+    return true;
+}
+
+}  // namespace attnlab

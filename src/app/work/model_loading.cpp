@@ -1,0 +1,139 @@
+#include "app/work/model_loading.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <span>
+
+namespace attnlab {
+
+namespace {
+
+bool is_web_address(const std::string& s) { return s.find("://") != std::string::npos; }
+
+void report_failure(ModelLoading& loading, Session& s, const std::string& error) {
+    s.model_error = error;
+    s.message = "The model did not load: " + error;
+    loading.reported_message = s.message;
+}
+
+// What a share link names for a loaded model: its web address; "" for a local file or the
+// built-in model (whose address is the site's own, relative: "the default one").
+std::string link_address(const LoadedModel& m) { return is_web_address(m.source) ? m.source : std::string(); }
+
+// A safetensors file starts with its header's length (8 bytes) and then the JSON header. When
+// it does not, say so plainly (a server's HTML error page is the usual culprit) instead of
+// letting the reader report an absurd header length.
+bool looks_like_safetensors(std::span<const std::uint8_t> b, const std::string& name, std::string& error) {
+    if (b.size() >= 9 && b[8] == '{') return true;
+    error = name + " is not a safetensors file";
+    if (b.empty()) {
+        error += " (it is empty).";
+        return false;
+    }
+    // Quote its start when it is text (an HTML page, an error message).
+    std::string start;
+    for (size_t i = 0; i < std::min<size_t>(b.size(), 48); ++i) {
+        const std::uint8_t c = b[i];
+        if (c == '\n' || c == '\r' || c == '\t') start += ' ';
+        else if (c >= 32 && c < 127) start += static_cast<char>(c);
+        else { start.clear(); break; }
+    }
+    if (!start.empty()) error.append(": it begins with \"").append(start).append(b.size() > 48 ? "…\"" : "\"");
+    error += ". Point AttnLab at a GPT-2 model.safetensors file.";
+    return false;
+}
+
+// Bytes are in: parse them and make them the model, or say why not (the old model stays).
+void take_loaded_bytes(ModelLoading& loading, ModelSource& source, Session& s) {
+    ModelBytes bytes;
+    std::string config_json, name, error;
+    if (!source.take_result(bytes, config_json, name)) return;
+    if (!looks_like_safetensors(bytes.bytes, name, error)) {
+        report_failure(loading, s, error);
+        return;
+    }
+    const bool builtin = !loading.builtin_source.empty() && name == loading.builtin_source;
+    std::shared_ptr<const LoadedModel> model = load_model(std::move(bytes), config_json, name, error, builtin);
+    if (!model) {
+        report_failure(loading, s, error);
+        return;
+    }
+    if (s.message == loading.reported_message) s.message.clear();
+    install_model(s, std::move(model));
+    s.view.model_url = link_address(*s.model);
+}
+
+}  // namespace
+
+void install_model(Session& s, std::shared_ptr<const LoadedModel> model) {
+    // Results of the old model must not outlive it: cancel its work, drop its passes.
+    s.model_work.cancel();
+    s.background.cancel();
+    s.forward.reset();
+    s.probe.reset();
+    s.summaries.reset();
+    s.tokens.clear();
+    s.tokens_text.clear();  // re-tokenize: the new model's context may differ
+    s.model = std::move(model);
+    s.model_error.clear();
+}
+
+// A new attempt: the last attempt's error no longer applies.
+void forget_failure(ModelLoading& loading, Session& s) {
+    loading.reported_failure.clear();
+    if (!s.model_error.empty() && s.message == loading.reported_message) s.message.clear();
+    s.model_error.clear();
+}
+
+void begin_load(ModelLoading& loading, Session& s, ModelSource& source, const std::string& url) {
+    forget_failure(loading, s);
+    source.probe(url);
+}
+
+void start_model_download(ModelLoading& loading, Session& s, ModelSource& source, const std::string& url) {
+    loading.requested_url = url;
+    forget_failure(loading, s);
+    s.view.model_url = url;
+    source.download(url);
+}
+
+void start_builtin_model(ModelLoading& loading, Session& s, ModelSource& source, const std::string& location) {
+    forget_failure(loading, s);
+    source.download(location);
+    // The name its bytes come back under: the address as given (web), the checkpoint's path (desktop).
+    loading.builtin_source = source.status().url;
+}
+
+void keep_model_loading(ModelLoading& loading, Session& s, ModelSource* from) {
+    if (!from) return;
+    ModelSource& source = *from;
+    FetchStatus st = source.status();
+    // A cached copy (or a local file) needs no download: skip the question.
+    if (st.phase == FetchStatus::Phase::Confirm && st.cached) {
+        source.download(st.url);
+        st = source.status();
+    }
+    // A new attempt (also one the page started: a dropped file) retires the last one's error.
+    if (st.phase != FetchStatus::Phase::Failed) loading.reported_failure.clear();
+    if ((st.phase == FetchStatus::Phase::Probing || st.phase == FetchStatus::Phase::Downloading) && !s.model_error.empty())
+        forget_failure(loading, s);
+    if (st.phase == FetchStatus::Phase::Ready) {
+        take_loaded_bytes(loading, source, s);
+        st = source.status();
+    }
+    // Nothing on its way (cancelled, failed): the view names the model it shows, so that a link
+    // made now reopens what the reader sees.
+    if (s.model && (st.phase == FetchStatus::Phase::Idle || st.phase == FetchStatus::Phase::Failed))
+        s.view.model_url = link_address(*s.model);
+    if (!st.notice.empty() && st.notice != loading.shown_notice) {
+        loading.shown_notice = st.notice;
+        s.message = st.notice;
+    }
+    // A failure is reported once (a file dropped right after another failure is a new one).
+    if (st.phase == FetchStatus::Phase::Failed && loading.reported_failure != st.url + '\n' + st.error) {
+        report_failure(loading, s, st.error);
+        loading.reported_failure = st.url + '\n' + st.error;
+    }
+}
+
+}  // namespace attnlab

@@ -1,0 +1,46 @@
+#pragma once
+// Loading a model: the steps between a request (a click in the model bar, a link, the built-in
+// model) and an installed model, and the failures and notices they leave for the reader. The
+// model bar only draws and asks; keep_model_loading() moves the load along once a frame, with the
+// other keep_* steps, between frames.
+#include <memory>
+#include <string>
+
+#include "app/model_source.h"
+#include "app/session.h"
+
+namespace attnlab {
+
+struct ModelLoading {
+    std::string reported_failure;  // url + error of the failure already copied into the session
+    std::string shown_notice;      // the source's last notice, already shown
+    std::string reported_message;  // the banner text of the last failure (cleared on the next attempt)
+    std::string builtin_source;    // the name the built-in model's bytes arrive under ("" = not asked for)
+    std::string requested_url;     // the address the last start_model_download() asked for, for the bar's field
+};
+
+// Once a frame: skips the question for a cached copy, retires the last error when a new attempt
+// starts, installs a model whose bytes are in (or reports why not), reports a failure or a notice
+// once, and keeps view.model_url naming the model shown. `source` may be null.
+void keep_model_loading(ModelLoading& loading, Session& s, ModelSource* source);
+
+// Asks for the size of `url` first: the model bar then asks the reader to confirm.
+void begin_load(ModelLoading& loading, Session& s, ModelSource& source, const std::string& url);
+
+// Loads `url` without asking for confirmation: for addresses the reader chose deliberately (the
+// page's ?model= parameter, a shared link's hash). Sets view.model_url; a cached copy is used
+// when there is one. Progress and errors then show in the bar as for any load.
+void start_model_download(ModelLoading& loading, Session& s, ModelSource& source, const std::string& url);
+
+// Loads the model shipped with AttnLab (assets/tiny: a path on the desktop, the site's own
+// relative address on the web) without asking: the page's and the window's start-up default.
+// Leaves view.model_url alone, so share links made with it name no model ("the default one").
+void start_builtin_model(ModelLoading& loading, Session& s, ModelSource& source, const std::string& location);
+
+// A new attempt (a file picked, say): the last attempt's error no longer applies.
+void forget_failure(ModelLoading& loading, Session& s);
+
+// Makes `model` the session's model: drops the work and results of the previous one.
+void install_model(Session& s, std::shared_ptr<const LoadedModel> model);
+
+}  // namespace attnlab
