@@ -5,14 +5,11 @@
 #include <cstdint>
 #include <cstdio>
 
-// A download: a Blob URL on a temporary <a download>. Text exports are also kept for
-// window.attnlab.lastExport() (tests, scripted demos).
-EM_JS(void, js_download_text, (const char* name_ptr, const char* mime_ptr, const char* data, int size), {
-    const name = UTF8ToString(name_ptr), mime = UTF8ToString(mime_ptr);
-    const text = UTF8ToString(data, size);
-    Module.attnlabLastExport = { name: name, mime: mime, text: text, bytes: size };
-    try {
-        const url = URL.createObjectURL(new Blob([text], { type: mime }));
+// A download: a Blob URL on a temporary <a download>. One helper for text and pictures, put on
+// Module once (EM_JS bodies cannot call each other's JavaScript).
+EM_JS(void, js_install_download, (), {
+    Module.attnlabDownload = (blob, name) => {
+        const url = URL.createObjectURL(blob);
         const a = document.createElement("a");
         a.href = url;
         a.download = name;
@@ -20,6 +17,15 @@ EM_JS(void, js_download_text, (const char* name_ptr, const char* mime_ptr, const
         a.click();
         a.remove();
         setTimeout(() => URL.revokeObjectURL(url), 60000);
+    };
+});
+// Text exports are also kept for window.attnlab.lastExport() (tests, scripted demos).
+EM_JS(void, js_download_text, (const char* name_ptr, const char* mime_ptr, const char* data, int size), {
+    const name = UTF8ToString(name_ptr), mime = UTF8ToString(mime_ptr);
+    const text = UTF8ToString(data, size);
+    Module.attnlabLastExport = { name: name, mime: mime, text: text, bytes: size };
+    try {
+        Module.attnlabDownload(new Blob([text], { type: mime }), name);
     } catch (e) {
         console.warn("AttnLab: download of " + name + " failed: " + e);
     }
@@ -40,14 +46,7 @@ EM_JS(void, js_download_png, (const char* name_ptr, const std::uint8_t* rgba, in
         canvas.toBlob((blob) => {
             if (!blob) { report(-1); return; }
             Module.attnlabLastExport = { name: name, mime: "image/png", text: null, bytes: blob.size };
-            const url = URL.createObjectURL(blob);
-            const a = document.createElement("a");
-            a.href = url;
-            a.download = name;
-            document.body.appendChild(a);
-            a.click();
-            a.remove();
-            setTimeout(() => URL.revokeObjectURL(url), 60000);
+            Module.attnlabDownload(blob, name);
             report(blob.size);
         }, "image/png");
     } catch (e) {
@@ -62,7 +61,10 @@ namespace {
 WebFileExport* g_export = nullptr;  // for the page's callback
 }
 
-WebFileExport::WebFileExport() { g_export = this; }
+WebFileExport::WebFileExport() {
+    g_export = this;
+    js_install_download();
+}
 WebFileExport::~WebFileExport() {
     if (g_export == this) g_export = nullptr;
 }

@@ -9,6 +9,7 @@
 #include "analysis/selection.h"
 #include "app/work/model_tasks.h"
 #include "app/plot/plot.h"
+#include "app/panels/temperature_slider.h"
 #include "app/panels/text_panel.h"
 #include "base/json.h"
 #include "base/timing.h"
@@ -19,7 +20,6 @@ namespace {
 
 // The normalizers the selector offers (kNormalizerNames without the general-alpha "entmax").
 constexpr const char* kNormalizers[] = {"softmax", "sparsemax", "entmax-1.5", "ssmax", "sa-softmax"};
-constexpr double kMinT = 0.01, kMaxT = 100.0;
 constexpr int kTopK = 10;
 
 // ---- the open head ------------------------------------------------------------------------
@@ -117,22 +117,18 @@ void draw_map(AttentionPanel& p, PanelContext& ctx, ImVec2 size) {
     dl->AddRect(ImVec2(p0.x - 2, p0.y + query * cell - 1), ImVec2(p1.x + 2, p0.y + (query + 1) * cell + 1), plot::colors::vermillion,
                 0.0f, 0, 2.0f);
 
-    // Axes: position ticks; the query tokens on the left when a row is tall enough to read.
-    const plot::AxisRange range{0.0, static_cast<double>(L), plot::Scale::Linear};
-    const std::vector<plot::Tick> ticks = plot::axis_ticks(range, std::max(2, static_cast<int>(side / (font * 4))));
+    // Axes: the kit's position ticks, cell j centred on j (the y axis runs down the rows); the
+    // tokens themselves instead when a cell is large enough to read them.
+    const plot::AxisRange keys{-0.5, L - 0.5, plot::Scale::Linear}, rows{L - 0.5, -0.5, plot::Scale::Linear};
+    const std::vector<plot::Tick> ticks = plot::axis_ticks(keys, std::max(2, static_cast<int>(side / (font * 4))));
     if (cell >= font * 2.5f) {  // room for the key tokens themselves
         for (int j = 0; j < L; ++j) {
             const std::string label = fit_text(token_label(s, j), cell - 2.0f);
             const float tw = ImGui::CalcTextSize(label.c_str()).x;
             dl->AddText(ImVec2(p0.x + (j + 0.5f) * cell - tw * 0.5f, p1.y + font * 0.35f), ink, label.c_str());
         }
-    }
-    for (const plot::Tick& t : ticks) {
-        if (!t.major || t.value > L - 1 || cell >= font * 2.5f) continue;
-        const float x = p0.x + static_cast<float>(t.value + 0.5) * cell;
-        dl->AddLine(ImVec2(x, p1.y), ImVec2(x, p1.y + font * 0.3f), ink);
-        const float tw = ImGui::CalcTextSize(t.label.c_str()).x;
-        dl->AddText(ImVec2(x - tw * 0.5f, p1.y + font * 0.35f), ink, t.label.c_str());
+    } else {
+        plot::draw_axis(dl, keys, ticks, p0, p1, plot::Edge::Bottom, false);
     }
     const char* x_title = "key position →";
     dl->AddText(ImVec2(p0.x + side * 0.5f - ImGui::CalcTextSize(x_title).x * 0.5f, p1.y + font * 1.4f), ink, x_title);
@@ -144,13 +140,7 @@ void draw_map(AttentionPanel& p, PanelContext& ctx, ImVec2 size) {
             dl->AddText(ImVec2(p0.x - tw - font * 0.3f, p0.y + (i + 0.5f) * cell - font * 0.5f), i == query ? ink : faint, label.c_str());
         }
     } else {
-        for (const plot::Tick& t : ticks) {
-            if (!t.major || t.value > L - 1) continue;
-            const float y = p0.y + static_cast<float>(t.value + 0.5) * cell;
-            dl->AddLine(ImVec2(p0.x - font * 0.3f, y), ImVec2(p0.x, y), ink);
-            const float tw = ImGui::CalcTextSize(t.label.c_str()).x;
-            dl->AddText(ImVec2(p0.x - tw - font * 0.4f, y - font * 0.5f), ink, t.label.c_str());
-        }
+        plot::draw_axis(dl, rows, ticks, p0, p1, plot::Edge::Left, false);
     }
 
     // Colour bar: 0 .. the actual largest weight of this map.
@@ -215,10 +205,7 @@ void draw_controls(AttentionPanel& p, PanelContext& ctx) {
     remember_last_item(ctx.widgets, "attention.normalizer");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(font * 12);
-    float T = static_cast<float>(s.view.T);
-    if (ImGui::SliderFloat("temperature T", &T, static_cast<float>(kMinT), static_cast<float>(kMaxT), "%.3g",
-                           ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
-        s.view.T = T;
+    temperature_slider("temperature T", s.view.T);
     remember_last_item(ctx.widgets, "attention.temperature");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(font * 8);

@@ -47,23 +47,16 @@ void keep_head(DistancePanel& p, const Session& s, int layer, int head) {
 
 // Recomputes the chosen query's curves when what they depend on changed.
 void update(DistancePanel& p, const Session& s) {
-    QuerySlice slice;
-    if (!chosen_query_slice(s, slice, p)) return;
-    const QueryKey key = query_key(s, slice, kKeyEps);  // eps is the gradient panel's
-    if (same_query(p.key, key)) return;
     const auto start = SteadyClock::now();
-    p.key = key;
-    p.ready = false;
-    const int L = slice.query + 1;
-    if (L < 2) {
-        p.error = "Query 0 sees only itself: there is nothing left out to measure. Choose a later query (Attention map).";
+    QuerySlice slice;
+    if (!begin_top_n_update(s, p, "Query 0 sees only itself: there is nothing left out to measure. Choose a later query (Attention map).",
+                            slice))
         return;
-    }
+    const int L = slice.query + 1;
     keep_head(p, s, slice.layer, slice.head);
     const auto after_gram = SteadyClock::now();
     const int n_head = s.forward->capture.n_head();
     const auto index = static_cast<std::uint64_t>(slice.layer * n_head + slice.head);
-    p.N_used = std::clamp(s.view.N, 1, L - 1);
 
     // Against N, for the chosen query.
     const std::vector<int> Ns = curve_grid(1, L - 1, p.N_used);
@@ -249,29 +242,23 @@ void draw_distance_panel(DistancePanel& p, PanelContext& ctx) {
         return;
     update(p, s);
 
-    const float controls_w = ImGui::GetFontSize() * 21.0f;
-    ImGui::BeginChild("##distance_controls", ImVec2(controls_w, 0), true);
-    ImGui::TextWrapped("Theorem 1: how far the tokens a head leaves out lie from what it selects. Layer %d, head %d, query %d "
-                       "(%s, T = %.3g).",
-                       p.key.layer, p.key.head, p.key.query, s.view.normalizer.c_str(), s.view.T);
-    draw_top_n_slider(s, ctx.widgets, "distance.N");
+    begin_top_n_controls(s, ctx.widgets, p, "##distance_controls", "Theorem 1: how far the tokens a head leaves out lie from what it selects.",
+                         "distance.N");
     ImGui::RadioButton("(A) sum of norms", &p.reading, 0);
     remember_last_item(ctx.widgets, "distance.reading_A");
     ImGui::RadioButton("(B) norm of the sum", &p.reading, 1);
     remember_last_item(ctx.widgets, "distance.reading_B");
-    if (draw_why_or_lowered_n(p, p.N_used, s)) {
+    if (draw_why_or_lowered_n(p, s)) {
         ImGui::TextDisabled("At N = %d, L = %d tokens seen", p.N_used, p.key.query + 1);
         draw_table(p);
     }
     draw_summary_text(p, s);
-    ImGui::Spacing();
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("x_i are the head's value vectors. (R): reconstructed from the paper's proofs (its printed bound "
-                       "could not be read in full). E[d]: %d seeded random N-subsets per point.",
-                       kSamples);
-    ImGui::PopStyleColor();
-    ImGui::EndChild();
-    ImGui::SameLine();
+    char note[256];
+    std::snprintf(note, sizeof note,
+                  "x_i are the head's value vectors. (R): reconstructed from the paper's proofs (its printed bound could not be "
+                  "read in full). E[d]: %d seeded random N-subsets per point.",
+                  kSamples);
+    end_top_n_controls(note);
 
     ImGui::BeginChild("##distance_plots", ImVec2(0, 0), false);
     const ImVec2 avail = ImGui::GetContentRegionAvail();

@@ -9,11 +9,12 @@
 #include "analysis/selection.h"
 #include "app/work/head_summaries.h"
 #include "app/panel_context.h"
+#include "app/panels/query_controls.h"
 
 namespace attnlab {
 
 // key, ready, error (ChosenQueryView): what the curves below were computed for.
-struct DistancePanel : ChosenQueryView {
+struct DistancePanel : TopNQueryView {
     int reading = 0;  // 0: (A) sum of norms, 1: (B) norm of the sum
 
     // The chosen head's vectors and Gram matrix, kept while the pass and the head stay.
@@ -22,7 +23,6 @@ struct DistancePanel : ChosenQueryView {
     HeadVectors vectors;
     RowMatrixXd gram;  // (T, T) = values values^T
 
-    int N_used = 0;                 // view.N, lowered to what the query can select
     SelectionDistance at_N;         // the chosen query at N_used
     double sum_norms = 0;           // Corollary 2: sum_i |alpha_i x_i|
     std::vector<double> Ns;         // x of the curve against N

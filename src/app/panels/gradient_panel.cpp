@@ -10,6 +10,7 @@
 #include "analysis/softmax.h"
 #include "analysis/softmax_sweeps.h"
 #include "app/panels/query_controls.h"
+#include "app/panels/temperature_slider.h"
 #include "app/plot/plot.h"
 #include "app/work/head_summaries.h"
 #include "base/json.h"
@@ -165,9 +166,8 @@ void draw_gradient_panel(GradientPanel& p, PanelContext& ctx) {
         ImGui::EndCombo();
     }
     remember_last_item(ctx.widgets, "gradient.eps");
-    float T = static_cast<float>(s.view.T);
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
-    if (ImGui::SliderFloat("T", &T, 1e-3f, 1e2f, "%.3g", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp)) s.view.T = T;
+    temperature_slider("T", s.view.T, 1e-3, 1e2);  // as far as the curves reach
     remember_last_item(ctx.widgets, "gradient.T");
     ImGui::Separator();
 

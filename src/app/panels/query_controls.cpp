@@ -23,14 +23,46 @@ void draw_top_n_slider(Session& s, WidgetRects& widgets, const char* widget) {
     remember_last_item(widgets, widget);
 }
 
-bool draw_why_or_lowered_n(const ChosenQueryView& v, int N_used, const Session& s) {
+bool begin_top_n_update(const Session& s, TopNQueryView& v, const char* query_zero, QuerySlice& slice) {
+    if (!chosen_query_slice(s, slice, v)) return false;
+    const QueryKey key = query_key(s, slice, kKeyEps);
+    if (same_query(v.key, key)) return false;
+    v.key = key;
+    v.ready = false;
+    const int L = slice.query + 1;
+    if (L < 2) {
+        v.error = query_zero;
+        return false;
+    }
+    v.N_used = std::clamp(s.view.N, 1, L - 1);
+    return true;
+}
+
+void begin_top_n_controls(Session& s, WidgetRects& widgets, const TopNQueryView& v, const char* id, const char* theorem,
+                          const char* n_widget) {
+    ImGui::BeginChild(id, ImVec2(ImGui::GetFontSize() * 21.0f, 0), true);
+    ImGui::TextWrapped("%s Layer %d, head %d, query %d (%s, T = %.3g).", theorem, v.key.layer, v.key.head, v.key.query,
+                       s.view.normalizer.c_str(), s.view.T);
+    draw_top_n_slider(s, widgets, n_widget);
+}
+
+void end_top_n_controls(const char* note) {
+    ImGui::Spacing();
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s", note);
+    ImGui::PopStyleColor();
+    ImGui::EndChild();
+    ImGui::SameLine();
+}
+
+bool draw_why_or_lowered_n(const TopNQueryView& v, const Session& s) {
     ImGui::Separator();
     if (!v.ready) {
         ImGui::TextWrapped("%s", v.error.c_str());
         return false;
     }
-    if (N_used != s.view.N)
-        ImGui::TextColored(ImVec4(0.84f, 0.37f, 0.0f, 1.0f), "This query sees %d tokens: N lowered to %d.", v.key.query + 1, N_used);
+    if (v.N_used != s.view.N)
+        ImGui::TextColored(ImVec4(0.84f, 0.37f, 0.0f, 1.0f), "This query sees %d tokens: N lowered to %d.", v.key.query + 1, v.N_used);
     return true;
 }
 

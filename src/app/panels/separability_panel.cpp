@@ -22,24 +22,15 @@ constexpr int kMaxCurveN = 64;
 
 void update(SeparabilityPanel& p, const Session& s) {
     QuerySlice slice;
-    if (!chosen_query_slice(s, slice, p)) return;
-    const QueryKey key = query_key(s, slice, kKeyEps);  // eps is the gradient panel's
-    if (same_query(p.key, key)) return;
-    p.key = key;
-    p.ready = false;
-    const int L = slice.query + 1;
-    if (L < 2) {
-        p.error = "Query 0 sees only itself: there is nothing to tell apart. Choose a later query (Attention map).";
+    if (!begin_top_n_update(s, p, "Query 0 sees only itself: there is nothing to tell apart. Choose a later query (Attention map).", slice))
         return;
-    }
+    const int L = slice.query + 1;
     RowMatrixXd unit;
     std::string error;
     if (!normalize_rows(slice.values, kM, unit, error)) {
         p.error = std::string("This head cannot be put on the sphere: ").append(error);
         return;
     }
-    p.N_used = std::clamp(s.view.N, 1, L - 1);
-
     // N_s/N against N, plus the view's N.
     std::vector<int> Ns;
     for (int N = 1; N <= std::min(kMaxCurveN, L - 1); ++N) Ns.push_back(N);
@@ -244,17 +235,13 @@ void draw_separability_panel(SeparabilityPanel& p, PanelContext& ctx) {
         return;
     update(p, s);
 
-    const float controls_w = ImGui::GetFontSize() * 21.0f;
-    ImGui::BeginChild("##sep_controls", ImVec2(controls_w, 0), true);
-    ImGui::TextWrapped("Theorem 2: which of the top-N tokens a head can tell apart. Layer %d, head %d, query %d (%s, T = %.3g).",
-                       p.key.layer, p.key.head, p.key.query, s.view.normalizer.c_str(), s.view.T);
-    draw_top_n_slider(s, ctx.widgets, "separability.N");
+    begin_top_n_controls(s, ctx.widgets, p, "##sep_controls", "Theorem 2: which of the top-N tokens a head can tell apart.", "separability.N");
     ImGui::RadioButton("PCA plane", &p.picture, 0);
     remember_last_item(ctx.widgets, "separability.picture_pca");
     ImGui::SameLine();
     ImGui::RadioButton("distance vs weight", &p.picture, 1);
     remember_last_item(ctx.widgets, "separability.picture_distance");
-    if (draw_why_or_lowered_n(p, p.N_used, s)) {
+    if (draw_why_or_lowered_n(p, s)) {
         const Separability& r = p.at_N;
         if (ImGui::BeginTable("##sep_now", 2, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
             plot::table_row("N", "%d", r.N);
@@ -267,15 +254,10 @@ void draw_separability_panel(SeparabilityPanel& p, PanelContext& ctx) {
             ImGui::EndTable();
         }
     }
-    ImGui::Spacing();
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("x_i: the head's value vectors, scaled onto the unit sphere (M = 1). r: the distance from s to the "
-                       "nearest token left out; a selected token counts when strictly closer (the paper's Algorithm 4). "
-                       "The ball projects onto a disc of the same radius: a token inside the ball is inside the disc, but "
-                       "a point in the disc may lie outside the ball. (R): reconstructed bounds.");
-    ImGui::PopStyleColor();
-    ImGui::EndChild();
-    ImGui::SameLine();
+    end_top_n_controls("x_i: the head's value vectors, scaled onto the unit sphere (M = 1). r: the distance from s to the nearest token "
+                       "left out; a selected token counts when strictly closer (the paper's Algorithm 4). The ball projects onto a disc "
+                       "of the same radius: a token inside the ball is inside the disc, but a point in the disc may lie outside the "
+                       "ball. (R): reconstructed bounds.");
 
     ImGui::BeginChild("##sep_plots", ImVec2(0, 0), false);
     const ImVec2 avail = ImGui::GetContentRegionAvail();

@@ -8,13 +8,13 @@
 
 #include "analysis/separability.h"
 #include "app/panel_context.h"
+#include "app/panels/query_controls.h"
 
 namespace attnlab {
 
 // key, ready, error (ChosenQueryView): what the view below was computed for.
-struct SeparabilityPanel : ChosenQueryView {
+struct SeparabilityPanel : TopNQueryView {
     int picture = 0;  // 0: the PCA plane; 1: each token's distance to s against its weight (exact)
-    int N_used = 0;
     // The 2-D view: every token's alpha_i x_i (x on the unit sphere) on the top two principal axes.
     std::vector<double> px, py;      // (L)
     std::vector<double> weight;      // (L) alpha_i

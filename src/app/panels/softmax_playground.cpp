@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <numeric>
 
+#include "app/panels/temperature_slider.h"
 #include "app/plot/plot.h"
 #include "base/json.h"
 
@@ -16,7 +17,6 @@ static bool same(const LogitSpec& x, const LogitSpec& y) {
 }
 
 constexpr int kMaxL = 4096;
-constexpr double kMinT = 0.01, kMaxT = 100.0;
 
 void update(SoftmaxPlayground& p) {
     // The fade curve spans every L, so it depends on T but not on the chosen L; the
@@ -29,7 +29,7 @@ void update(SoftmaxPlayground& p) {
     }
     if (!same(p.sensitivity_spec, p.spec) || p.sensitivity_L != p.L) {
         p.logits = synthetic_logits(p.spec, p.L);
-        p.sensitivity = sensitivity_curve(p.logits, log_grid(kMinT, kMaxT, 161));
+        p.sensitivity = sensitivity_curve(p.logits, log_grid(kMinTemperature, kMaxTemperature, 161));
         p.sensitivity_spec = p.spec;
         p.sensitivity_L = p.L;
     }
@@ -92,10 +92,7 @@ static void draw_controls(SoftmaxPlayground& p, WidgetRects& widgets) {
 
     ImGui::SliderInt("length L", &p.L, 2, kMaxL, "%d", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
     remember_last_item(widgets, "playground.length");
-    float T = static_cast<float>(p.T);
-    if (ImGui::SliderFloat("temperature T", &T, static_cast<float>(kMinT), static_cast<float>(kMaxT), "%.3g",
-                           ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
-        p.T = T;
+    temperature_slider("temperature T", p.T);
     remember_last_item(widgets, "playground.temperature");
     ImGui::TextDisabled("Ctrl+click a slider to type a value.");
 

@@ -5,8 +5,9 @@
 #include <cmath>
 #include <numbers>
 #include <string>
+#include <vector>
 
-#include "app/plot/plot_axis.h"
+#include "app/plot/plot.h"
 
 namespace attnlab::heatmap {
 
@@ -130,14 +131,12 @@ void draw_color_bar(ImDrawList* dl, ImVec2 p0, ImVec2 p1, double vmax, const cha
     dl->AddText(ImVec2(p0.x, p0.y - label_size.y - ImGui::GetFontSize() * 0.8f), ink, label);
     if (!(vmax > 0.0)) return;
     const plot::AxisRange axis{0.0, vmax, plot::Scale::Linear};
+    std::vector<plot::Tick> ticks = plot::axis_ticks(axis, 5);
+    std::erase_if(ticks, [&](const plot::Tick& t) {  // a label there would overlap the "max" label
+        return p1.y - static_cast<float>(plot::axis_fraction(axis, t.value)) * h < p0.y + ImGui::GetFontSize();
+    });
+    plot::draw_axis(dl, axis, ticks, p0, p1, plot::Edge::Right, false);
     const float tick = ImGui::GetFontSize() * 0.3f;
-    for (const plot::Tick& t : plot::axis_ticks(axis, 5)) {
-        if (!t.major) continue;
-        const float y = p1.y - static_cast<float>(plot::axis_fraction(axis, t.value)) * h;
-        if (y < p0.y + ImGui::GetFontSize()) continue;  // would overlap the "max" label
-        dl->AddLine(ImVec2(p1.x, y), ImVec2(p1.x + tick, y), ink);
-        dl->AddText(ImVec2(p1.x + tick + 2.0f, y - ImGui::GetFontSize() * 0.5f), ink, t.label.c_str());
-    }
     // The top is the actual maximum, which the nice ticks rarely hit: label it too.
     std::string top = "max ";
     top += plot::format_number(vmax, 3);
