@@ -6,6 +6,17 @@
 //
 // Every operation carries an id from the C++ side. A cancel (or a newer operation) makes the id
 // stale there, so late callbacks of an abandoned operation are ignored.
+//
+// [SECTION] Reporting to C++
+// [SECTION] Errors in words
+// [SECTION] The cache
+// [SECTION] Streaming into the heap
+// [SECTION] A link's download, started before the app is up
+// [SECTION] The operations C++ asks for
+// [SECTION] Keeping a loaded model in Cache Storage, from the heap
+// [SECTION] The file picker
+// [SECTION] Drag and drop anywhere on the page
+// [SECTION] What the page calls (window.attnlabModelFetch)
 "use strict";
 (function () {
   const CACHE = "attnlab-models";
@@ -14,7 +25,7 @@
 
   let current = null;  // { id, controller, reader }: the operation in flight
 
-  // --- reporting to C++ ------------------------------------------------------------------
+  // [SECTION] Reporting to C++ ------------------------------------------------------------------
   const M = () => window.Module;
   // Deferred: a callback may run inside a frame (a synchronous failure), whose end would
   // swallow the request; the UI must get a frame after it.
@@ -32,6 +43,7 @@
     redraw();
   }
 
+  // [SECTION] Errors in words ---------------------------------------------------------------------
   // Thrown when the C++ side has moved on (cancel, newer operation): stop quietly.
   class Stale extends Error {}
   class OutOfMemory extends Error {}
@@ -82,7 +94,7 @@
     stopCurrent();
   }
 
-  // --- the cache ---------------------------------------------------------------------------
+  // [SECTION] The cache ---------------------------------------------------------------------------
   async function openCache() { return hasCacheApi ? await caches.open(CACHE) : null; }
 
   async function cachedResponse(url) {
@@ -149,7 +161,7 @@
     redraw();
   }
 
-  // --- streaming into the heap ---------------------------------------------------------------
+  // [SECTION] Streaming into the heap ---------------------------------------------------------------
   // Reads a body into a C++ buffer (`total` bytes reserved up front when known, grown by
   // doubling otherwise), reporting progress. Returns the byte count. Each chunk goes straight
   // into the heap; Module.HEAPU8 is re-read after every reserve (memory growth replaces it).
@@ -207,7 +219,7 @@
     }
   }
 
-  // --- a link's download, started before the app is up -------------------------------------------
+  // [SECTION] A link's download, started before the app is up -------------------------------------------
   // A link that names a model (?model=, or a share link's state) would wait for the wasm to compile
   // and the app's first frames before its download began: 2.6 s of a 7.0 s load of GPT-2 small
   // here (bench/RESULTS.md). prefetch() starts it as the page loads (at low priority, after the
@@ -293,7 +305,7 @@
     return { response: head, reader: earlyReader(e) };
   }
 
-  // --- the operations C++ asks for -------------------------------------------------------------
+  // [SECTION] The operations C++ asks for -------------------------------------------------------------
   async function probe(id, url) {
     const op = begin(id);
     if (early && early.url !== absolute(url)) dropEarly();
@@ -386,7 +398,7 @@
     }
   }
 
-  // --- keeping a loaded model in Cache Storage, from the heap -----------------------------------
+  // [SECTION] Keeping a loaded model in Cache Storage, from the heap -----------------------------------
   let pendingKeep = null;  // { id, url, headers }: the download just handed to C++, to keep once loaded
   let keeping = null;      // { id, stop }: the write in progress
 
@@ -460,6 +472,7 @@
     }
   }
 
+  // [SECTION] The file picker ----------------------------------------------------------------------
   function pickFile() {
     const input = document.createElement("input");
     input.type = "file";
@@ -488,7 +501,7 @@
     reportCacheBytes();
   }
 
-  // --- drag and drop anywhere on the page ------------------------------------------------------
+  // [SECTION] Drag and drop anywhere on the page ------------------------------------------------------
   function installDropZone() {
     const overlay = document.createElement("div");
     overlay.id = "drop-zone";
@@ -509,6 +522,7 @@
     });
   }
 
+  // [SECTION] What the page calls (window.attnlabModelFetch) -------------------------------------
   window.attnlabModelFetch = {
     probe, download, cancel, pickFile, clearCache, loadFiles, keepFromHeap, stopKeeping, prefetch, startEarly,
     hasCacheApi: () => hasCacheApi,

@@ -9,13 +9,15 @@
 
 namespace attnlab {
 
+namespace {
+
 // P(max over the path of |i m - j n| >= h), the path a uniformly random ordering of n a's and m b's.
 // Walking the ordering one draw at a time is drawing without replacement: at (i, j) the next item is
 // an a with probability (n - i) / (n + m - i - j). u(i, j) is the probability of reaching (i, j)
 // without having touched the boundary before; a path is absorbed (its mass added to the answer) on
 // its first boundary node. Only sums of positive terms: no cancellation, so even tiny p-values keep
 // their relative accuracy (unlike 1 - P(inside)), and no C(n+m, n) that would overflow.
-static double ks_p_value_lattice(std::int64_t n, std::int64_t m, std::int64_t h) {
+double ks_p_value_lattice(std::int64_t n, std::int64_t m, std::int64_t h) {
     const std::int64_t total = n + m;
     std::vector<double> u(static_cast<std::size_t>(m + 1), 0.0);  // row i of u(i, j), j = 0..m
     double outside = 0.0;
@@ -41,6 +43,8 @@ static double ks_p_value_lattice(std::int64_t n, std::int64_t m, std::int64_t h)
     }
     return std::clamp(outside, 0.0, 1.0);
 }
+
+}  // namespace
 
 double ks_p_value_exact(std::int64_t n, std::int64_t m, double d) {
     if (n < 1 || m < 1 || std::isnan(d)) return std::numeric_limits<double>::quiet_NaN();
@@ -89,8 +93,10 @@ double kolmogorov_tail(double lambda) {
     return std::clamp(2.0 * sum, 0.0, 1.0);
 }
 
+namespace {
+
 // Non-empty, finite, and small enough that i * m - j * n stays inside int64.
-static bool check_sample(std::span<const double> x, const char* name, std::string& error) {
+bool check_sample(std::span<const double> x, const char* name, std::string& error) {
     if (x.empty()) {
         error = std::string("ks_two_sample: sample ") + name + " is empty";
         return false;
@@ -108,6 +114,8 @@ static bool check_sample(std::span<const double> x, const char* name, std::strin
     }
     return true;
 }
+
+}  // namespace
 
 bool ks_two_sample(std::span<const double> a, std::span<const double> b, KsResult& out, std::string& error) {
     if (!check_sample(a, "a", error) || !check_sample(b, "b", error)) return false;

@@ -12,23 +12,27 @@
 
 namespace attnlab {
 
-static double max_of(std::span<const double> v) { return *std::max_element(v.begin(), v.end()); }
-static double min_of(std::span<const double> v) { return *std::min_element(v.begin(), v.end()); }
+namespace {
+
+double max_of(std::span<const double> v) { return *std::max_element(v.begin(), v.end()); }
+double min_of(std::span<const double> v) { return *std::min_element(v.begin(), v.end()); }
 
 // z = (l - max l) / T: the largest z is exactly 0. Sparsemax and entmax are invariant to a
 // common shift of z (tau absorbs it), and with the top at 0 every z on the support lies in
 // [-1/(alpha-1), 0], so the sums that find tau add numbers of size <= 1, whatever the logits.
-static std::vector<double> shifted_scaled(std::span<const double> logits, double T) {
+std::vector<double> shifted_scaled(std::span<const double> logits, double T) {
     const double top = max_of(logits);
     std::vector<double> z(logits.size());
     for (size_t i = 0; i < logits.size(); ++i) z[i] = (logits[i] - top) / T;
     return z;
 }
 
-static std::vector<double> sorted_descending(std::vector<double> v) {
+std::vector<double> sorted_descending(std::vector<double> v) {
     std::sort(v.begin(), v.end(), std::greater<double>());
     return v;
 }
+
+}  // namespace
 
 // --- sparsemax -------------------------------------------------------------------------
 // Martins & Astudillo 2016, Alg. 1: with z sorted descending, the support size is the
@@ -79,6 +83,8 @@ std::vector<double> entmax15(std::span<const double> logits, double T) {
     return x;
 }
 
+namespace {
+
 // --- alpha-entmax, bisection ---------------------------------------------------------------
 // With the top z at 0, p_max = (-tau)^{1/(alpha-1)} lies in [1/L, 1]. We bisect not on tau
 // but on u = log p_max in [-log L, 0], tau = -exp((alpha-1) u):
@@ -87,7 +93,7 @@ std::vector<double> entmax15(std::span<const double> logits, double T) {
 // rounding error, so there we form 1 + y with y = expm1((alpha-1) u) + (alpha-1) z_i and take
 // log1p(y); as alpha -> 1 this tends to z_i + u, i.e. softmax. For large alpha, exp((alpha-1) u)
 // can be far below 1 and expm1 would lose it, so there we add exp(...) directly.
-static double entmax_weight(double z, double am1, double t) {  // t = (alpha-1) u <= 0
+double entmax_weight(double z, double am1, double t) {  // t = (alpha-1) u <= 0
     if (t >= -std::numbers::ln2) {
         const double y = std::expm1(t) + am1 * z;
         return (y > -1.0) ? std::exp(std::log1p(y) / am1) : 0.0;
@@ -95,6 +101,8 @@ static double entmax_weight(double z, double am1, double t) {  // t = (alpha-1) 
     const double v = std::exp(t) + am1 * z;
     return (v > 0.0) ? std::exp(std::log(v) / am1) : 0.0;
 }
+
+}  // namespace
 
 std::vector<double> entmax_bisect(std::span<const double> logits, double T, double alpha) {
     assert(!logits.empty() && T > 0.0 && alpha > 1.0);
@@ -125,10 +133,14 @@ std::vector<double> entmax_bisect(std::span<const double> logits, double T, doub
     return z;
 }
 
+namespace {
+
 // --- SSMax -----------------------------------------------------------------------------------
-static double ssmax_beta(size_t L, double T, double scale) {
+double ssmax_beta(size_t L, double T, double scale) {
     return scale * std::log(static_cast<double>(L)) / T;
 }
+
+}  // namespace
 
 std::vector<double> ssmax(std::span<const double> logits, double T, double scale) {
     assert(!logits.empty() && T > 0.0);
@@ -153,7 +165,9 @@ struct SaParts {
     int argmin = -1;  // the token whose logit is lo when x_min < 0, else -1 (lo = 0 is constant)
 };
 
-static SaParts sa_parts(std::span<const double> logits, double T) {
+namespace {
+
+SaParts sa_parts(std::span<const double> logits, double T) {
     SaParts s;
     s.q = softmax(logits, T);
     const auto it = std::min_element(logits.begin(), logits.end());
@@ -167,6 +181,8 @@ static SaParts sa_parts(std::span<const double> logits, double T) {
     }
     return s;
 }
+
+}  // namespace
 
 std::vector<double> sa_softmax(std::span<const double> logits, double T) {
     assert(!logits.empty() && T > 0.0);
@@ -194,12 +210,14 @@ std::vector<double> normalize(const Normalizer& n, std::span<const double> logit
     return {};
 }
 
+namespace {
+
 // Sparsemax and entmax (alpha > 1) share softmax's form J = (1/T)(diag g - g g^T / sum g),
 // with g the support indicator (sparsemax) or p^{2-alpha} on the support (entmax; the (alpha-1)
 // of the definition cancels between p's derivative and tau's; alpha = 1 would give g = p,
 // softmax). Writing r = g / G, G = sum g, gives J = (G/T)(diag r - r r^T), r on the simplex.
 // Returns r and sets G.
-static std::vector<double> sparse_jacobian_weights(const Normalizer& n, std::span<const double> logits,
+std::vector<double> sparse_jacobian_weights(const Normalizer& n, std::span<const double> logits,
                                                    double T, double& G) {
     std::vector<double> r = normalize(n, logits, T);
     const bool is_sparsemax = n.kind == NormalizerKind::Sparsemax || n.alpha == 2.0;
@@ -215,7 +233,7 @@ static std::vector<double> sparse_jacobian_weights(const Normalizer& n, std::spa
 
 // c (diag r - r r^T), L x L. Filled by hand: Eigen would send the outer product through its
 // threaded matrix-product kernel, which costs more than the L^2 multiplications themselves.
-static Eigen::MatrixXd scaled_diag_minus_outer(const std::vector<double>& r, double c) {
+Eigen::MatrixXd scaled_diag_minus_outer(const std::vector<double>& r, double c) {
     const Eigen::Index L = static_cast<Eigen::Index>(r.size());
     Eigen::MatrixXd J(L, L);
     for (Eigen::Index k = 0; k < L; ++k) {
@@ -232,7 +250,7 @@ static Eigen::MatrixXd scaled_diag_minus_outer(const std::vector<double>& r, dou
 // Derivation: d w_i/d x_k = q_i (delta_ik - e_k) + w_i (delta_ik - q_k) (d u_i/d x_k =
 // delta_ik - e_k, d q_i/d x_k = q_i (delta_ik - q_k)), so d W/d x_k = q_k - e_k + w_k - W q_k,
 // and (d w - alpha dW) / W collapses to the form above. Each column sums to 0, as it must.
-static Eigen::MatrixXd sa_softmax_jacobian(std::span<const double> logits, double T) {
+Eigen::MatrixXd sa_softmax_jacobian(std::span<const double> logits, double T) {
     const SaParts s = sa_parts(logits, T);
     if (!(s.W > 0.0)) return scaled_diag_minus_outer(s.q, 1.0 / T);  // the softmax fallback
     const Eigen::Index L = static_cast<Eigen::Index>(logits.size());
@@ -248,6 +266,8 @@ static Eigen::MatrixXd sa_softmax_jacobian(std::span<const double> logits, doubl
     if (s.argmin >= 0) J.col(s.argmin) -= c * (q - a);
     return J;
 }
+
+}  // namespace
 
 Eigen::MatrixXd normalizer_jacobian(const Normalizer& n, std::span<const double> logits, double T) {
     assert(!logits.empty() && T > 0.0);
@@ -328,11 +348,15 @@ std::string normalizer_name(const Normalizer& n) {
     return "softmax";
 }
 
-static std::string number(double x) {
+namespace {
+
+std::string number(double x) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.17g", x);
     return buf;
 }
+
+}  // namespace
 
 bool check_normalizer_input(const Normalizer& n, std::span<const double> logits, double T, std::string& error) {
     if (logits.empty()) { error = "no logits: L must be >= 1"; return false; }

@@ -45,6 +45,8 @@ std::vector<double> softmax(std::span<const double> logits, double T) {
     return std::vector<double>(e.data(), e.data() + e.size());
 }
 
+namespace {
+
 // Largest eigenvalue of D - p p^T with D = diag(p), sum p = 1.
 //
 // det(D - p p^T - lambda I) = det(D - lambda I) * (1 - sum_i p_i^2 / (p_i - lambda)), and
@@ -55,7 +57,7 @@ std::vector<double> softmax(std::span<const double> logits, double T) {
 // rounds to 1 while the others are ~1e-300, and the answer is that of the exact weights.
 // By interlacing the largest eigenvalue lies in [p(2), p(1)], the two largest weights; g
 // rises from -inf to +inf there, so a bracketed Newton iteration finds its single root.
-static double largest_eigenvalue_diag_minus_outer(std::span<const double> p) {
+double largest_eigenvalue_diag_minus_outer(std::span<const double> p) {
     double p1 = 0.0, p2 = 0.0;  // largest and second largest
     for (double x : p) {
         if (x > p1) { p2 = p1; p1 = x; }
@@ -83,6 +85,8 @@ static double largest_eigenvalue_diag_minus_outer(std::span<const double> p) {
     }
     return lambda;
 }
+
+}  // namespace
 
 double softmax_jacobian_norm(std::span<const double> weights, double T) {
     assert(T > 0.0);

@@ -31,9 +31,11 @@ void request_learned_head(AppState& app, Panel panel, bool builtin_only) {
     app.learned_head = {true, app.session.view, panel, builtin_only};
 }
 
+namespace {
+
 // See AppState::learned_head. Gives up, without moving the view, as soon as the view or the
 // model is no longer the one asked about.
-static void show_learned_head(AppState& app) {
+void show_learned_head(AppState& app) {
     AppState::LearnedHeadRequest& r = app.learned_head;
     if (!r.pending) return;
     Session& s = app.session;
@@ -54,7 +56,7 @@ static void show_learned_head(AppState& app) {
     s.view.head = head;
 }
 
-static void draw_about(bool* open) {
+void draw_about(bool* open) {
     if (!*open) return;
     ImGui::OpenPopup("About AttnLab");
     ImGui::SetNextWindowSize(ImVec2(ImGui::GetFontSize() * 34, 0), ImGuiCond_Appearing);
@@ -77,7 +79,7 @@ static void draw_about(bool* open) {
 
 // The link "Copy link" made: confirmed, or in a field to copy by hand when the clipboard
 // refused (browsers may, e.g. without a recent click or in an insecure context).
-static void draw_share_popup(AppState& app) {
+void draw_share_popup(AppState& app) {
     AppState::SharePopup& share = app.share;
     if (share.open) {
         ImGui::OpenPopup("Share this view");
@@ -110,7 +112,7 @@ static void draw_share_popup(AppState& app) {
 }
 
 // The menu bar's own commands: share the view, export the analysis.
-static void draw_share_and_export_menu(AppState& app) {
+void draw_share_and_export_menu(AppState& app) {
     Session& s = app.session;
     if (app.copy_link) {
         if (ImGui::MenuItem("Copy link")) app.copy_link(view_state_json(s.view));
@@ -136,7 +138,7 @@ static void draw_share_and_export_menu(AppState& app) {
 }
 
 // Readable from the back of a room: the UI scale, and full screen where the platform has it.
-static void draw_view_menu(AppState& app) {
+void draw_view_menu(AppState& app) {
     const bool open = ImGui::BeginMenu("View");
     remember_last_item(app.widgets, "menu.view");
     if (!open) return;
@@ -154,7 +156,7 @@ static void draw_view_menu(AppState& app) {
 }
 
 // The reader's message (an error, a notice), until dismissed.
-static void draw_message(AppState& app) {
+void draw_message(AppState& app) {
     std::string& message = app.session.message;
     if (message.empty()) return;
     ImGui::PushStyleColor(ImGuiCol_ChildBg, IM_COL32(253, 236, 206, 255));
@@ -173,7 +175,7 @@ static void draw_message(AppState& app) {
 }
 
 // Progress of the model's work and of the background summaries, each with a cancel button.
-static void draw_work(AppState& app) {
+void draw_work(AppState& app) {
     Session& s = app.session;
     const struct { TaskRunner& runner; const char* id; } runners[] = {{s.model_work, "model"}, {s.background, "background"}};
     for (const auto& r : runners) {
@@ -192,6 +194,8 @@ static void draw_work(AppState& app) {
     }
 }
 
+}  // namespace
+
 struct Tab {
     Panel panel;
     const char* title;
@@ -203,7 +207,9 @@ constexpr Tab kTabs[] = {
     {Panel::Help, "Help"},
 };
 
-static void draw_panel(AppState& app, Panel panel, PanelContext& ctx) {
+namespace {
+
+void draw_panel(AppState& app, Panel panel, PanelContext& ctx) {
     switch (panel) {
         case Panel::Text: draw_text_panel(app.text, ctx); break;
         case Panel::Attention: draw_attention_panel(app.attention, ctx); break;
@@ -214,6 +220,8 @@ static void draw_panel(AppState& app, Panel panel, PanelContext& ctx) {
         case Panel::Help: draw_help_panel(app.help, ctx); break;
     }
 }
+
+}  // namespace
 
 void draw_app(AppState& app) {
     Session& s = app.session;

@@ -41,7 +41,9 @@ std::optional<std::string> CliArgs::value(const std::string& name) const {
     return it->second;
 }
 
-static bool parse_int(const std::string& text, std::int64_t& out) {
+namespace {
+
+bool parse_int(const std::string& text, std::int64_t& out) {
     if (text.empty()) return false;
     char* end = nullptr;
     errno = 0;
@@ -50,6 +52,8 @@ static bool parse_int(const std::string& text, std::int64_t& out) {
     out = v;
     return true;
 }
+
+}  // namespace
 
 bool CliArgs::get_int(const std::string& name, std::int64_t lo, std::int64_t hi, std::optional<std::int64_t>& out,
                       std::string& error) const {
@@ -65,22 +69,26 @@ bool CliArgs::get_int(const std::string& name, std::int64_t lo, std::int64_t hi,
     return true;
 }
 
+namespace {
+
 // Bounds in messages: "1e-12", not std::to_string's "0.000000".
-static std::string bound_text(double v) {
+std::string bound_text(double v) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%g", v);
     return buf;
 }
-static std::string bound_text(std::int64_t v) { return std::to_string(v); }
+std::string bound_text(std::int64_t v) { return std::to_string(v); }
 
 // A finite number written out in full ("1e-3" yes, "1e-3x" and "inf" no).
-static bool parse_double(const std::string& text, double& out) {
+bool parse_double(const std::string& text, double& out) {
     char* end = nullptr;
     const double v = std::strtod(text.c_str(), &end);
     if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v)) return false;
     out = v;
     return true;
 }
+
+}  // namespace
 
 bool CliArgs::get_double(const std::string& name, double lo, double hi, std::optional<double>& out, std::string& error) const {
     const auto text = value(name);
@@ -94,8 +102,10 @@ bool CliArgs::get_double(const std::string& name, double lo, double hi, std::opt
     return true;
 }
 
+namespace {
+
 // "a,b,c" -> {"a", "b", "c"}; empty items stay, so that "1,,2" is reported, not skipped.
-static std::vector<std::string> split_commas(const std::string& text) {
+std::vector<std::string> split_commas(const std::string& text) {
     std::vector<std::string> items;
     size_t start = 0;
     for (;;) {
@@ -109,7 +119,7 @@ static std::vector<std::string> split_commas(const std::string& text) {
 // The items of a comma-separated list, each read by `parse` (false: not a `kind`) and checked
 // against [lo, hi].
 template <typename T, typename Parse>
-static bool parse_list(const std::optional<std::string>& text, const std::string& name, T lo, T hi, const char* kind,
+bool parse_list(const std::optional<std::string>& text, const std::string& name, T lo, T hi, const char* kind,
                        Parse parse, std::vector<T>& out, std::string& error) {
     out.clear();
     if (!text) return true;
@@ -127,6 +137,8 @@ static bool parse_list(const std::optional<std::string>& text, const std::string
     }
     return true;
 }
+
+}  // namespace
 
 bool CliArgs::get_int_list(const std::string& name, std::int64_t lo, std::int64_t hi, std::vector<std::int64_t>& out,
                            std::string& error) const {

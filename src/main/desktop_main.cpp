@@ -11,7 +11,9 @@
 #include "platform/ui_host.h"
 #include "platform/whole_file.h"
 
-static void usage(FILE* out) {
+namespace {
+
+void usage(FILE* out) {
     std::fprintf(out,
                  "usage: attnlab-desktop [--model PATH | --no-model] [--panel NAME] [--tour FILE] [--size WxH] [--frames N [--screenshot FILE.ppm]]\n"
                  "  --model PATH       load this .safetensors checkpoint (or folder) at start; without it, the\n"
@@ -27,13 +29,15 @@ static void usage(FILE* out) {
                  "  --screenshot FILE  with --frames: save the last frame as a binary PPM\n");
 }
 
-static bool parse_int(const char* s, int lo, int hi, int& out) {
+bool parse_int(const char* s, int lo, int hi, int& out) {
     char* end = nullptr;
     const long v = std::strtol(s, &end, 10);
     if (end == s || *end != '\0' || v < lo || v > hi) return false;
     out = static_cast<int>(v);
     return true;
 }
+
+}  // namespace
 
 int main(int argc, char** argv) {
     int width = 1280, height = 800;

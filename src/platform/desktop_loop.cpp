@@ -35,7 +35,9 @@ float desktop_pixel_ratio(GLFWwindow* window) {
     return ratio > 0.25f ? ratio : 1.0f;
 }
 
-static bool write_ppm(const std::string& path, int w, int h, const std::vector<unsigned char>& rgb) {
+namespace {
+
+bool write_ppm(const std::string& path, int w, int h, const std::vector<unsigned char>& rgb) {
     FILE* f = std::fopen(path.c_str(), "wb");
     if (!f) return false;
     std::fprintf(f, "P6\n%d %d\n255\n", w, h);
@@ -45,6 +47,8 @@ static bool write_ppm(const std::string& path, int w, int h, const std::vector<u
         ok = std::fwrite(rgb.data() + static_cast<size_t>(y) * w * 3, 1, static_cast<size_t>(w) * 3, f) == static_cast<size_t>(w) * 3;
     return std::fclose(f) == 0 && ok;
 }
+
+}  // namespace
 
 int run_desktop_loop(UiHost& host, const std::function<void()>& draw_ui, const DesktopRun& run) {
     std::vector<unsigned char> pixels;

@@ -11,12 +11,16 @@ namespace attnlab {
 
 namespace fs = std::filesystem;
 
+namespace {
+
 // A folder means the model.safetensors inside it.
-static std::string checkpoint_path(const std::string& path) {
+std::string checkpoint_path(const std::string& path) {
     std::error_code ec;
     if (fs::is_directory(path, ec)) return (fs::path(path) / "model.safetensors").string();
     return path;
 }
+
+}  // namespace
 
 void DesktopModelSource::fail(const std::string& path, std::string message) {
     status_ = FetchStatus{};
@@ -25,13 +29,17 @@ void DesktopModelSource::fail(const std::string& path, std::string message) {
     status_.error = std::move(message);
 }
 
+namespace {
+
 // Web addresses are for the browser build: say what to do instead.
-static bool refuse_web_address(const std::string& input, std::string& error) {
+bool refuse_web_address(const std::string& input, std::string& error) {
     if (input.find("://") == std::string::npos) return false;
     error = "The desktop build loads files; download the model first (for example with curl -LO " + input +
             ", and config.json from the same folder) and type the file's path.";
     return true;
 }
+
+}  // namespace
 
 void DesktopModelSource::probe(const std::string& input) {
     std::string error;

@@ -12,7 +12,9 @@
 
 namespace attnlab {
 
-static const char* phase_name(FetchStatus::Phase p) {
+namespace {
+
+const char* phase_name(FetchStatus::Phase p) {
     switch (p) {
         case FetchStatus::Phase::Idle: return "idle";
         case FetchStatus::Phase::Probing: return "probing";
@@ -25,24 +27,24 @@ static const char* phase_name(FetchStatus::Phase p) {
 }
 
 // "548", "12.3", "0.4": megabytes of 2^20 bytes, as browsers and file managers count them.
-static std::string mb_number(double bytes) {
+std::string mb_number(double bytes) {
     const double mb = bytes / (1024.0 * 1024.0);
     char buf[32];
     std::snprintf(buf, sizeof buf, mb >= 100 ? "%.0f" : "%.1f", mb);
     return buf;
 }
 
-static std::string megabytes(double bytes) { return mb_number(bytes) + " MB"; }
+std::string megabytes(double bytes) { return mb_number(bytes) + " MB"; }
 
 // The last path segment of a URL or path, without ?query or #fragment.
-static std::string file_name(const std::string& url) {
+std::string file_name(const std::string& url) {
     std::string s = url.substr(0, url.find_first_of("?#"));
     const size_t slash = s.find_last_of("/\\");
     return slash == std::string::npos ? s : s.substr(slash + 1);
 }
 
 // The source as the bar shows it: without "https://", the middle elided when long.
-static std::string short_source(const std::string& source) {
+std::string short_source(const std::string& source) {
     std::string s = source;
     const size_t scheme = s.find("://");
     if (scheme != std::string::npos) s = s.substr(scheme + 3);
@@ -54,14 +56,14 @@ static std::string short_source(const std::string& source) {
 }
 
 // GPT-2 small itself: its shape, and no AttnLab name (AttnLab's own models carry one).
-static bool is_gpt2_small(const LoadedModel& m) {
+bool is_gpt2_small(const LoadedModel& m) {
     const Gpt2Config& c = m.model.config();
     return m.name.empty() && c.n_layer == 12 && c.n_head == 12 && c.n_embd == 768 && c.n_positions == 1024;
 }
 
 // "Load GPT-2 small (523 MB)": one click, no second question (the button names the size).
 // On the web only: the desktop build loads files, not addresses.
-static void draw_gpt2_button(ModelLoading& loading, PanelContext& ctx, ModelSource* source) {
+void draw_gpt2_button(ModelLoading& loading, PanelContext& ctx, ModelSource* source) {
     Session& s = ctx.session;
     if (!source || !source->can_pick_file() || (s.model && is_gpt2_small(*s.model))) return;
     const FetchStatus st = source->status();
@@ -83,7 +85,7 @@ static void draw_gpt2_button(ModelLoading& loading, PanelContext& ctx, ModelSour
 }
 
 // "Model: AttnLab tiny (…), not GPT-2 · 4 layers × 4 heads · 128 dims · …", or the no-model line.
-static void draw_loaded_model(const Session& s) {
+void draw_loaded_model(const Session& s) {
     if (!s.model) {
         ImGui::AlignTextToFramePadding();
         ImGui::TextDisabled("No model loaded — the Softmax playground and Help work without one.");
@@ -116,7 +118,7 @@ static void draw_loaded_model(const Session& s) {
     }
 }
 
-static const char* cache_copy_name(FetchStatus::CacheCopy c) {
+const char* cache_copy_name(FetchStatus::CacheCopy c) {
     switch (c) {
         case FetchStatus::CacheCopy::None: return "none";
         case FetchStatus::CacheCopy::Saving: return "saving";
@@ -127,7 +129,7 @@ static const char* cache_copy_name(FetchStatus::CacheCopy c) {
 
 // Beside the loaded model: whether the next visit can read it from this browser. While the copy is
 // being written, a reload would download it again, so that state is shown until it ends.
-static void draw_cache_copy(const Session& s, const FetchStatus& st) {
+void draw_cache_copy(const Session& s, const FetchStatus& st) {
     if (!s.model || s.model->source != st.url || st.phase != FetchStatus::Phase::Idle) return;
     ImGui::SameLine();
     if (st.cache_copy == FetchStatus::CacheCopy::Saving) {
@@ -144,7 +146,7 @@ static void draw_cache_copy(const Session& s, const FetchStatus& st) {
 }
 
 // The field and the buttons: Load, Open file…, Clear cached model.
-static void draw_source_row(ModelBar& bar, ModelLoading& loading, PanelContext& ctx, ModelSource& source) {
+void draw_source_row(ModelBar& bar, ModelLoading& loading, PanelContext& ctx, ModelSource& source) {
     const bool web = source.can_pick_file();  // the desktop build takes paths instead
     const ImGuiStyle& style = ImGui::GetStyle();
     float buttons = ImGui::CalcTextSize("Load").x + 2 * style.FramePadding.x + style.ItemSpacing.x;
@@ -191,7 +193,7 @@ static void draw_source_row(ModelBar& bar, ModelLoading& loading, PanelContext& 
 }
 
 // What the fetch is doing: asking, waiting for "Download", bytes arriving, or why it failed.
-static void draw_fetch_row(PanelContext& ctx, ModelSource& source, const FetchStatus& st) {
+void draw_fetch_row(PanelContext& ctx, ModelSource& source, const FetchStatus& st) {
     const std::string name = file_name(st.url);
     switch (st.phase) {
         case FetchStatus::Phase::Idle:
@@ -245,6 +247,8 @@ static void draw_fetch_row(PanelContext& ctx, ModelSource& source, const FetchSt
             break;  // the message banner below shows it
     }
 }
+
+}  // namespace
 
 void draw_model_bar(ModelBar& bar, ModelLoading& loading, PanelContext& ctx, ModelSource* source) {
     Session& s = ctx.session;

@@ -12,9 +12,13 @@
 
 namespace attnlab {
 
-static bool same(const LogitSpec& x, const LogitSpec& y) {
+namespace {
+
+bool same(const LogitSpec& x, const LogitSpec& y) {
     return x.preset == y.preset && x.seed == y.seed && x.spread == y.spread;
 }
+
+}  // namespace
 
 constexpr int kMaxL = 4096;
 
@@ -65,7 +69,9 @@ void update(SoftmaxPlayground& p) {
     }
 }
 
-static void draw_controls(SoftmaxPlayground& p, WidgetRects& widgets) {
+namespace {
+
+void draw_controls(SoftmaxPlayground& p, WidgetRects& widgets) {
     ImGui::TextWrapped("Synthetic logits l₁ … l_L, weights α = softmax(l / T).");
     ImGui::Spacing();
 
@@ -122,7 +128,7 @@ static void draw_controls(SoftmaxPlayground& p, WidgetRects& widgets) {
     ImGui::PopStyleColor();
 }
 
-static void draw_fade_plot(const SoftmaxPlayground& p, ImVec2 size) {
+void draw_fade_plot(const SoftmaxPlayground& p, ImVec2 size) {
     const FadeCurve& f = p.fade;
     char title[96];
     std::snprintf(title, sizeof title, "Attention fades as 1/L (Lemma 1), T = %.3g", p.T);
@@ -135,7 +141,7 @@ static void draw_fade_plot(const SoftmaxPlayground& p, ImVec2 size) {
     plot::end();
 }
 
-static void draw_sensitivity_plot(const SoftmaxPlayground& p, ImVec2 size) {
+void draw_sensitivity_plot(const SoftmaxPlayground& p, ImVec2 size) {
     const SensitivityCurve& s = p.sensitivity;
     char title[96];
     std::snprintf(title, sizeof title, "Sensitivity vs temperature (Lemma 2), L = %d", p.L);
@@ -148,7 +154,7 @@ static void draw_sensitivity_plot(const SoftmaxPlayground& p, ImVec2 size) {
     plot::end();
 }
 
-static void draw_weights_plot(const SoftmaxPlayground& p, ImVec2 size) {
+void draw_weights_plot(const SoftmaxPlayground& p, ImVec2 size) {
     // The distribution itself under each normalizer: the weights of the 32 largest logits.
     if (p.compared.empty()) return;
     const size_t n = p.compared.front().top.size();
@@ -166,7 +172,7 @@ static void draw_weights_plot(const SoftmaxPlayground& p, ImVec2 size) {
 }
 
 // The normalizers side by side at this L and T: how peaked, how sparse, how sensitive.
-static void draw_normalizer_table(const SoftmaxPlayground& p) {
+void draw_normalizer_table(const SoftmaxPlayground& p) {
     if (!ImGui::BeginTable("##normalizers", 4, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) return;
     ImGui::TableSetupColumn("normalizer");
     ImGui::TableSetupColumn("largest");
@@ -192,6 +198,8 @@ static void draw_normalizer_table(const SoftmaxPlayground& p) {
     ImGui::TextWrapped("SA-softmax is renormalised to sum to 1 (see Help).");
     ImGui::PopStyleColor();
 }
+
+}  // namespace
 
 void draw_softmax_playground(SoftmaxPlayground& p, WidgetRects& widgets) {
     const float controls_w = ImGui::GetFontSize() * 21.0f;

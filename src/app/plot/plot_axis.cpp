@@ -69,7 +69,9 @@ std::string format_number(double v, int significant) {
     return s;
 }
 
-static std::vector<Tick> linear_ticks(double lo, double hi, int max_major) {
+namespace {
+
+std::vector<Tick> linear_ticks(double lo, double hi, int max_major) {
     std::vector<Tick> ticks;
     const double span = hi - lo;
     if (!(span > 0.0) || !std::isfinite(span)) return ticks;
@@ -98,6 +100,8 @@ static std::vector<Tick> linear_ticks(double lo, double hi, int max_major) {
     }
     return ticks;
 }
+
+}  // namespace
 
 std::vector<Tick> axis_ticks(const AxisRange& axis, int max_major) {
     if (axis.scale == Scale::Linear) return linear_ticks(axis.lo, axis.hi, max_major);
