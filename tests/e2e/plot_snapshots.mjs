@@ -1,7 +1,7 @@
 // Every plot's PNG and CSV export, through the plots' own export menus, for comparing two builds
 // pixel for pixel (a refactor of the plot kit must not move a pixel it did not mean to move).
 //
-//   node tests/e2e/plot_snapshots.mjs --site dist --out DIR            # export every plot into DIR
+//   node tests/e2e/plot_snapshots.mjs --site dist --out DIR [--views start,other]   # export every plot into DIR
 //   node tests/e2e/plot_snapshots.mjs --compare DIR_BEFORE DIR_AFTER   # compare two such folders
 //
 // The page opens on the built-in model (headless Chromium, 1400 x 1400 CSS px so that each panel's
@@ -65,7 +65,7 @@ async function exportPlot(page, button, item, dir) {
   return name;
 }
 
-async function snapshot(site, out) {
+async function snapshot(site, out, only) {
   const server = await serve({ site, models: out });
   const browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
   let saved = 0;
@@ -75,7 +75,7 @@ async function snapshot(site, out) {
     const page = await context.newPage();
     await page.goto(`${server.origin}/`);
     if (!(await settle(page))) throw new Error("the page did not load the built-in model and settle");
-    for (const [view, state] of Object.entries(VIEWS)) {
+    for (const [view, state] of Object.entries(VIEWS).filter(([name]) => !only || only.includes(name))) {
       if (state) await page.evaluate((s) => window.attnlab.setState(s), state);
       for (const panel of PANELS) {
         await openTab(page, panel);
@@ -188,5 +188,5 @@ async function compare(before, after) {
 const args = parseArgs(process.argv.slice(2));
 const ok = args.compare
   ? await compare(path.resolve(args.compare), path.resolve(process.argv[process.argv.indexOf("--compare") + 2]))
-  : await snapshot(path.resolve(args.site ?? "dist"), path.resolve(args.out ?? "build/plot_snapshots"));
+  : await snapshot(path.resolve(args.site ?? "dist"), path.resolve(args.out ?? "build/plot_snapshots"), args.views?.split(","));
 process.exit(ok ? 0 : 1);
