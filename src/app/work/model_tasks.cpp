@@ -7,51 +7,42 @@
 
 #include "base/random.h"
 #include "model/sampling.h"
-#include "base/timing.h"
 
 namespace attnlab {
 
 namespace {
 
-// What one step of the model's work should take. On a worker thread only cancelling (and the
-// progress bar) waits for a step, and bigger chunks cost less: every chunk reads all the weights
-// again, and its matrix products have fewer rows. In wasm, a 1024-token pass of GPT-2 small fed
-// 64 tokens a call took 1.22x the whole pass, and a 256-token one fed 8 a call 2.7x
-// (attnlab_bench --prefill --chunk, bench/RESULTS.md). On the UI thread (the single-threaded
-// page) a step holds up the next repaint.
-double step_ms() { return TaskRunner::threaded() ? 1000.0 : 25.0; }
 constexpr const char* kForwardLabel = "Forward pass";
 constexpr const char* kGenerateLabel = "Generating";
 
 // Feeds a token sequence to a Gpt2State a chunk at a time (the KV cache carries over between
-// chunks), sizing the chunks so that one call takes about step_ms() on this machine. On the UI
-// thread a pass also has at most kMaxUiSteps chunks: every call has a fixed cost (in wasm b is
+// chunks). The chunks depend on the token count alone, never on timing: a chunk's matrix products
+// have fewer rows than the whole pass's, which can change a result's last bits, so the same text
+// must be cut the same way every time for a pass (and a Reset after a change of the model) to give
+// the same numbers. A pass has at most kSteps chunks: every call has a fixed cost (in wasm b is
 // packed again for every product, 30-50 ms for GPT-2 small): in 25 ms chunks a 511-token pass of
-// GPT-2 small took 11x the whole pass in the page, in 8 chunks 1.21-1.38x (bench/RESULTS.md).
-// The page then repaints 8 times a pass, between chunks.
-constexpr int kMaxUiSteps = 8;
+// GPT-2 small took 11x the whole pass in the page, in 8 chunks 1.21-1.38x (bench/RESULTS.md); a
+// 1024-token pass fed 64 tokens a call 1.22x. The single-threaded page repaints between chunks, and
+// on a worker thread cancelling and the progress bar wait for one.
+constexpr int kSteps = 8;
+constexpr int kMinChunk = 16;  // no chunk is shorter (a text under 32 tokens goes in one call)
 
 struct ChunkedPrefill {
-    int done = 0;
-    int chunk = 4;  // first guess; adapted after every call
+    int done = 0, calls = 0;
 
-    // One chunk. False with `error` set when the model refused the tokens. Only the last chunk's
-    // logits are computed: the earlier ones would be overwritten unread.
+    // One chunk: the calls cut the text into equal parts (within one token). False with `error`
+    // set when the model refused the tokens. Only the last chunk's logits are computed: the
+    // earlier ones would be overwritten unread.
     bool step(Gpt2State& state, std::span<const int> tokens, std::vector<float>& logits, std::string& error,
               AttentionObserver* observer) {
         const int total = static_cast<int>(tokens.size());
-        if (!TaskRunner::threaded()) chunk = std::max(chunk, (total + kMaxUiSteps - 1) / kMaxUiSteps);
-        const int n = std::min(chunk, total - done);
-        const auto start = SteadyClock::now();
+        const int steps = std::clamp(total / kMinChunk, 1, kSteps);
+        const int n = static_cast<int>(static_cast<long long>(total) * (calls + 1) / steps) - done;
         const std::span<const int> part = tokens.subspan(static_cast<size_t>(done), static_cast<size_t>(n));
         const bool last = done + n >= total;
         if (!(last ? state.forward(part, logits, error, false, observer) : state.prefill(part, error, observer))) return false;
         done += n;
-        // Scale towards step_ms(), at most doubling or halving at once (the cost per token grows
-        // with the position, and the first call pays for cold caches).
-        const double ms = std::max(ms_since(start), 0.1);
-        const double factor = std::clamp(step_ms() / ms, 0.5, 2.0);
-        chunk = std::clamp(static_cast<int>(chunk * factor), TaskRunner::threaded() ? 4 : 1, 512);
+        ++calls;
         return true;
     }
     bool finished(std::span<const int> tokens) const { return done >= static_cast<int>(tokens.size()); }
