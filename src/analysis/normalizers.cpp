@@ -321,33 +321,6 @@ double normalizer_jacobian_norm(const Normalizer& n, std::span<const double> log
 }
 
 // --- names and validation ------------------------------------------------------------------------
-bool parse_normalizer(std::string_view name, Normalizer& out, std::string& error) {
-    if (name == "softmax") { out.kind = NormalizerKind::Softmax; return true; }
-    if (name == "sparsemax") { out.kind = NormalizerKind::Sparsemax; return true; }
-    if (name == "entmax-1.5" || name == "entmax15") { out.kind = NormalizerKind::Entmax; out.alpha = 1.5; return true; }
-    if (name == "entmax") { out.kind = NormalizerKind::Entmax; return true; }
-    if (name == "ssmax") { out.kind = NormalizerKind::Ssmax; return true; }
-    if (name == "sa-softmax") { out.kind = NormalizerKind::SaSoftmax; return true; }
-    error = "unknown normalizer '" + std::string(name) + "' (valid: ";
-    for (size_t i = 0; i < kNormalizerNames.size(); ++i) {
-        if (i > 0) error += ", ";
-        error += kNormalizerNames[i];
-    }
-    error += "; entmax15 = entmax-1.5)";
-    return false;
-}
-
-std::string normalizer_name(const Normalizer& n) {
-    switch (n.kind) {
-        case NormalizerKind::Softmax: return "softmax";
-        case NormalizerKind::Sparsemax: return "sparsemax";
-        case NormalizerKind::Entmax: return n.alpha == 1.5 ? "entmax-1.5" : "entmax";
-        case NormalizerKind::Ssmax: return "ssmax";
-        case NormalizerKind::SaSoftmax: return "sa-softmax";
-    }
-    return "softmax";
-}
-
 namespace {
 
 std::string number(double x) {

@@ -39,19 +39,12 @@
 #include <string_view>
 #include <vector>
 
+#include "model/attention_plan.h"
+
 namespace attnlab {
 
-enum class NormalizerKind { Softmax, Sparsemax, Entmax, Ssmax, SaSoftmax };
-
-struct Normalizer {
-    NormalizerKind kind = NormalizerKind::Softmax;
-    double alpha = 1.5;  // entmax only, >= 1 (alpha == 1 means softmax, 2 sparsemax)
-    double scale = 1.0;  // SSMax's s
-};
-
-// The names parse_normalizer() accepts, in the order a menu would show them.
-inline constexpr std::array<std::string_view, 6> kNormalizerNames = {
-    "softmax", "sparsemax", "entmax-1.5", "entmax", "ssmax", "sa-softmax"};
+// NormalizerKind, Normalizer, kNormalizerNames, parse_normalizer, normalizer_name and
+// normalizer_spec are in model/attention_plan.h: the engine runs the same normalizers.
 
 // Weights on the simplex, length L.
 std::vector<double> normalize(const Normalizer& n, std::span<const double> logits, double T);
@@ -76,14 +69,6 @@ Eigen::MatrixXd normalizer_jacobian(const Normalizer& n, std::span<const double>
 // cost seconds). SA-softmax's J is not symmetric: sqrt of the largest eigenvalue of the dense
 // J^T J, O(L^3): about 0.3 s natively at L = 1024, so call it per query only for short contexts.
 double normalizer_jacobian_norm(const Normalizer& n, std::span<const double> logits, double T);
-
-// Names: "softmax", "sparsemax", "entmax-1.5" (sets alpha = 1.5; "entmax15" is an alias),
-// "entmax" (general alpha: keeps out.alpha as it is), "ssmax", "sa-softmax". On an unknown
-// name returns false, leaves out untouched and lists the valid names in error.
-bool parse_normalizer(std::string_view name, Normalizer& out, std::string& error);
-
-// The inverse of parse_normalizer: parsing the name into a copy of n gives n back.
-std::string normalizer_name(const Normalizer& n);
 
 // Checks what normalize() and the Jacobians assume: L >= 1, finite logits, 0 < T < inf, and
 // the parameters the kind uses (entmax: finite alpha >= 1; ssmax: finite scale). The error

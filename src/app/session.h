@@ -53,7 +53,7 @@ struct ForwardResult {
     std::vector<int> tokens;
     AttentionCapture capture{true};  // every layer's Q/K/V and input residual stream
     std::vector<float> next_logits;  // (V): the model's scores for the token after the last
-    HeadTemperatures temperatures;   // the overrides in force; empty = the model as trained
+    AttentionPlan plan;              // each head's normalizer and temperature in this pass
 };
 
 struct HeadSummaries;     // app/work/head_summaries.h: the all-heads summaries

@@ -97,7 +97,8 @@ int cli_attention(int argc, char** argv, int first) {
     Gpt2State state(ck.model);
     std::vector<float> logits;
     if (!state.forward(ids, logits, error, false, &capture)) return fail("attention", error);
-    const std::vector<float> w = capture.weights(static_cast<int>(*layer), static_cast<int>(*head), static_cast<float>(temperature.value_or(1.0)));
+    const std::vector<float> w = capture.weights(static_cast<int>(*layer), static_cast<int>(*head),
+                                                  HeadPlan{Normalizer{}, static_cast<float>(temperature.value_or(1.0))});
     const size_t T = ids.size();
     if (args.flag("json")) {
         std::printf("{\"weights\":[");

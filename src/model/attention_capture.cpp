@@ -1,6 +1,7 @@
 #include "model/attention_capture.h"
 
 #include "model/gemm.h"
+#include "model/normalize_rows.h"
 #include "base/parallel.h"
 
 #include <algorithm>
@@ -63,11 +64,17 @@ std::vector<float> AttentionCapture::scores(int layer, int head) const {
     return s;
 }
 
-std::vector<float> AttentionCapture::weights(int layer, int head, float temperature) const {
+std::vector<float> AttentionCapture::weights(int layer, int head, const HeadPlan& how) const {
     std::vector<float> w = scores(layer, head);
     const int T = length_;
+    const float temperature = how.temperature;
     for (int i = 0; i < T; ++i) {
         float* row = w.data() + static_cast<size_t>(i) * T;
+        if (how.normalizer.kind != NormalizerKind::Softmax) {
+            normalize_row(how, row, i + 1, row);
+            std::fill(row + i + 1, row + T, 0.0f);
+            continue;
+        }
         const float top = *std::max_element(row, row + i + 1);
         float sum = 0.0f;
         for (int j = 0; j <= i; ++j) sum += (row[j] = std::exp((row[j] - top) / temperature));

@@ -5,6 +5,7 @@
 // floats (113 MB for GPT-2 small at T = 1024); all 144 T x T matrices would cost 600 MB.
 #include <vector>
 
+#include "model/attention_plan.h"
 #include "model/gpt2.h"
 
 namespace attnlab {
@@ -32,8 +33,10 @@ public:
 
     // (T, T) pre-softmax scores q.k / sqrt(d), -inf above the diagonal (causal).
     std::vector<float> scores(int layer, int head) const;
-    // (T, T) softmax(scores / temperature) row by row, 0 above the diagonal.
-    std::vector<float> weights(int layer, int head, float temperature = 1.0f) const;
+    // (T, T) row by row: the head's visible scores under `how` (a normalizer and a temperature;
+    // by default softmax at T = 1, the model as trained), 0 above the diagonal. Pass the plan the
+    // pass ran (AttentionPlan::at) for the weights the model used.
+    std::vector<float> weights(int layer, int head, const HeadPlan& how = {}) const;
 
     void clear();
 

@@ -1,4 +1,5 @@
 #include "model/gpt2.h"
+#include "model/normalize_rows.h"
 
 #include <Eigen/Core>
 #include <algorithm>
@@ -76,7 +77,7 @@ void layer_norm(const float* in, float* out, int n, int C, const float* w, const
 
 }  // namespace
 
-Gpt2State::Gpt2State(const Gpt2Model& model) : model_(model) {
+Gpt2State::Gpt2State(const Gpt2Model& model) : plan(model.config().n_layer, model.config().n_head), model_(model) {
     const Gpt2Config& c = model.config();
     const size_t cache = static_cast<size_t>(c.n_layer) * c.n_positions * c.n_embd;
     k_cache_.assign(cache, 0.0f);
@@ -118,6 +119,11 @@ bool Gpt2State::run_layers(std::span<const int> tokens, std::string& error, Atte
     const int C = cfg.n_embd, H = cfg.n_head, d = cfg.head_dim(), V = cfg.vocab_size;
     if (n == 0) {
         error = "no tokens to run";
+        return false;
+    }
+    if (plan.n_layer() != cfg.n_layer || plan.n_head() != cfg.n_head) {
+        error = "the attention plan is for " + std::to_string(plan.n_layer()) + " layers x " + std::to_string(plan.n_head()) +
+                " heads; this model has " + std::to_string(cfg.n_layer) + " x " + std::to_string(cfg.n_head);
         return false;
     }
     if (t_ + n > cfg.n_positions) {
@@ -198,17 +204,23 @@ bool Gpt2State::run_layers(std::span<const int> tokens, std::string& error, Atte
             Matrix P(scratch + static_cast<size_t>(rows) * keys, rows, keys);   // (rows, keys)
             // q (rows, d), k and v (keys, d): head hd's columns of rows with stride C
             gemm(rows, keys, d, q_.data() + static_cast<size_t>(r0) * C + hd * d, C, k_cache + hd * d, C, true, S.data(), keys, scale);
-            const float tau = temperatures.at(l, hd, H);
+            const HeadPlan& hp = plan.at(l, hd);
+            const bool softmax = hp.normalizer.kind == NormalizerKind::Softmax;
+            const float tau = hp.temperature;
             for (int i = 0; i < rows; ++i) {
                 const int visible = t_ + r0 + i + 1;  // query at position t_ + r0 + i sees keys 0..t_ + r0 + i
                 auto sv = S.row(i).head(visible).array();
                 auto pv = P.row(i).head(visible).array();
-                pv = ((sv - sv.maxCoeff()) * (1.0f / tau)).exp();  // Eigen's exp is vectorised
-                pv *= 1.0f / pv.sum();
+                if (softmax) {
+                    pv = ((sv - sv.maxCoeff()) * (1.0f / tau)).exp();  // Eigen's exp is vectorised
+                    pv *= 1.0f / pv.sum();
+                } else {
+                    normalize_row(hp, S.row(i).data(), visible, P.row(i).data());
+                }
                 P.row(i).tail(keys - visible).setZero();
                 S.row(i).tail(keys - visible).setConstant(-std::numeric_limits<float>::infinity());
             }
-            if (observed) observer->on_head({l, hd, t_, n, T, tau, S.data(), P.data()});
+            if (observed) observer->on_head({l, hd, t_, n, T, hp, S.data(), P.data()});
             gemm(rows, d, keys, P.data(), keys, v_cache + hd * d, C, false, attn_out_.data() + static_cast<size_t>(r0) * C + hd * d, C);
         }, !any_whole);
 
@@ -222,8 +234,47 @@ bool Gpt2State::run_layers(std::span<const int> tokens, std::string& error, Atte
         L.mlp_proj.apply(fc_.data(), n, L.mlp_proj_b, h_.data(), add_to_x);
     }
 
+    if (observer) observer->on_output(t_, n, x_.data());
     t_ = T;
     return true;
+}
+
+void next_token_nll(const Gpt2Model& model, const float* residual, int n, std::span<const int> targets, std::vector<double>& nll) {
+    const Gpt2Config& cfg = model.config();
+    const Gpt2Weights& w = model.weights();
+    const int C = cfg.n_embd, V = cfg.vocab_size;
+    nll.assign(static_cast<size_t>(n), std::nan(""));
+    // A block of rows at a time, each block's logits a slice of the vocabulary at a time (as
+    // forward() reads lm_head), with a running log-sum-exp per row: 64 x 2048 floats of scratch.
+    constexpr int kRows = 64, kSlice = 2048;
+    parallel_for((n + kRows - 1) / kRows, [&](int item) {
+        const int r0 = item * kRows, rows = std::min(kRows, n - r0);
+        thread_local std::vector<float> normed, logits;
+        normed.resize(static_cast<size_t>(rows) * C);
+        logits.resize(static_cast<size_t>(rows) * kSlice);
+        layer_norm(residual + static_cast<size_t>(r0) * C, normed.data(), rows, C, w.ln_f_w, w.ln_f_b, cfg.layer_norm_epsilon);
+        std::vector<double> top(static_cast<size_t>(rows), -std::numeric_limits<double>::infinity()), sum(static_cast<size_t>(rows), 0.0);
+        std::vector<double> target_logit(static_cast<size_t>(rows), std::nan(""));
+        for (int v0 = 0; v0 < V; v0 += kSlice) {
+            const int count = std::min(kSlice, V - v0);
+            gemm(rows, count, C, normed.data(), C, w.lm_head + static_cast<size_t>(v0) * C, C, true, logits.data(), kSlice);
+            for (int i = 0; i < rows; ++i) {
+                const float* row = logits.data() + static_cast<size_t>(i) * kSlice;
+                const double m = std::max<double>(top[static_cast<size_t>(i)], *std::max_element(row, row + count));
+                double s = sum[static_cast<size_t>(i)] * std::exp(top[static_cast<size_t>(i)] - m);
+                for (int v = 0; v < count; ++v) s += std::exp(static_cast<double>(row[v]) - m);
+                top[static_cast<size_t>(i)] = m;
+                sum[static_cast<size_t>(i)] = s;
+                const size_t at = static_cast<size_t>(r0 + i);
+                if (at < targets.size() && targets[at] >= v0 && targets[at] < v0 + count) target_logit[static_cast<size_t>(i)] = row[targets[at] - v0];
+            }
+        }
+        for (int i = 0; i < rows; ++i) {
+            const size_t at = static_cast<size_t>(r0 + i);
+            if (at < targets.size() && targets[at] >= 0 && targets[at] < V)
+                nll[at] = top[static_cast<size_t>(i)] + std::log(sum[static_cast<size_t>(i)]) - target_logit[static_cast<size_t>(i)];
+        }
+    });
 }
 
 }  // namespace attnlab

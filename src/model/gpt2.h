@@ -4,16 +4,18 @@
 // they are F32 (no copy) and into one owned buffer otherwise.
 //
 // What the paper needs comes out through AttentionObserver: per layer the queries, keys and
-// values, and on request one head's pre-softmax scores and weights. Heads can be given their
-// own attention temperature, applied inside the forward pass.
+// values, and on request one head's pre-softmax scores and weights. Each head runs the normalizer
+// and temperature its AttentionPlan gives (model/attention_plan.h), inside the forward pass:
+// the later layers see what the swapped heads computed.
 #include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "model/linear.h"
 #include "base/safetensors.h"
+#include "model/attention_plan.h"
+#include "model/linear.h"
 
 namespace attnlab {
 
@@ -76,9 +78,9 @@ struct LayerQkv {
 struct HeadAttention {
     int layer, head, t0, n;
     int t_total;            // t0 + n keys
-    float temperature;      // the override in force (1 = GPT-2)
+    HeadPlan plan;          // the normalizer and temperature it ran (softmax at T = 1 = GPT-2)
     const float* scores;    // (n, t_total): q.k / sqrt(d), -inf above the diagonal
-    const float* weights;   // (n, t_total): softmax(scores / temperature), 0 above the diagonal
+    const float* weights;   // (n, t_total): the plan's normalizer of the visible scores, 0 above the diagonal
 };
 
 class AttentionObserver {
@@ -88,6 +90,9 @@ public:
     // Heads for which on_head is called (checked once per layer and head).
     virtual bool wants_head(int /*layer*/, int /*head*/) const { return false; }
     virtual void on_head(const HeadAttention& /*attention*/) {}
+    // The residual stream after the last layer, before the final layer norm, for this call's new
+    // tokens: (n, C), positions t0.. (next_token_nll() turns it into the text's log-likelihood).
+    virtual void on_output(int /*t0*/, int /*n*/, const float* /*x*/) {}
 };
 
 class Gpt2Model {
@@ -109,15 +114,6 @@ private:
     std::int64_t parameter_count_ = 0;
 };
 
-// Per-head attention temperatures, (n_layer, n_head), 1 everywhere = GPT-2.
-struct HeadTemperatures {
-    std::vector<float> values;
-    void reset(const Gpt2Config& c) { values.assign(static_cast<size_t>(c.n_layer) * c.n_head, 1.0f); }
-    float at(int layer, int head, int n_head) const {
-        return values.empty() ? 1.0f : values[static_cast<size_t>(layer) * n_head + head];
-    }
-};
-
 // The running state of one sequence: KV cache and scratch space.
 class Gpt2State {
 public:
@@ -137,8 +133,9 @@ public:
     int length() const { return t_; }
     void reset() { t_ = 0; }
 
-    // Attention temperatures applied from the next forward() on.
-    HeadTemperatures temperatures;
+    // Each head's normalizer and temperature, from the next forward() on: the default plan (GPT-2
+    // as trained) until set. A plan of another shape than the model's is refused by forward().
+    AttentionPlan plan;
 
     // The last forward()'s final layer-norm output, (n, C), for checks against references.
     const std::vector<float>& final_hidden() const { return ln_f_out_; }
@@ -152,5 +149,11 @@ private:
     std::vector<float> k_cache_, v_cache_;  // (n_layer, n_positions, C)
     std::vector<float> x_, h_, qkv_, q_, attn_out_, fc_, scores_, ln_f_out_;  // scratch
 };
+
+// -ln p(targets[i] | the tokens up to position i), for n positions whose residual stream after the
+// last layer is `residual` (n, C) (AttentionObserver::on_output): the final layer norm, the logits
+// a block of rows at a time (never all n x V at once), and log-softmax in double. A target < 0
+// gives NaN. nll gets n values. Bits do not depend on the thread count.
+void next_token_nll(const Gpt2Model& model, const float* residual, int n, std::span<const int> targets, std::vector<double>& nll);
 
 }  // namespace attnlab

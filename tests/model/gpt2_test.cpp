@@ -122,11 +122,9 @@ TEST_CASE("GPT-2 per-head temperature overrides match the numpy reference", "[gp
         SECTION(name) {
             Fixture f(name);
             Gpt2State state(f.model);
-            state.temperatures.reset(f.model.config());
             for (const json::Value& o : f.expected.find("temperature_overrides")->items()) {
                 const int l = static_cast<int>(o.find("layer")->as_number()), h = static_cast<int>(o.find("head")->as_number());
-                state.temperatures.values[static_cast<size_t>(l) * f.model.config().n_head + h] =
-                    static_cast<float>(o.find("temperature")->as_number());
+                state.plan.set(l, h, HeadPlan{Normalizer{}, static_cast<float>(o.find("temperature")->as_number())});
             }
             AllHeads heads;
             std::vector<float> logits;
@@ -221,7 +219,7 @@ TEST_CASE("AttentionCapture recomputes any head from cached Q/K, at any temperat
     // Layer 0's inputs do not depend on any override, so its head H-1 at temperature 0.5
     // is exactly the reference's overridden head.
     const size_t at = static_cast<size_t>(H - 1) * TT;
-    CHECK(relative_error(capture.weights(0, H - 1, 0.5f), std::vector<double>(ref_t.begin() + at, ref_t.begin() + at + TT)) < 1e-4);
+    CHECK(relative_error(capture.weights(0, H - 1, HeadPlan{Normalizer{}, 0.5f}), std::vector<double>(ref_t.begin() + at, ref_t.begin() + at + TT)) < 1e-4);
     const std::vector<float> s = capture.scores(0, 0);
     CHECK(std::isinf(s[1]));  // above the diagonal
     CHECK(std::isfinite(s[static_cast<size_t>(T)]));

@@ -85,14 +85,14 @@ private:
 // with a temperature override, "apply to the model" (session.probe).
 class PassTask final : public Task {
 public:
-    PassTask(std::shared_ptr<const LoadedModel> model, std::vector<int> tokens, bool capture, HeadTemperatures temperatures,
+    PassTask(std::shared_ptr<const LoadedModel> model, std::vector<int> tokens, bool capture, AttentionPlan plan,
              int probe_layer, int probe_head, double probe_T)
         : model_(std::move(model)), state_(model_->model), result_(std::make_shared<ForwardResult>()),
           collector_(result_->capture, static_cast<int>(tokens.size())), capture_(capture),
           layer_(probe_layer), head_(probe_head), T_(probe_T) {
         result_->tokens = std::move(tokens);
-        result_->temperatures = temperatures;
-        state_.temperatures = std::move(temperatures);
+        result_->plan = plan;
+        state_.plan = std::move(plan);
     }
 
     bool step() override {
@@ -228,7 +228,8 @@ void keep_forward_current(Session& s) {
     s.pass_tokens = s.tokens;
     s.failed_pass_tokens.clear();
     s.probe.reset();
-    s.model_work.start(std::make_unique<PassTask>(s.model, s.tokens, true, HeadTemperatures{}, 0, 0, 1.0), kForwardLabel);
+    const Gpt2Config& c = s.model->model.config();
+    s.model_work.start(std::make_unique<PassTask>(s.model, s.tokens, true, AttentionPlan(c.n_layer, c.n_head), 0, 0, 1.0), kForwardLabel);
 }
 
 bool start_probe(Session& s, std::string& error) {
@@ -246,9 +247,8 @@ bool start_probe(Session& s, std::string& error) {
     }
     const Gpt2Config& c = s.model->model.config();
     const int layer = std::clamp(s.view.layer, 0, c.n_layer - 1), head = std::clamp(s.view.head, 0, c.n_head - 1);
-    HeadTemperatures t;
-    t.reset(c);
-    t.values[static_cast<size_t>(layer) * c.n_head + head] = static_cast<float>(s.view.T);
+    AttentionPlan t(c.n_layer, c.n_head);
+    t.set(layer, head, HeadPlan{Normalizer{}, static_cast<float>(s.view.T)});
     char label[96];
     std::snprintf(label, sizeof label, "Apply to the model: layer %d, head %d at T = %.3g", layer, head, s.view.T);
     s.model_work.start(std::make_unique<PassTask>(s.model, s.forward->tokens, false, std::move(t), layer, head, s.view.T), label);

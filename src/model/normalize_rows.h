@@ -1,0 +1,18 @@
+#pragma once
+// The plan's normalizers in fp32, on one row of attention scores, as the forward pass and the
+// capture run them. They follow the double-precision definitions of src/analysis/normalizers.h
+// (tested against them to fp32 rounding); each row is computed alone and in a fixed order, so the
+// weights do not depend on the thread count or on how a pass is cut into calls.
+//
+// Softmax rows do not come here in the forward pass: it keeps its own vectorised softmax, so that
+// the default plan gives the same bits as before plans existed.
+#include "model/attention_plan.h"
+
+namespace attnlab {
+
+// weights[0..n) from scores[0..n), a query's q.k / sqrt(d) over the n keys it sees (n >= 1):
+// head.normalizer at temperature head.temperature. SSMax's n is that n. Weights are >= 0 and sum
+// to 1 (to rounding); sparsemax and entmax give exact zeros off their support.
+void normalize_row(const HeadPlan& head, const float* scores, int n, float* weights);
+
+}  // namespace attnlab
