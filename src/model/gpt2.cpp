@@ -77,7 +77,7 @@ void layer_norm(const float* in, float* out, int n, int C, const float* w, const
 
 }  // namespace
 
-Gpt2State::Gpt2State(const Gpt2Model& model) : plan(model.config().n_layer, model.config().n_head), model_(model) {
+Gpt2State::Gpt2State(const Gpt2Model& model) : plan(model.trained_plan()), model_(model) {
     const Gpt2Config& c = model.config();
     const size_t cache = static_cast<size_t>(c.n_layer) * c.n_positions * c.n_embd;
     k_cache_.assign(cache, 0.0f);

@@ -26,6 +26,9 @@ struct Gpt2Config {
     int n_positions = 1024;
     int vocab_size = 50257;
     float layer_norm_epsilon = 1e-5f;
+    // config.json's "attnlab_attention": the attention plan the model was trained with, in the
+    // plan's text form (model/attention_plan.h); "" = softmax everywhere, as GPT-2.
+    std::string attention;
 
     int head_dim() const { return n_embd / n_head; }
 };
@@ -104,11 +107,14 @@ public:
               std::vector<std::string>* warnings = nullptr);
 
     const Gpt2Config& config() const { return config_; }
+    // The plan the model was trained with (config.attention): what a Gpt2State starts from.
+    const AttentionPlan& trained_plan() const { return trained_plan_; }
     const Gpt2Weights& weights() const { return w_; }
     std::int64_t parameter_count() const { return parameter_count_; }
 
 private:
     Gpt2Config config_;
+    AttentionPlan trained_plan_;
     Gpt2Weights w_{};
     std::vector<float> owned_;  // F16/BF16/misaligned tensors converted to fp32
     std::int64_t parameter_count_ = 0;
@@ -133,8 +139,8 @@ public:
     int length() const { return t_; }
     void reset() { t_ = 0; }
 
-    // Each head's normalizer and temperature, from the next forward() on: the default plan (GPT-2
-    // as trained) until set. A plan of another shape than the model's is refused by forward().
+    // Each head's normalizer and temperature, from the next forward() on: the model's trained plan
+    // until set. A plan of another shape than the model's is refused by forward().
     AttentionPlan plan;
 
     // The last forward()'s final layer-norm output, (n, C), for checks against references.

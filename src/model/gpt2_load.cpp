@@ -35,6 +35,7 @@ std::string gpt2_config_json(const Gpt2Config& c) {
         if (std::strtof(eps, nullptr) == c.layer_norm_epsilon) break;
     }
     o.add("vocab_size", c.vocab_size).add_raw("layer_norm_epsilon", eps);
+    if (!c.attention.empty()) o.add("attnlab_attention", c.attention);
     return o.str() + "\n";
 }
 
@@ -89,6 +90,15 @@ bool parse_gpt2_config(std::string_view json_text, std::string_view source, Gpt2
     if (c.n_embd % c.n_head != 0) {
         error = where + ": n_embd " + std::to_string(c.n_embd) + " is not a multiple of n_head " + std::to_string(c.n_head);
         return false;
+    }
+    if (const json::Value* plan = root.find("attnlab_attention")) {
+        AttentionPlan trained(c.n_layer, c.n_head);
+        std::string why;
+        if (!plan->is_string() || !parse_attention_spec(plan->as_string(), c.n_layer, c.n_head, trained, why)) {
+            error = where + ": \"attnlab_attention\" " + (plan->is_string() ? why : std::string("must be a string (the plan's text)"));
+            return false;
+        }
+        c.attention = attention_spec(trained);
     }
     config = c;
     return true;
@@ -222,6 +232,11 @@ bool Gpt2Model::load(const SafetensorsReader& reader, const Gpt2Config* config, 
     }
 
     config_ = c;
+    trained_plan_ = AttentionPlan(c.n_layer, c.n_head);
+    if (!parse_attention_spec(c.attention, c.n_layer, c.n_head, trained_plan_, error)) {
+        error = src + ": attnlab_attention: " + error;
+        return false;
+    }
     w_ = std::move(w);
     parameter_count_ = params;
     return true;
