@@ -13,6 +13,8 @@ namespace {
 constexpr double kMinT = 1e-4, kMaxT = 1e4;
 constexpr double kMaxAlpha = 1000.0;
 constexpr double kMaxScale = 1000.0;
+constexpr int kMaxIndex = 1 << 16;          // layers and heads, when no model is at hand
+constexpr size_t kMaxSpecBytes = 1 << 16;   // a plan of every head of GPT-2 XL fits many times
 
 // 'text', in quotes (built by hand: GCC 12 reports its own inlined operator+ on short literals
 // as overlapping copies, -Wrestrict).
@@ -166,19 +168,20 @@ int AttentionPlan::changed_heads() const {
     return n;
 }
 
-bool parse_attention_spec(std::string_view spec, int n_layer, int n_head, AttentionPlan& out, std::string& error) {
-    AttentionPlan plan = out.n_layer() == n_layer && out.n_head() == n_head ? out : AttentionPlan(n_layer, n_head);
+namespace {
+
+// Reads the items of a plan's text for a model of n_layer x n_head, handing each to set(layer
+// range, head range, plan) in order. False with an error that names the item.
+template <typename Set>
+bool walk_spec(std::string_view spec, int n_layer, int n_head, Set&& set, std::string& error) {
     spec = trim(spec);
-    if (spec.empty()) {
-        out = plan;
-        return true;
-    }
+    if (spec.empty()) return true;
     int index = 0;
     for (size_t start = 0; start <= spec.size(); ++index) {
         const size_t comma = spec.find(',', start);
         const std::string_view item = trim(spec.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
         start = comma == std::string_view::npos ? spec.size() + 1 : comma + 1;
-        const std::string where = "item " + std::to_string(index + 1) + " '" + std::string(item) + "': ";
+        const std::string where = "item " + std::to_string(index + 1) + " " + quoted(item) + ": ";
         if (item.empty()) {
             error = "item " + std::to_string(index + 1) + " is empty (items are HEADS=NORMALIZER[@T], separated by commas)";
             return false;
@@ -194,7 +197,7 @@ bool parse_attention_spec(std::string_view spec, int n_layer, int n_head, Attent
             const size_t dot = heads.find('.');
             int layer = 0, head = 0;
             if (dot == std::string_view::npos || !read_index(heads.substr(0, dot), n_layer, layer)) {
-                error = where + "'" + std::string(heads) + "' names no heads of this model (HEADS is all, L.* or L.H, with layer L from 0 to " +
+                error = where + quoted(heads) + " names no heads of this model (HEADS is all, L.* or L.H, with layer L from 0 to " +
                         std::to_string(n_layer - 1) + ")";
                 return false;
             }
@@ -202,7 +205,7 @@ bool parse_attention_spec(std::string_view spec, int n_layer, int n_head, Attent
             const std::string_view h = heads.substr(dot + 1);
             if (h != "*") {
                 if (!read_index(h, n_head, head)) {
-                    error = where + "head '" + std::string(h) + "' is not * or a head from 0 to " + std::to_string(n_head - 1);
+                    error = where + "head " + quoted(h) + " is not * or a head from 0 to " + std::to_string(n_head - 1);
                     return false;
                 }
                 h0 = head, h1 = head + 1;
@@ -219,16 +222,35 @@ bool parse_attention_spec(std::string_view spec, int n_layer, int n_head, Attent
             const std::string_view t = trim(rest.substr(at + 1));
             if (!read_number(t, T) || !(T >= kMinT && T <= kMaxT)) {
                 error = where + "the temperature after '@' must be a number from " + shortest(kMinT, 6) + " to " + shortest(kMaxT, 6) +
-                        ", not '" + std::string(t) + "'";
+                        ", not " + quoted(t);
                 return false;
             }
             hp.temperature = static_cast<float>(T);
         }
+        set(l0, l1, h0, h1, hp);
+    }
+    return true;
+}
+
+}  // namespace
+
+bool parse_attention_spec(std::string_view spec, int n_layer, int n_head, AttentionPlan& out, std::string& error) {
+    AttentionPlan plan = out.n_layer() == n_layer && out.n_head() == n_head ? out : AttentionPlan(n_layer, n_head);
+    const auto set = [&](int l0, int l1, int h0, int h1, const HeadPlan& hp) {
         for (int l = l0; l < l1; ++l)
             for (int h = h0; h < h1; ++h) plan.set(l, h, hp);
-    }
-    out = plan;
+    };
+    if (!walk_spec(spec, n_layer, n_head, set, error)) return false;
+    out = std::move(plan);
     return true;
+}
+
+bool check_attention_spec(std::string_view spec, std::string& error) {
+    if (spec.size() > kMaxSpecBytes) {
+        error = "the plan's text is longer than " + std::to_string(kMaxSpecBytes) + " bytes";
+        return false;
+    }
+    return walk_spec(spec, kMaxIndex, kMaxIndex, [](int, int, int, int, const HeadPlan&) {}, error);
 }
 
 std::string attention_spec(const AttentionPlan& plan) {

@@ -85,6 +85,10 @@ private:
 // leaves out untouched, and names the item and what is wrong with it.
 bool parse_attention_spec(std::string_view spec, int n_layer, int n_head, AttentionPlan& out, std::string& error);
 
+// The grammar alone, with no model at hand (a share link before its model loads): every item well
+// formed, layer and head numbers whole. False with the same messages as parse_attention_spec.
+bool check_attention_spec(std::string_view spec, std::string& error);
+
 // The plan as text, short: "" for the default plan; "all=..." when every head shares one
 // non-default setting; otherwise items per layer ("L.*=...") where a whole layer shares one,
 // and per head. Parsing it into a default plan gives the plan back.
