@@ -70,6 +70,17 @@ export async function openTab(page, panel) {
   return waitFor(page, (p) => window.attnlab.status().panel === p, panel, 5000);
 }
 
+// Opens `url` in a new page of `context` and waits for the app's first frame. Errors are collected
+// from the first request on (watchErrors); `ignoreRequests` are failed requests that are expected
+// (a held huggingface.co, a 404 on purpose); `initScript` runs in the page before its own scripts.
+export async function openPage(context, url, { ignoreRequests = [], initScript } = {}) {
+  const page = await context.newPage();
+  const errors = watchErrors(page, { ignoreRequests });
+  if (initScript) await page.addInitScript(initScript);
+  await page.goto(url);
+  return { page, errors, ready: await waitReady(page) };
+}
+
 // Collects console errors, uncaught exceptions and failed requests of a page.
 export function watchErrors(page, { ignoreRequests = [] } = {}) {
   const errors = [];

@@ -8,7 +8,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { deflateRawSync } from "node:zlib";
-import { check, waitFor, waitReady, waitForward, waitNotBusy, status, findWidget, widget, openTab, watchErrors,
+import { check, waitFor, waitReady, waitForward, waitNotBusy, status, findWidget, widget, openTab, openPage, watchErrors,
          decodePng, pictureStats } from "./lib.mjs";
 import { tokenize } from "./fixtures.mjs";
 
@@ -31,14 +31,6 @@ const realErrors = (errors) => errors.filter((e) => !expectedConsole.some((re) =
 const hasApi = (page, name) => page.evaluate((n) => typeof window.attnlab?.[n] === "function", name);
 async function state(page) {
   return (await hasApi(page, "state")) ? page.evaluate(() => window.attnlab.state()) : null;
-}
-
-async function newPage(context, url) {
-  const page = await context.newPage();
-  const errors = watchErrors(page);
-  await page.goto(url);
-  const ready = await waitReady(page);
-  return { page, errors, ready };
 }
 
 // Drags a horizontal slider from its centre to `fraction` of its width, in steps.
@@ -113,7 +105,7 @@ export async function visitorWithModel({ browser, server, cli, out }) {
   const modelUrl = server.origin + modelRoute;
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: "block" });
   try {
-    const { page, errors, ready } = await newPage(context, `${server.origin}/?model=${encodeURIComponent(modelUrl)}`);
+    const { page, errors, ready } = await openPage(context, `${server.origin}/?model=${encodeURIComponent(modelUrl)}`);
     if (!check(ready, "the page with ?model= starts")) return;
 
     // 1. ?model=URL loads the checkpoint.
@@ -203,7 +195,7 @@ export async function visitorWithModel({ browser, server, cli, out }) {
       const downloadsBefore = server.downloads(modelRoute);
       const builtinBefore = server.downloads(BUILTIN_ROUTE);
       await page.close();
-      const second = await newPage(context, link);
+      const second = await openPage(context, link);
       check(second.ready, "the shared link opens");
       const reloaded = await waitFor(second.page, () => window.attnlab.status().model.loaded, undefined, 30000);
       check(reloaded && (await status(second.page)).model.source === modelUrl, "the shared link reloads the model");
@@ -374,7 +366,7 @@ export async function malformedHashes({ browser, server }) {
     const badT = `#s=${deflateRawSync(JSON.stringify({ v: 1, text: "hi", layer: 1, T: -1 })).toString("base64url")}`;
     const cases = [["#s=garbage!!not-base64", /link|hash|address|base64/i], ["#foo", /link|hash|address/i], [badT, /\bT\b/]];
     for (const [i, [hash, expect]] of cases.entries()) {
-      const { page, errors, ready } = await newPage(context, `${server.origin}/?visit=${i}${hash}`);
+      const { page, errors, ready } = await openPage(context, `${server.origin}/?visit=${i}${hash}`);
       if (!check(ready, `the page with a malformed link starts (${i + 1} of ${cases.length})`)) continue;
       const said = await waitFor(page, () => window.attnlab.status().error !== "", undefined, 5000);
       const st = await status(page);
@@ -400,7 +392,7 @@ export async function brokenModels({ browser, server, out }) {
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.origin });
   try {
     const missing = `${server.origin}/models/missing/model.safetensors`;
-    const { page, errors, ready } = await newPage(context, `${server.origin}/?model=${encodeURIComponent(missing)}`);
+    const { page, errors, ready } = await openPage(context, `${server.origin}/?model=${encodeURIComponent(missing)}`);
     if (!check(ready, "the page with a 404 ?model= starts")) return;
     const builtinBefore = server.downloads(BUILTIN_ROUTE);
     const cases = [
@@ -553,7 +545,7 @@ export async function threadedAndSliced({ browser, server, isolatedServer, siteH
       // the download as the page loads (checked below).
       const link = label === "plain" ? `/#s=${deflateRawSync(JSON.stringify({ v: 1, model: modelUrl })).toString("base64url")}`
                                      : `/?model=${encodeURIComponent(modelUrl)}`;
-      const { page, errors, ready } = await newPage(context, srv.origin + link);
+      const { page, errors, ready } = await openPage(context, srv.origin + link);
       if (!check(ready, `${label}: the page starts`)) continue;
       const info = await page.evaluate(() => ({
         isolated: window.crossOriginIsolated,

@@ -12,7 +12,7 @@
 import path from "node:path";
 import { readFileSync } from "node:fs";
 import { inflateRawSync } from "node:zlib";
-import { check, waitFor, waitReady, status, state, widget, findWidget, watchErrors, decodePng, pictureStats } from "./lib.mjs";
+import { check, waitFor, status, state, widget, findWidget, openPage as openPageIn, decodePng, pictureStats } from "./lib.mjs";
 
 const BUILTIN_ROUTE = "/assets/tiny/model.safetensors";
 const GPT2_URL = "https://huggingface.co/openai-community/gpt2/resolve/main/model.safetensors";
@@ -87,14 +87,9 @@ function recordFetchPhases() {
   setInterval(sample, 20);
 }
 
-async function openPage(context, url) {
-  const page = await context.newPage();
-  // The network is closed: huggingface.co is answered here (held, never delivered).
-  const errors = watchErrors(page, { ignoreRequests: [/huggingface\.co/] });
-  await page.addInitScript(recordFetchPhases);
-  await page.goto(url);
-  return { page, errors, ready: await waitReady(page) };
-}
+// The network is closed: huggingface.co is answered here (held, never delivered).
+const openPage = (context, url) =>
+  openPageIn(context, url, { ignoreRequests: [/huggingface\.co/], initScript: recordFetchPhases });
 
 // Loaded, named, and the forward pass over the start text done.
 const tinyReady = (page, timeout = 60000) => waitFor(page, () => {

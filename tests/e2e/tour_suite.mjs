@@ -6,7 +6,7 @@
 //   node tests/e2e/run.mjs --site dist --out build/e2e --only tour
 import path from "node:path";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
-import { check, waitFor, waitReady, waitNotBusy, status, state, widget, watchErrors } from "./lib.mjs";
+import { check, waitFor, waitNotBusy, status, state, widget, openPage as openPageIn } from "./lib.mjs";
 
 // The panels of the built-in tour, in the paper's order (src/app/tour/builtin_tour.cpp).
 const BUILTIN_PANELS = ["attention", "playground", "distance", "distance", "separability", "gradient", "gradient", "playground"];
@@ -14,12 +14,8 @@ const ELLIPSIS = "\u2026";
 // %.3g as the captions print numbers (whole numbers in full).
 const g3 = (x) => (Number.isInteger(x) ? String(x) : String(Number(x.toPrecision(3))));
 
-async function openPage(context, url) {
-  const page = await context.newPage();
-  const errors = watchErrors(page, { ignoreRequests: [/huggingface\.co/, /\/missing\//] });
-  await page.goto(url);
-  return { page, errors, ready: await waitReady(page) };
-}
+// huggingface.co is never reached (the network is closed); /missing/ is a 404 on purpose.
+const openPage = (context, url) => openPageIn(context, url, { ignoreRequests: [/huggingface\.co/, /\/missing\//] });
 
 const forwardDone = (page, timeout = 60000) => waitFor(page, () => {
   const st = window.attnlab.status();
