@@ -22,6 +22,7 @@ APT_PACKAGES=(
   emscripten binaryen
   libeigen3-dev libglfw3-dev catch2
   chromium xvfb xauth libgl1-mesa-dri
+  firefox-esr webkit2gtk-driver
   fonts-dejavu-core
   libclang-rt-14-dev
   python3-matplotlib
@@ -218,6 +219,12 @@ run_tests() {
   if read -r p _ f _ < "$out/result.txt" 2>/dev/null; then record "browser e2e (checks)" "$p" "$f"
   else record "browser e2e (checks)" 0 1; fi
   say "screenshots in build/e2e/"
+  say "Firefox ESR and WebKitGTK smoke test (under Xvfb)"
+  out="$ROOT/build/e2e-engines"
+  rm -f "$out/result.txt"
+  xvfb-run -a -s "-screen 0 1600x1000x24" node tests/e2e/engines.mjs --site dist --out "$out" --cli build/native/attnlab || true
+  if read -r p _ f _ < "$out/result.txt" 2>/dev/null; then record "Firefox + WebKit (checks)" "$p" "$f"
+  else record "Firefox + WebKit (checks)" 0 1; fi
   summary
 }
 

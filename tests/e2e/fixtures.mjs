@@ -24,11 +24,29 @@ export const shapes = {
   small: { layers: 2, heads: 4, embd: 64, positions: 256, seed: 1 },
   long: { layers: 16, heads: 4, embd: 128, positions: 1024, seed: 2 },
 };
+// Made only when asked for (makeFixtures' `extra`): `big`, about 116 MB, for the phone suite's
+// small-memory check (more than the 64 MB it lets the page's memory grow).
+export const extraShapes = {
+  big: { layers: 2, heads: 4, embd: 512, positions: 256, seed: 3 },
+};
 
-// Returns { dir, remove() }; dir holds small/, long/, notst/, wrongshape/, truncated/.
-export async function makeFixtures(cli) {
+// Returns { dir, remove() }; dir holds small/, long/, notst/, wrongshape/, truncated/, and the
+// `extra` ones of extraShapes. With `only`, just those of `shapes` (and none of the broken files).
+export async function makeFixtures(cli, { only = null, extra = [] } = {}) {
   if (!existsSync(cli)) throw new Error(`no native CLI at ${cli} (build it, or pass --cli PATH)`);
   const dir = await mkdtemp(path.join(os.tmpdir(), "attnlab-e2e-"));
+  const remove = () => rm(dir, { recursive: true, force: true });
+  for (const name of extra) {
+    await mkdir(path.join(dir, name));
+    randomCheckpoint(cli, path.join(dir, name), extraShapes[name]);
+  }
+  if (only) {
+    for (const name of only) {
+      await mkdir(path.join(dir, name));
+      randomCheckpoint(cli, path.join(dir, name), shapes[name]);
+    }
+    return { dir, remove };
+  }
   for (const [name, shape] of Object.entries(shapes)) {
     await mkdir(path.join(dir, name));
     randomCheckpoint(cli, path.join(dir, name), shape);
@@ -48,7 +66,7 @@ export async function makeFixtures(cli) {
   const bytes = await readFile(path.join(small, "model.safetensors"));
   await writeFile(path.join(dir, "truncated", "model.safetensors"), bytes.subarray(0, Math.floor(bytes.length * 0.6)));
   await copyFile(path.join(small, "config.json"), path.join(dir, "truncated", "config.json"));
-  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+  return { dir, remove };
 }
 
 // GPT-2 token ids of `text`, from the native tokenizer (the reference for the page's count).

@@ -135,3 +135,13 @@ export function pictureStats(png) {
   const top = Math.max(...counts.values());
   return { colours: counts.size, inked: 1 - top / total };
 }
+
+// The share of pixels (every third one) that differ between two pictures of the same size; 1
+// when the sizes differ.
+export function pictureDifference(a, b) {
+  if (a.width !== b.width || a.height !== b.height) return 1;
+  let differ = 0, n = 0;
+  for (let i = 0, j = 0; i < a.px.length && j < b.px.length; i += a.channels * 3, j += b.channels * 3, n++)
+    if (a.px[i] !== b.px[j] || a.px[i + 1] !== b.px[j + 1] || a.px[i + 2] !== b.px[j + 2]) differ++;
+  return n ? differ / n : 0;
+}

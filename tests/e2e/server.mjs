@@ -7,6 +7,8 @@
 // With `paceBytesPerSecond` every response body crosses one shared link of that rate, first come first
 // served, as a visitor's connection would carry the page, its wasm and the model (bench/page_load.mjs
 // --pace): curl and the browser then meet the same network.
+// With `inject` (HTML), every index.html carries it first in its <head>: the Firefox and WebKit
+// suite's recorder of console errors (their drivers cannot listen from the first script on).
 // Every request is counted by method and path, so tests can tell a download from a cache hit.
 import { createServer } from "node:http";
 import { readFile, stat } from "node:fs/promises";
@@ -18,7 +20,7 @@ const types = { ".html": "text/html; charset=utf-8", ".js": "text/javascript", "
                 ".txt": "text/plain", ".data": "application/octet-stream", ".safetensors": "application/octet-stream" };
 
 // site: the folder served at /; models: the folder served at /models and /slow.
-export function serve({ site, models, isolated = false, slowBytesPerSecond = 1 << 20, paceBytesPerSecond = 0 }) {
+export function serve({ site, models, isolated = false, slowBytesPerSecond = 1 << 20, paceBytesPerSecond = 0, inject = "" }) {
   let linkFreeAt = 0;  // performance.now() at which the shared paced link has sent all it was given
   async function paced(res, file) {
     for await (const chunk of createReadStream(file, { highWaterMark: 256 << 10 })) {
@@ -66,6 +68,11 @@ export function serve({ site, models, isolated = false, slowBytesPerSecond = 1 <
     if (!slow && paceBytesPerSecond > 0) {
       res.writeHead(200, headers);
       paced(res, file).catch(() => res.destroy());
+      return;
+    }
+    if (inject && path.basename(file) === "index.html") {
+      const page = Buffer.from((await readFile(file, "utf8")).replace("<head>", `<head>\n${inject}`));
+      res.writeHead(200, { ...headers, "content-length": String(page.length) }).end(page);
       return;
     }
     if (!slow) {
