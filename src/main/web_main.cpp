@@ -1,4 +1,6 @@
 // Entry point of the web page (attnlab.js / attnlab.wasm, loaded by web/index.html).
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "app/app.h"
@@ -11,6 +13,18 @@
 // The built-in model, relative to the page: the build copies assets/ into the site. Relative, so
 // the site works from any folder, and share links made with it name no model (the default one).
 static constexpr const char* kBuiltinModelAddress = "assets/tiny/model.safetensors";
+
+// Two fingers pinch the UI scale (web/touch_input.js): from the scale at the pinch's start, in
+// quarter steps from 100% to 250% (the View menu's range), each step drawn sharp.
+static void follow_pinch(float& ui_scale, float pinch) {
+    static float at_start = 0.0f;
+    if (pinch <= 0.0f) {
+        at_start = 0.0f;
+        return;
+    }
+    if (at_start == 0.0f) at_start = ui_scale;
+    ui_scale = std::clamp(std::round(at_start * pinch * 4.0f) / 4.0f, 1.0f, 2.5f);
+}
 
 int main() {
     static attnlab::AppState app;
@@ -68,6 +82,7 @@ int main() {
     attnlab::run_web_page(
         host,
         [] {
+            follow_pinch(app.ui_scale, host.pinch());
             attnlab::draw_app(app);
             host.set_ui_scale(app.ui_scale);
             if (attnlab::app_only_downloading(app)) attnlab::page_redraw_in(200.0);  // progress at 5 frames a second

@@ -30,18 +30,37 @@ TouchFrame TouchGestures::next_frame(double now_ms, const std::function<TouchIte
             events_.pop_front();
             continue;
         }
-        // A finger resting on something that does not follow drags: a long press, a hover.
-        if (state_ == State::Pressed && !button_changed && now_ms - down_ms_ >= settings_.long_press_ms && !item().takes_drag) {
-            state_ = State::Hovering;
-            step_away(0);                     // let go where no item is: no click
-            step_at(start_x_, start_y_);      // then hover where the finger is
-            continue;
+        // A finger resting on something that does not follow drags: a long press, a hover. Decided
+        // a frame after the deadline has passed: a frame that comes late (the page's thread was
+        // busy) may come before the moves the browser still holds, and a swipe is no long press.
+        if (state_ == State::Pressed && !button_changed && now_ms - down_ms_ >= settings_.long_press_ms) {
+            if (!long_press_due_) {
+                long_press_due_ = true;
+            } else if (!item().takes_drag) {
+                state_ = State::Hovering;
+                step_away(0);                 // let go where no item is: no click
+                step_at(start_x_, start_y_);  // then hover where the finger is
+                continue;
+            }
         }
         break;
     }
     mouse_ = f;
     mouse_.scroll_x = mouse_.scroll_y = 0;
     return f;
+}
+
+const char* TouchGestures::gesture() const {
+    switch (state_) {
+        case State::Idle: return "idle";
+        case State::Pressed: return "pressed";
+        case State::Dragging: return "dragging";
+        case State::Scrolling: return "scrolling";
+        case State::Hovering: return "hovering";
+        case State::Pinching: return "pinching";
+        case State::Ignoring: return "ignoring";
+    }
+    return "";
 }
 
 bool TouchGestures::needs_item(const TouchEvent& e) const {
@@ -81,6 +100,7 @@ void TouchGestures::handle(const TouchEvent& e, const std::function<TouchItem()>
             start_x_ = last_x_ = e.x;
             start_y_ = last_y_ = e.y;
             down_ms_ = e.ms;
+            long_press_due_ = false;
             step_at(e.x, e.y, 1);
         } else if (fingers_.size() == 2 && state_ != State::Ignoring && state_ != State::Pinching) {
             // A second finger: whatever the first one started is let go, without a click.

@@ -63,6 +63,10 @@ public:
     // More frames are needed: touches or steps are waiting, or a finger is down.
     bool pending() const { return !events_.empty() || !steps_.empty() || !fingers_.empty(); }
 
+    // What the fingers are doing: "idle", "pressed", "dragging", "scrolling", "hovering",
+    // "pinching", "ignoring" (the finger left after a pinch).
+    const char* gesture() const;
+
 private:
     enum class State { Idle, Pressed, Dragging, Scrolling, Hovering, Pinching, Ignoring };
     // One frame's change to the mouse; a step that presses or releases ends its frame.
@@ -89,6 +93,7 @@ private:
     int primary_ = 0;  // the finger that pressed
     float start_x_ = 0, start_y_ = 0, last_x_ = 0, last_y_ = 0;
     double down_ms_ = 0;
+    bool long_press_due_ = false;  // a frame has seen the long press's deadline pass
     float spread0_ = 1;
     std::map<int, std::pair<float, float>> fingers_;  // on the screen now
 };

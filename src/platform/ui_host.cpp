@@ -3,13 +3,21 @@
 #include <imgui.h>
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
+#include <imgui_internal.h>  // what the pressed item is (touch), and ending a text edit
 
 #include <algorithm>
+#include <cfloat>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 
 #include <GLFW/glfw3.h>
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+#endif
+
+#include "base/utf8.h"
 
 namespace attnlab {
 
@@ -29,6 +37,37 @@ const ImWchar kGlyphRanges[] = {
 };
 
 bool file_readable(const std::string& path) { return !path.empty() && std::ifstream(path, std::ios::binary).good(); }
+
+// Milliseconds on the clock the page stamps touches with (performance.now() on the web).
+double now_ms() {
+#ifdef __EMSCRIPTEN__
+    return emscripten_get_now();
+#else
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+#endif
+}
+
+// What the item a finger pressed does with a drag, and whether the window under the finger (or
+// one around it) can scroll; ImGui's state after the frame that saw the press. `scroll_window`:
+// the innermost of those windows that can scroll (0: none), which a swipe then scrolls.
+TouchItem pressed_item(ImGuiID& scroll_window) {
+    const ImGuiContext& g = *ImGui::GetCurrentContext();
+    TouchItem it;
+    // Sliders, drags and text fields claim the arrow keys while active (ImGui 1.86's
+    // ActiveIdUsingNavDirMask); buttons, selectables and plots do not. A press on a window's empty
+    // space claims them too, as the start of moving the window (even one that cannot move): not a drag.
+    const bool moving_window = g.ActiveIdWindow && g.ActiveId == g.ActiveIdWindow->MoveId;
+    it.takes_drag = g.ActiveId != 0 && !moving_window && g.ActiveIdUsingNavDirMask != 0;
+    scroll_window = 0;
+    for (const ImGuiWindow* w = g.HoveredWindow; w; w = w->ParentWindow) {
+        it.can_scroll_x |= w->ScrollMax.x > 0.0f;
+        it.can_scroll_y |= w->ScrollMax.y > 0.0f;
+        if (!scroll_window && (w->ScrollMax.x > 0.0f || w->ScrollMax.y > 0.0f)) scroll_window = w->ID;
+        if (!(w->Flags & ImGuiWindowFlags_ChildWindow)) break;
+    }
+    return it;
+}
+
 
 }  // namespace
 
@@ -88,6 +127,55 @@ void UiHost::feed_input() {
     if (!input_queue_.empty()) request_redraw(2);  // the rest goes into the next frames
 }
 
+void UiHost::touch(const TouchEvent& e) {
+    touch_.add(e);
+    touch_driving_ = true;
+    request_redraw();
+    if (wake_) wake_();
+}
+
+void UiHost::feed_touch() {
+    if (!touch_driving_) return;
+    touch_.set_slop(10.0f * pixel_ratio_);  // 10 CSS pixels
+    const TouchFrame f = touch_.next_frame(now_ms(), [this] { return pressed_item(scroll_window_); });
+    ImGuiIO& io = ImGui::GetIO();
+    io.MousePos = f.present ? ImVec2(f.x, f.y) : ImVec2(-FLT_MAX, -FLT_MAX);
+    io.MouseDown[ImGuiMouseButton_Left] = f.down;
+    // A swipe moves the pane's content with the finger, pixel for pixel.
+    if (ImGuiWindow* w = scroll_window_ ? ImGui::FindWindowByID(scroll_window_) : nullptr) {
+        if (f.scroll_x != 0.0f) ImGui::SetScrollX(w, std::clamp(w->Scroll.x - f.scroll_x, 0.0f, w->ScrollMax.x));
+        if (f.scroll_y != 0.0f) ImGui::SetScrollY(w, std::clamp(w->Scroll.y - f.scroll_y, 0.0f, w->ScrollMax.y));
+    }
+    pinch_ = f.pinch;
+    if (touch_.pending()) request_redraw(2);
+}
+
+void UiHost::type_text(std::string_view utf8) {
+    for (std::size_t i = 0; i < utf8.size();) {
+        char32_t cp = 0xFFFD;
+        const int n = utf8_next(utf8, i, cp);
+        i += static_cast<std::size_t>(n > 0 ? n : -n);
+        if (n < 0) cp = 0xFFFD;
+        queue_input({InputEvent::Kind::Char, static_cast<int>(cp), 0, 0, 0});
+    }
+}
+
+void UiHost::press_key(int glfw_key, int mods) {
+    const bool ctrl = (mods & GLFW_MOD_CONTROL) != 0, shift = (mods & GLFW_MOD_SHIFT) != 0;
+    if (ctrl) queue_input({InputEvent::Kind::Key, GLFW_KEY_LEFT_CONTROL, GLFW_PRESS, 0, mods});
+    if (shift) queue_input({InputEvent::Kind::Key, GLFW_KEY_LEFT_SHIFT, GLFW_PRESS, 0, mods});
+    queue_input({InputEvent::Kind::Key, glfw_key, GLFW_PRESS, 0, mods});
+    queue_input({InputEvent::Kind::Key, glfw_key, GLFW_RELEASE, 0, mods});
+    if (shift) queue_input({InputEvent::Kind::Key, GLFW_KEY_LEFT_SHIFT, GLFW_RELEASE, 0, 0});
+    if (ctrl) queue_input({InputEvent::Kind::Key, GLFW_KEY_LEFT_CONTROL, GLFW_RELEASE, 0, 0});
+}
+
+void UiHost::end_text_edit() {
+    end_text_edit_ = true;
+    request_redraw();
+    if (wake_) wake_();
+}
+
 void UiHost::request_redraw(int frames) {
     if (frames > redraw_frames_) redraw_frames_ = frames;
 }
@@ -126,7 +214,10 @@ bool UiHost::open(const char* title, int width, int height, float pixel_ratio, c
     // Our callbacks feed ImGui's backend themselves: every event also asks for a redraw, and
     // keys, characters and buttons go through a queue (see feed_input).
     ImGui_ImplGlfw_InitForOpenGL(window_, false);
-    glfwSetCursorPosCallback(window_, [](GLFWwindow* w, double, double) { on_event(w); });
+    glfwSetCursorPosCallback(window_, [](GLFWwindow* w, double, double) {
+        if (UiHost* host = from(w)) host->touch_driving_ = false;  // a real mouse moved: it drives again
+        on_event(w);
+    });
     glfwSetMouseButtonCallback(window_, [](GLFWwindow* w, int button, int action, int mods) {
         if (UiHost* host = from(w)) host->queue_input({InputEvent::Kind::MouseButton, button, action, 0, mods});
     });
@@ -212,9 +303,17 @@ bool UiHost::frame(const std::function<void()>& draw_ui) {
     feed_input();
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
+    feed_touch();
     ImGui::NewFrame();
+    if (end_text_edit_) {
+        // Inside the frame, so that the field sees itself deactivated (and its edit is kept).
+        end_text_edit_ = false;
+        const ImGuiContext& g = *ImGui::GetCurrentContext();
+        if (g.ActiveId != 0 && g.ActiveId == g.InputTextState.ID) ImGui::ClearActiveID();
+    }
     draw_ui();
     ImGui::Render();
+    if (const ImGuiWindow* w = scroll_window_ ? ImGui::FindWindowByID(scroll_window_) : nullptr) scrolled_ = {w->Name, w->Scroll.y, w->ScrollMax.y};
 
     int fb_w = 0, fb_h = 0;
     glfwGetFramebufferSize(window_, &fb_w, &fb_h);

@@ -5,9 +5,11 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "app/file_export.h"
+#include "platform/touch_gestures.h"
 
 struct GLFWwindow;
 
@@ -59,6 +61,28 @@ public:
     // scale before the next frame.
     void set_ui_scale(float scale);
 
+    // Touches, which the page maps itself (web/touch_input.js): from the next frame on they drive
+    // ImGui's mouse through TouchGestures, until a real mouse moves. Positions in window pixels.
+    void touch(const TouchEvent& e);
+    bool touch_driving() const { return touch_driving_; }
+    const char* touch_gesture() const { return touch_.gesture(); }
+    // A two-finger pinch: its spread over its spread at the start, 0 when there is none.
+    float pinch() const { return pinch_; }
+    // The window a swipe scrolled last, and its scroll after the last frame (pixels).
+    struct Scrolled {
+        std::string window;
+        float y = 0, max_y = 0;
+    };
+    const Scrolled& touch_scrolled() const { return scrolled_; }
+
+    // The on-screen keyboard's text and keys (the page's DOM text element), queued as GLFW's are.
+    // mods: GLFW_MOD_* bits; Ctrl and Shift are pressed around the key, as ImGui 1.86 reads them.
+    void type_text(std::string_view utf8);
+    void press_key(int glfw_key, int mods);
+    // The keyboard was closed: the text field's edit ends, keeping what was typed (not Escape,
+    // which would undo it). Nothing happens if no text field is active.
+    void end_text_edit();
+
     float pixel_ratio() const { return pixel_ratio_; }
     long frames_drawn() const { return frames_drawn_; }
     GLFWwindow* window() const { return window_; }
@@ -81,6 +105,13 @@ private:
     std::vector<InputEvent> input_queue_;
     void queue_input(const InputEvent& e);
     void feed_input();  // before a frame: as much of the queue as one frame can take
+    void feed_touch();  // after the backend's NewFrame: the touches' mouse replaces GLFW's
+    TouchGestures touch_;
+    bool touch_driving_ = false;
+    float pinch_ = 0.0f;
+    unsigned scroll_window_ = 0;  // the ImGuiID a swipe scrolls
+    Scrolled scrolled_;
+    bool end_text_edit_ = false;
     GLFWwindow* window_ = nullptr;
     std::string font_file_;
     float pixel_ratio_ = 1.0f;

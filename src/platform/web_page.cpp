@@ -6,10 +6,12 @@
 #include <malloc.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <string>
 
 #include <GLFW/glfw3.h>
 #include <imgui.h>
+#include <imgui_internal.h>  // where the active text field's cursor is (for the on-screen keyboard)
 
 // The page (web/index.html) defines these hooks on Module.
 EM_JS(void, js_first_frame, (), { if (Module.onFirstFrame) Module.onFirstFrame(); });
@@ -68,6 +70,20 @@ EM_JS(void, js_set_full_screen, (int on), {
     else if (!on && document.fullscreenElement) document.exitFullscreen().then(done, done);
 });
 EM_JS(int, js_is_full_screen, (), { return document.fullscreenElement ? 1 : 0; });
+// Touches and the on-screen keyboard (web/touch_input.js): a text field became active or inactive;
+// x, y: its cursor, in CSS pixels.
+EM_JS(void, js_text_input_wanted, (int wanted, double x, double y, double line), {
+    if (window.attnlabTouch) window.attnlabTouch.textInputWanted(wanted !== 0, x, y, line);
+});
+EM_JS(int, js_text_input_focused, (), { return window.attnlabTouch && window.attnlabTouch.textInputFocused() ? 1 : 0; });
+// What the page knows of the device: its size class and default UI scale, and its memory.
+EM_JS(char*, js_device_json, (), {
+    const json = JSON.stringify(window.attnlabTouch ? window.attnlabTouch.device() : {});
+    const size = lengthBytesUTF8(json) + 1;
+    const ptr = _malloc(size);
+    stringToUTF8(json, ptr, size);
+    return ptr;
+});
 // Sets the canvas's backing store; GLFW hears of it through Browser's resize listeners.
 // (glfwSetWindowSize would ask for fullscreen whenever the size equals the screen's.)
 EM_JS(void, js_set_canvas_size, (int width, int height), { Browser.setCanvasSize(width, height); });
@@ -89,8 +105,23 @@ struct Page {
     PageTours tours;
     std::string tour_json;    // kept alive for the JS caller
     std::string tour_error;
+    bool text_wanted = false;  // a text field was active in the last frame
+    ImVec2 text_at{-1, -1};   // where its cursor was
 };
 Page g_page;
+
+// A text field became active (or moved): the page focuses its DOM text element there, which
+// opens a phone's on-screen keyboard; inactive: the element lets go, and the keyboard closes.
+void follow_text_input() {
+    Page& p = g_page;
+    const bool wanted = ImGui::GetIO().WantTextInput;
+    const ImVec2 at = ImGui::GetCurrentContext()->PlatformImePos;
+    if (wanted == p.text_wanted && (!wanted || (at.x == p.text_at.x && at.y == p.text_at.y))) return;
+    p.text_wanted = wanted;
+    p.text_at = at;
+    const float r = p.host->pixel_ratio();
+    js_text_input_wanted(wanted ? 1 : 0, at.x / r, at.y / r, ImGui::GetFontSize() / r);
+}
 
 void main_loop() {
     Page& p = g_page;
@@ -102,6 +133,7 @@ void main_loop() {
     }
     p.host->frame(p.draw_ui);
     if (p.host->frames_drawn() == 1) js_first_frame();
+    follow_text_input();
 }
 
 void wake() {
@@ -207,6 +239,33 @@ EMSCRIPTEN_KEEPALIVE const char* attnlab_status_json() {
         o.add("width", w);  // backing pixels
         o.add("height", h);
         o.add("pixel_ratio", static_cast<double>(g_page.host->pixel_ratio()));
+        // Touch and the on-screen keyboard: whether touches drive the mouse, whether a text field
+        // wants typing, whether the page's DOM text element (the keyboard's) has the focus.
+        attnlab::json::ObjectBuilder input;
+        input.add("touch", g_page.host->touch_driving());
+        input.add("gesture", g_page.host->touch_gesture());
+        input.add("text_wanted", g_page.text_wanted);
+        input.add("text_focused", js_text_input_focused() != 0);
+        input.add("pinch", static_cast<double>(g_page.host->pinch()));
+        // The pointer ImGui saw last, and whether a tooltip was shown (what a long press is for).
+        const ImGuiIO& io = ImGui::GetIO();
+        const float r = g_page.host->pixel_ratio();
+        attnlab::json::ObjectBuilder mouse;
+        const bool present = ImGui::IsMousePosValid(&io.MousePos);
+        mouse.add("present", present).add("x", present ? io.MousePos.x / r : -1.0).add("y", present ? io.MousePos.y / r : -1.0);
+        mouse.add("down", io.MouseDown[ImGuiMouseButton_Left]);
+        input.add_raw("mouse", mouse.str());
+        bool tooltip = false;
+        for (const ImGuiWindow* win : ImGui::GetCurrentContext()->Windows) tooltip |= win->Active && (win->Flags & ImGuiWindowFlags_Tooltip);
+        input.add("tooltip", tooltip);
+        const attnlab::UiHost::Scrolled& scrolled = g_page.host->touch_scrolled();
+        attnlab::json::ObjectBuilder swipe;
+        swipe.add("window", scrolled.window).add("y", static_cast<double>(scrolled.y)).add("max_y", static_cast<double>(scrolled.max_y));
+        input.add_raw("scrolled", swipe.str());
+        o.add_raw("input", input.str());
+        char* device = js_device_json();
+        o.add_raw("device", device);
+        std::free(device);
         if (g_page.status) g_page.status(o);
     }
     g_page.status_json = o.str();
@@ -228,6 +287,30 @@ EMSCRIPTEN_KEEPALIVE void attnlab_on_paste(const char* text) {
 }
 
 void attnlab_request_redraw();
+
+// web/touch_input.js: a finger went down (0), moved (1), lifted (2) or was taken by the browser
+// (3); x, y in CSS pixels; ms on performance.now()'s clock.
+EMSCRIPTEN_KEEPALIVE void attnlab_touch(int phase, int id, double x, double y, double ms) {
+    using Phase = attnlab::TouchEvent::Phase;
+    if (!attnlab::g_page.host || phase < 0 || phase > 3) return;
+    const float r = attnlab::g_page.host->pixel_ratio();
+    attnlab::g_page.host->touch({static_cast<Phase>(phase), id, static_cast<float>(x) * r, static_cast<float>(y) * r, ms});
+}
+
+// The on-screen keyboard's text (committed characters, a paste), its keys (GLFW key codes and
+// GLFW_MOD_* bits), and its closing.
+EMSCRIPTEN_KEEPALIVE void attnlab_text_chars(const char* utf8) {
+    if (attnlab::g_page.host) attnlab::g_page.host->type_text(utf8);
+}
+EMSCRIPTEN_KEEPALIVE void attnlab_text_key(int glfw_key, int mods) {
+    if (attnlab::g_page.host) attnlab::g_page.host->press_key(glfw_key, mods);
+}
+EMSCRIPTEN_KEEPALIVE void attnlab_text_blur() {
+    if (attnlab::g_page.host) attnlab::g_page.host->end_text_edit();
+}
+// Whether a text field was active in the last frame: asked in a touch's end, where a focus()
+// may still open the on-screen keyboard (iOS allows it only inside the user's gesture).
+EMSCRIPTEN_KEEPALIVE int attnlab_text_wanted() { return ImGui::GetCurrentContext() && ImGui::GetIO().WantTextInput ? 1 : 0; }
 
 // window.attnlab.state(): the view state as JSON ("" before the app is up).
 EMSCRIPTEN_KEEPALIVE const char* attnlab_get_state() {

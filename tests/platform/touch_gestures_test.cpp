@@ -127,6 +127,19 @@ TEST_CASE("touch: a finger resting still is a long press: no click, and a hover 
     CHECK((next.down && next.x == 200));
 }
 
+TEST_CASE("touch: a frame that comes late is no long press when the swipe's moves arrive just after it", "[touch]") {
+    Run r;
+    r.item.can_scroll_y = true;
+    r.touch(Phase::Down, 100, 300);
+    r.frame();     // the press
+    r.ms += 700;  // the page's thread was busy: the next frame comes 700 ms later
+    r.frame();
+    CHECK(r.frames.back().down);  // not decided yet: moves may still be on their way
+    r.touch(Phase::Move, 100, 250);  // and so they were
+    const TouchFrame f = r.frame();
+    CHECK((!f.present && !f.down && f.scroll_y == -50.0f));  // a swipe, not a hover
+}
+
 TEST_CASE("touch: resting on a slider is not a long press (the press stays held)", "[touch]") {
     Run r;
     r.item.takes_drag = true;
