@@ -9,6 +9,7 @@
 //
 // [SECTION] Reporting to C++
 // [SECTION] Errors in words
+// [SECTION] Will it fit?
 // [SECTION] The cache
 // [SECTION] Streaming into the heap
 // [SECTION] A link's download, started before the app is up
@@ -60,8 +61,8 @@
   }
   function readable(error, url, total) {
     if (error instanceof OutOfMemory || error instanceof RangeError)
-      return `Not enough memory for a ${total > 0 ? mb(total) + " MB model" : "model of this size"} in this tab. ` +
-             "Close other tabs or reload the page, or try a smaller checkpoint.";
+      return `Not enough memory for a ${total > 0 ? mb(total) + " MB model" : "model of this size"} in this tab; ` +
+             "the page keeps the model it has. Close other tabs or reload the page, or try a smaller checkpoint.";
     if (error && error.name === "AbortError") return "Cancelled.";
     if (error instanceof TypeError)
       return `Could not reach ${host(url)}: the server may not allow cross-origin downloads (CORS), ` +
@@ -92,6 +93,62 @@
   function cancel() {
     dropEarly();
     stopCurrent();
+  }
+
+  // [SECTION] Will it fit? ------------------------------------------------------------------------
+  // What a model needs: its file, read in place (F32; F16 and BF16 take twice that once widened),
+  // plus the page's working memory for passes and analyses, about a quarter of the weights more.
+  // What the device gives a tab, as far as the browser tells:
+  //   the wasm heap: its limit (4 GB here) less what the page holds now: past it, the load fails;
+  //   navigator.deviceMemory (Chromium; rounded down, at most 8): phones and tablets with 4 GB or
+  //     less often stop a tab near half of it;
+  //   performance.memory.jsHeapSizeLimit (Chromium): under 1 GB it marks a small device as well;
+  //   neither (Safari, Firefox) on a touch screen: a phone or a tablet, taken as 1.5 GB for a tab.
+  // `last` is the latest verdict, for status().device.memory.
+  const GB = 1024 * MB;
+  let lastVerdict = null;
+  function memory() {
+    const M_ = M();
+    const out = { wasm_room_bytes: M_ && M_._attnlab_heap_room ? M_._attnlab_heap_room() : -1, device_bytes: -1, js_heap_limit_bytes: -1,
+                  tab_limit_bytes: -1, basis: "" };
+    if (navigator.deviceMemory > 0) out.device_bytes = navigator.deviceMemory * GB;
+    if (performance.memory && performance.memory.jsHeapSizeLimit > 0) out.js_heap_limit_bytes = performance.memory.jsHeapSizeLimit;
+    if (out.device_bytes > 0 && out.device_bytes <= 4 * GB) {
+      out.tab_limit_bytes = out.device_bytes / 2;
+      out.basis = `this device reports ${out.device_bytes / GB} GB of memory, and browsers on such devices often stop a tab near half of it`;
+    } else if (out.js_heap_limit_bytes > 0 && out.js_heap_limit_bytes < GB) {
+      out.tab_limit_bytes = 2 * out.js_heap_limit_bytes;
+      out.basis = `this browser allows its scripts ${mb(out.js_heap_limit_bytes)} MB, the mark of a small device`;
+    } else if (out.device_bytes < 0 && navigator.maxTouchPoints > 0 && Math.min(innerWidth, innerHeight) < 1100) {
+      out.tab_limit_bytes = 1.5 * GB;
+      out.basis = "phones and tablets often stop a tab near 1-2 GB";
+    }
+    out.last = lastVerdict;
+    return out;
+  }
+  // The verdict for a file of `bytes`: {need_bytes, fits: "yes" | "maybe not" | "no", sentence}.
+  function memoryVerdict(url, bytes) {
+    if (!(bytes > 0)) return null;
+    const m = memory();
+    const need = Math.round(bytes * 1.25);
+    const name = url.replace(/^.*\//, "") || url;
+    let fits = "yes", sentence = "";
+    if (m.wasm_room_bytes >= 0 && need > m.wasm_room_bytes) {
+      fits = "no";
+      sentence = `${name} (${mb(bytes)} MB) needs about ${mb(need)} MB of memory, more than this page can still take ` +
+                 `(${mb(m.wasm_room_bytes)} MB): the download would fail. Reloading the page frees what it holds.`;
+    } else if (m.tab_limit_bytes > 0 && need > 0.8 * m.tab_limit_bytes) {
+      fits = "maybe not";
+      sentence = `${name} (${mb(bytes)} MB) needs about ${mb(need)} MB of memory, and ${m.basis}: it may not fit. ` +
+                 "If memory runs out, the page says so and keeps the model it has.";
+    }
+    lastVerdict = { url, need_bytes: need, fits, sentence };
+    return lastVerdict;
+  }
+  // Said before the download: in the question (probe) or as the download begins (a one-click load).
+  function warnIfTight(id, url, bytes) {
+    const v = memoryVerdict(url, bytes);
+    if (v && v.sentence) notice(id, v.sentence);
   }
 
   // [SECTION] The cache ---------------------------------------------------------------------------
@@ -335,7 +392,7 @@
         if (ranged.body) ranged.body.cancel().catch(() => {});
         if (!ranged.ok) { if (op === current) failed(id, httpError(response, url)); return; }
       }
-      if (op === current) probed(id, total, false);
+      if (op === current) { warnIfTight(id, url, total); probed(id, total, false); }
     } catch (e) {
       if (op === current) failed(id, readable(e, url, -1));
     }
@@ -374,6 +431,7 @@
       if (!fromCache && !response.ok) { if (op === current) failed(id, httpError(response, url)); return; }
       if (op !== current) return;
       total = announcedSize(response);
+      warnIfTight(id, url, total);  // again: a one-click load was never asked, and memory may have gone since
       probed(id, total, fromCache);  // C++ keeps Downloading; this updates total and cached
       // Cache Storage gets the bytes after the model is loaded, from the heap (keepFromHeap): written
       // while they stream in, the cache held the download to its own pace, about half the speed.
@@ -524,7 +582,7 @@
 
   // [SECTION] What the page calls (window.attnlabModelFetch) -------------------------------------
   window.attnlabModelFetch = {
-    probe, download, cancel, pickFile, clearCache, loadFiles, keepFromHeap, stopKeeping, prefetch, startEarly,
+    probe, download, cancel, pickFile, clearCache, loadFiles, keepFromHeap, stopKeeping, prefetch, startEarly, memory,
     hasCacheApi: () => hasCacheApi,
     // At start-up: the drop zone, the cache's size, and the ?model= address ("" when none).
     init() {

@@ -26,6 +26,25 @@ static void follow_pinch(float& ui_scale, float pinch) {
     ui_scale = std::clamp(std::round(at_start * pinch * 4.0f) / 4.0f, 1.0f, 2.5f);
 }
 
+// Out of memory with no model to fall back on (a link named one too large for this device): the
+// built-in model, so that the page stays usable. Called after the frame's model bar, which has put
+// the failure in the banner by then. Once per failed address.
+static void fall_back_after_running_out(attnlab::AppState& app, const attnlab::ModelSource& source) {
+    static std::string fell_back_for;
+    const attnlab::FetchStatus f = source.status();
+    if (f.phase != attnlab::FetchStatus::Phase::Failed || app.session.model || f.error.rfind("Not enough memory", 0) != 0 ||
+        fell_back_for == f.url)
+        return;
+    fell_back_for = f.url;
+    const std::string failure = app.session.message;
+    attnlab::load_builtin_model(app);
+    // The failure stays in the banner, saying what happens now (starting a download clears the
+    // banner, and the model bar forgets a failure once a new download begins while it is still
+    // the model's error).
+    app.session.model_error.clear();
+    app.session.message = failure + " The built-in model is loaded instead.";
+}
+
 int main() {
     static attnlab::AppState app;
     static attnlab::UiHost host;
@@ -84,6 +103,7 @@ int main() {
         [] {
             follow_pinch(app.ui_scale, host.pinch());
             attnlab::draw_app(app);
+            fall_back_after_running_out(app, model_source);
             host.set_ui_scale(app.ui_scale);
             if (attnlab::app_only_downloading(app)) attnlab::page_redraw_in(200.0);  // progress at 5 frames a second
             else if (attnlab::app_busy(app)) host.request_redraw(1);

@@ -1,6 +1,9 @@
 #include "platform/web_model_source.h"
 
 #include <emscripten.h>
+#include <emscripten/heap.h>
+#include <malloc.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <memory>
@@ -30,6 +33,26 @@ namespace attnlab {
 namespace {
 WebModelSource* g_source = nullptr;
 constexpr double kSpeedWindowMs = 3000;  // speed = bytes over the last 3 s
+
+// Bytes the heap can still hand out: up to its limit past what was ever taken from it, and (in
+// the single-threaded page, where asking is cheap) the free blocks below that.
+double heap_room() {
+    const double top = static_cast<double>(reinterpret_cast<std::uintptr_t>(sbrk(0)));
+    double room = static_cast<double>(emscripten_get_heap_max()) - top;
+#ifndef __EMSCRIPTEN_PTHREADS__
+    room += static_cast<double>(static_cast<unsigned>(mallinfo().fordblks));
+#endif
+    return room;
+}
+
+// A model's passes and analyses need memory beyond its bytes (web/model_fetch.js counts a quarter
+// more). Asked once the bytes are in, before the app swaps models: a page that cannot give that
+// much fails the load with a message and keeps the model it has, instead of stopping mid-pass.
+bool working_memory_available(std::size_t model_bytes) {
+    void* p = std::malloc(model_bytes / 4 + (16u << 20));
+    std::free(p);
+    return p != nullptr;
+}
 }  // namespace
 
 WebModelSource::WebModelSource() { g_source = this; }
@@ -162,6 +185,12 @@ void WebModelSource::on_done(int id, double size, const char* config_json, const
         on_failed(id, "The download ended in an inconsistent state; please try again.");
         return;
     }
+    if (!working_memory_available(size_)) {
+        on_failed(id, ("Not enough memory to run " + status_.url.substr(status_.url.rfind('/') + 1) +
+                       " in this tab; the page keeps the model it has. Close other tabs or reload the page, or try a smaller checkpoint.")
+                          .c_str());
+        return;
+    }
     has_config_ = config_json != nullptr;
     config_json_ = config_json ? config_json : "";
     source_ = source ? source : status_.url;
@@ -235,6 +264,9 @@ EMSCRIPTEN_KEEPALIVE int attnlab_fetch_begin(const char* name, double size) {
 EMSCRIPTEN_KEEPALIVE void attnlab_fetch_cache_copy(int id, int state, double saved_bytes) {
     if (attnlab::g_source) attnlab::g_source->on_cache_copy(id, state, saved_bytes);
 }
+
+// web/model_fetch.js's memory check: what the heap can still give.
+EMSCRIPTEN_KEEPALIVE double attnlab_heap_room() { return attnlab::heap_room(); }
 
 EMSCRIPTEN_KEEPALIVE void attnlab_fetch_cache_bytes(double bytes) {
     if (attnlab::g_source) attnlab::g_source->on_cache_bytes(bytes);
