@@ -1,6 +1,6 @@
 // Browser end-to-end test of the static site: headless Debian Chromium driven by playwright-core.
 //
-//   node tests/e2e/run.mjs --site dist --out build/e2e [--cli build/native/attnlab] [--only playground|model|tiny|tour]
+//   node tests/e2e/run.mjs --site dist --out build/e2e [--cli build/native/attnlab] [--only playground|model|tiny|tour|phone] [--layout]
 //
 // Serves the site on a free loopback port. First the plain page (which loads the built-in model,
 // AttnLab tiny, by itself), at devicePixelRatio 1 and 2: the first frame arrives, nothing is logged as an error, the picture is not blank, the
@@ -12,6 +12,9 @@
 // the built-in model itself (tiny_suite.mjs): loaded with no click, a link made with it, a
 // previous-token head marked in the grid, and "Load GPT-2 small" in one click. Then tours
 // (tour_suite.mjs): the built-in tour played, a tour recorded and opened from its link, bad links.
+// Then phones and tablets in mobile emulation (phone_suite.mjs): touch, the on-screen keyboard's
+// text element, a pinch, small memory (the layout check only with --layout, until it can pass).
+// Firefox and WebKit have their own runner, engines.mjs.
 // Screenshots and exported files stay in --out; result.txt gets "N passed, N failed".
 import { mkdir, writeFile } from "node:fs/promises";
 import { existsSync, statSync } from "node:fs";
@@ -23,6 +26,7 @@ import { makeFixtures } from "./fixtures.mjs";
 import { visitorWithModel, malformedHashes, brokenModels, threadedAndSliced, serviceWorker } from "./model_suite.mjs";
 import { tinyModel } from "./tiny_suite.mjs";
 import { tours } from "./tour_suite.mjs";
+import { phones } from "./phone_suite.mjs";
 
 const args = parseArgs(process.argv.slice(2));
 const site = path.resolve(args.site ?? "dist");
@@ -216,9 +220,9 @@ async function main() {
   await writeFile(path.join(out, "result.txt"), "0 passed, 1 failed\n");  // until the run ends
 
   let fixtures = null;
-  if (only === "all" || only === "model") {
+  if (only === "all" || only === "model" || only === "phone") {
     try {
-      fixtures = await makeFixtures(cli);
+      fixtures = await makeFixtures(cli, { only: only === "phone" ? [] : null, extra: only === "model" ? [] : ["big"] });
       console.log(`e2e: checkpoints in ${fixtures.dir} (made by ${cli})`);
     } catch (e) {
       check(false, "the test checkpoints are made by the native CLI", String(e.message ?? e));
@@ -238,7 +242,10 @@ async function main() {
     }
     if (only === "all" || only === "tiny") await part("the built-in model", () => tinyModel({ browser, server, out }));
     if (only === "all" || only === "tour") await part("tours", () => tours({ browser, server, out }));
-    if (fixtures) {
+    // The layout check fails until the small-screen layout lands (issue 27, point 1): off unless asked.
+    const layout = args.layout === true || process.env.LAYOUT === "1";
+    if ((only === "all" || only === "phone") && fixtures) await part("phones and tablets", () => phones({ browser, server, cli, out, layout }));
+    if (fixtures && only !== "phone") {
       const env = { browser, server, isolatedServer, cli, out, siteHasThreads: existsSync(path.join(site, "attnlab-mt.js")) };
       await part("a visitor with a model", () => visitorWithModel(env));
       await part("malformed share links", () => malformedHashes(env));

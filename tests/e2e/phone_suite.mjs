@@ -1,0 +1,327 @@
+// Phones and tablets, in Chromium's mobile emulation (touch, devicePixelRatio 3), at 390 x 844 and
+// 844 x 390 (a phone either way round) and 768 x 1024 (a tablet): issue 27. Touches are sent as
+// a finger sends them (CDP Input.dispatchTouchEvent: touch events only, no mouse), and typing goes
+// through the page's DOM text element, as an on-screen keyboard's does. At each size:
+//   the canvas is sharp (backing store = CSS size x 3) and the page names its size class;
+//   a touch drag on the playground's temperature slider moves it (T changes);
+//   a tap on a head thumbnail opens that head;
+//   a swipe over the tokens pane scrolls it, and clicks no token;
+//   a tap on the text box focuses the DOM text element; typed text, an IME's composition, a
+//   Backspace, Enter and a paste reach the text box, the token count follows, and closing the
+//   keyboard (blur) ends the edit with the text kept;
+//   a screenshot of every panel (phone-<size>-<panel>.png).
+// At 390 x 844 also: a long press shows a token's tooltip and clicks nothing; a pinch sets the UI
+// scale and leaves the canvas sharp; and memory: on a device that reports 256 MB and stops the wasm
+// memory from growing, a large checkpoint is announced as maybe too large before its download,
+// its failure is reported, and the page stays usable on the built-in model.
+//
+// The layout check (LAYOUT=1, or --layout): every widget status().widgets reports for the panel
+// shown lies inside the viewport. It fails until the small-screen layout lands (issue 27, point 1),
+// so it is left out of CI until then; it names each widget out of view.
+//
+//   node tests/e2e/run.mjs --site dist --out build/e2e --cli build/native/attnlab --only phone [--layout]
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import { check, waitFor, status, state, findWidget, openPage, decodePng, pictureStats } from "./lib.mjs";
+import { tokenize } from "./fixtures.mjs";
+import { PANELS } from "./model_suite.mjs";
+
+export const SIZES = [
+  { name: "390x844", width: 390, height: 844, size_class: "phone" },
+  { name: "844x390", width: 844, height: 390, size_class: "phone" },
+  { name: "768x1024", width: 768, height: 1024, size_class: "tablet" },
+];
+const DPR = 3;
+// A text long enough to overflow the tokens pane at every size.
+const LONG = Array.from({ length: 60 }, (_, i) => `Line ${i}: the cat sat on the mat.`).join("\n");
+
+// --- fingers ---------------------------------------------------------------------------------------
+const pause = (page, ms) => page.waitForTimeout(ms);
+function fingers(cdp) {
+  const send = (type, points) => cdp.send("Input.dispatchTouchEvent", {
+    type, touchPoints: points.map(([x, y], id) => ({ x: Math.round(x), y: Math.round(y), id })),
+  });
+  return {
+    // A finger rests a moment (a frame sees the press), then moves in steps, then lifts. Each
+    // step is at least 15 CSS px, past the 10 px a tap may wander: here each event takes a few
+    // hundred ms to deliver (SwiftShader at devicePixelRatio 3), and a finger that stays within
+    // those 10 px for half a second is a long press.
+    async drag(page, [x0, y0], [x1, y1], steps = 8) {
+      steps = Math.max(1, Math.min(steps, Math.floor(Math.hypot(x1 - x0, y1 - y0) / 15)));
+      await send("touchStart", [[x0, y0]]);
+      await pause(page, 100);
+      for (let i = 1; i <= steps; i++) { await send("touchMove", [[x0 + (x1 - x0) * i / steps, y0 + (y1 - y0) * i / steps]]); await pause(page, 40); }
+      await pause(page, 100);
+      await send("touchEnd", []);
+    },
+    async tap(page, x, y, hold = 120) {
+      await send("touchStart", [[x, y]]);
+      await pause(page, hold);
+      await send("touchEnd", []);
+    },
+    async pinch(page, [cx, cy], from, to, steps = 6) {
+      await send("touchStart", [[cx - from / 2, cy], [cx + from / 2, cy]]);
+      await pause(page, 100);
+      for (let i = 1; i <= steps; i++) {
+        const d = from + (to - from) * i / steps;
+        await send("touchMove", [[cx - d / 2, cy], [cx + d / 2, cy]]);
+        await pause(page, 60);
+      }
+      await pause(page, 200);
+      await send("touchEnd", []);
+    },
+  };
+}
+
+// The part of a widget inside the viewport (null when none of it is).
+function visiblePart(w, size) {
+  if (!w) return null;
+  const x0 = Math.max(0, w.x), y0 = Math.max(0, w.y), x1 = Math.min(size.width, w.x + w.w), y1 = Math.min(size.height, w.y + w.h);
+  return x1 - x0 > 4 && y1 - y0 > 4 ? { x: x0, y: y0, w: x1 - x0, h: y1 - y0, cx: (x0 + x1) / 2, cy: (y0 + y1) / 2 } : null;
+}
+
+async function show(page, panel) {
+  await page.evaluate((p) => window.attnlab.setState({ panel: p }), panel);
+  await waitFor(page, (p) => window.attnlab.status().panel === p, panel, 5000);
+  await pause(page, 250);  // a frame or two lays it out
+}
+
+// --- the checks --------------------------------------------------------------------------------------
+async function sliderDrag(page, finger, size, tag) {
+  await show(page, "playground");
+  const before = (await status(page)).playground.T;
+  const s = visiblePart(await findWidget(page, "playground.temperature"), size);
+  if (!check(s, `${tag}: the temperature slider is on screen`, JSON.stringify(await findWidget(page, "playground.temperature")))) return;
+  const toward = before < 1 ? 0.95 : 0.05;
+  await finger.drag(page, [s.cx, s.cy], [s.x + s.w * toward, s.cy]);
+  const moved = await waitFor(page, (t) => Math.abs(window.attnlab.status().playground.T / t - 1) > 0.2, before, 5000);
+  const st = await status(page);
+  check(moved && st.input.touch, `${tag}: a finger dragged along the temperature slider moves it`,
+        `T ${before} -> ${st.playground.T}; touch ${st.input.touch}`);
+}
+
+async function tapHead(page, finger, size, tag) {
+  await show(page, "attention");
+  await waitFor(page, () => window.attnlab.status().attention?.thumbnails_ready, undefined, 20000);
+  const widgets = (await status(page)).widgets;
+  const grid = widgets["attention.grid"];
+  // A thumbnail (attention.thumb.<layer>.<head>) wholly in view, other than the head open now.
+  const open = await state(page);
+  const want = Object.entries(widgets).map(([name, r]) => {
+    const m = /^attention\.thumb\.(\d+)\.(\d+)$/.exec(name);
+    return m && { layer: Number(m[1]), head: Number(m[2]), x: r.x + r.w / 2, y: r.y + r.h / 2, seen: visiblePart(r, size), r };
+  }).filter((t) => t && t.seen && t.seen.w >= t.r.w - 1 && t.seen.h >= t.r.h - 1 && !(t.layer === open.layer && t.head === open.head)).pop();
+  if (!check(want, `${tag}: a head thumbnail is on screen`, JSON.stringify(grid))) return;
+  await finger.tap(page, want.x, want.y);
+  const opened = await waitFor(page, (w) => { const v = window.attnlab.state(); return v.layer === w.layer && v.head === w.head; }, want, 5000);
+  const v = await state(page);
+  check(opened, `${tag}: a tap on a head thumbnail opens that head`, `L${v.layer} H${v.head}, wanted L${want.layer} H${want.head}`);
+}
+
+async function swipeTokens(page, finger, size, tag) {
+  await page.evaluate((text) => window.attnlab.setState({ text, panel: "text" }), LONG);
+  // (The built-in model reads at most 256 tokens: the text is clipped to them.)
+  await waitFor(page, () => { const s = window.attnlab.status(); return s.tokens >= 200 && s.forward_tokens === s.tokens; }, undefined, 30000);
+  await pause(page, 300);
+  const pane = visiblePart(await findWidget(page, "text.chips"), size);
+  if (!check(pane && pane.h > 30, `${tag}: the tokens pane is on screen`, JSON.stringify(await findWidget(page, "text.chips")))) return;
+  const query = (await state(page)).query;
+  const travel = Math.min(pane.h * 0.6, 200);
+  await finger.drag(page, [pane.cx, pane.y + pane.h * 0.8], [pane.cx, pane.y + pane.h * 0.8 - travel]);
+  await pause(page, 200);
+  const up = (await status(page)).input.scrolled;
+  await finger.drag(page, [pane.cx, pane.y + pane.h * 0.3], [pane.cx, pane.y + pane.h * 0.3 + travel / 2]);
+  await pause(page, 200);
+  const back = (await status(page)).input.scrolled;
+  const v = await state(page);
+  // The content follows the finger: 3 backing pixels per CSS pixel, less the slop before it starts.
+  check(/##chips/.test(up.window) && up.y > Math.min(travel * DPR * 0.6, up.max_y - 1) && back.y < up.y,
+        `${tag}: a swipe up scrolls the tokens pane by about the finger's travel, a swipe down back`,
+        `after ${travel.toFixed(0)} px up: ${JSON.stringify(up)}; after ${(travel / 2).toFixed(0)} px down: ${back.y}`);
+  check(v.query === query, `${tag}: a swipe over the tokens clicks none of them`, `query ${query} -> ${v.query}`);
+}
+
+async function longPress(page, finger, tag) {
+  const pane = await findWidget(page, "text.chips");
+  const query = (await state(page)).query;
+  const x = pane.x + 14, y = pane.y + 14;  // the first chip (the pane was just scrolled, so some chip is there)
+  await finger.tap(page, x, y, 900);
+  await pause(page, 200);
+  const st = await status(page);
+  const v = await state(page);
+  check(st.input.tooltip && st.input.mouse.present && !st.input.mouse.down && v.query === query,
+        `${tag}: a long press on a token shows its tooltip after the finger lifts, and selects nothing`,
+        JSON.stringify({ tooltip: st.input.tooltip, mouse: st.input.mouse, query: [query, v.query] }));
+  await finger.tap(page, x, y);  // a tap on it selects it
+  const chosen = await waitFor(page, (q) => window.attnlab.state().query !== q, query, 5000);
+  check(chosen, `${tag}: a tap on a token selects it`, `query ${query} -> ${(await state(page)).query}`);
+}
+
+async function typing(page, finger, cdp, cli, tag) {
+  await show(page, "text");
+  const box = await findWidget(page, "text.input");
+  if (!check(box, `${tag}: the text box is drawn`)) return;
+  await finger.tap(page, box.x + Math.min(box.w / 2, 100), box.y + Math.min(box.h / 2, 20));
+  const focused = await waitFor(page, () => { const i = window.attnlab.status().input; return i.text_wanted && i.text_focused; }, undefined, 5000);
+  check(focused && await page.evaluate(() => document.activeElement?.id === "text-input"),
+        `${tag}: a tap on the text box focuses the page's DOM text element (the on-screen keyboard's)`,
+        JSON.stringify((await status(page)).input));
+  const typed = "The cat sat. It ran";
+  await page.keyboard.press("Control+A");
+  await page.keyboard.type(typed, { delay: 10 });
+  await page.keyboard.press("Enter");
+  // An IME: a composition that changes as it goes, then commits other characters.
+  await cdp.send("Input.imeSetComposition", { text: "にほ", selectionStart: 2, selectionEnd: 2 });
+  await cdp.send("Input.imeSetComposition", { text: "にほんご", selectionStart: 4, selectionEnd: 4 });
+  await cdp.send("Input.insertText", { text: "日本語" });
+  await page.keyboard.press("Backspace");
+  await page.evaluate(() => navigator.clipboard.writeText(" and more"));
+  await page.keyboard.press("Control+V");
+  const want = `${typed}\n日本 and more`;
+  const same = await waitFor(page, (w) => window.attnlab.state().text === w, want, 10000);
+  const expected = tokenize(cli, want).length;
+  const counted = await waitFor(page, (n) => window.attnlab.status().tokens === n, expected, 10000);
+  check(same && counted, `${tag}: typing, an IME's composition, Backspace, Enter and a paste reach the text box, and the token count follows`,
+        `${JSON.stringify((await state(page)).text)} (want ${JSON.stringify(want)}); ${(await status(page)).tokens} tokens, the CLI says ${expected}`);
+  await page.evaluate(() => document.getElementById("text-input").blur());  // the keyboard closed
+  const ended = await waitFor(page, () => !window.attnlab.status().input.text_wanted, undefined, 5000);
+  check(ended && (await state(page)).text === want, `${tag}: closing the keyboard ends the edit and keeps the text`,
+        JSON.stringify((await status(page)).input));
+}
+
+async function pinch(page, finger, size, tag) {
+  const before = (await status(page)).ui_scale;
+  await finger.pinch(page, [size.width / 2, size.height / 2], 100, 150);
+  const grown = await waitFor(page, () => window.attnlab.status().ui_scale === 1.5, undefined, 5000);
+  const st = await status(page);
+  const sharp = await page.evaluate(() => {
+    const c = document.getElementById("canvas"), r = c.getBoundingClientRect();
+    return { w: c.width, h: c.height, cssW: r.width, cssH: r.height, zoom: window.visualViewport ? visualViewport.scale : 1 };
+  });
+  check(grown && sharp.zoom === 1 && sharp.w === Math.round(sharp.cssW * DPR) && sharp.h === Math.round(sharp.cssH * DPR) &&
+        sharp.cssW === size.width && sharp.cssH === size.height,
+        `${tag}: two fingers spread 1.5 times set the UI scale to 150%, and the canvas stays sharp and whole (no browser zoom)`,
+        `ui_scale ${before} -> ${st.ui_scale}; ${JSON.stringify(sharp)}`);
+  await finger.pinch(page, [size.width / 2, size.height / 2], 150, 100);  // and back
+  const back = await waitFor(page, (s) => window.attnlab.status().ui_scale === s, before, 5000);
+  check(back, `${tag}: two fingers closing back set the UI scale back to ${before * 100}%`, String((await status(page)).ui_scale));
+}
+
+// Every panel's picture, and (with the layout check on) which widgets lie outside the viewport.
+async function panels(page, size, tag, out, layout) {
+  const blank = [], outside = [];
+  for (const panel of PANELS) {
+    await show(page, panel);
+    // In CSS pixels: a ninth of the device's, and as much as the check needs.
+    const shot = await page.screenshot({ path: path.join(out, `phone-${size.name}-${panel}.png`), scale: "css" });
+    const stats = pictureStats(decodePng(shot));
+    if (stats.colours < 30 || stats.inked < 0.03) blank.push(`${panel} (${stats.colours} colours)`);
+    const widgets = (await status(page)).widgets;
+    // This panel's widgets and the ones every panel shows (status() keeps every name it has seen).
+    for (const [name, r] of Object.entries(widgets)) {
+      if (!(name.startsWith(`${panel}.`) || /^(menu|tab|model)\./.test(name) || (panel === "attention" && name.startsWith("plot.")))) continue;
+      if (r.w <= 0 || r.h <= 0) continue;
+      if (r.x < -0.5 || r.y < -0.5 || r.x + r.w > size.width + 0.5 || r.y + r.h > size.height + 0.5)
+        outside.push(`${panel}: ${name} at x ${r.x.toFixed(0)}..${(r.x + r.w).toFixed(0)}, y ${r.y.toFixed(0)}..${(r.y + r.h).toFixed(0)}`);
+    }
+  }
+  check(blank.length === 0, `${tag}: every panel draws (phone-${size.name}-*.png)`, blank.join("; "));
+  const unique = [...new Set(outside)];
+  if (layout) check(unique.length === 0, `${tag}: no widget lies outside the ${size.width} x ${size.height} viewport`, `${unique.length} outside:\n          ${unique.join("\n          ")}`);
+  else if (unique.length) console.log(`        (layout check off: ${unique.length} widgets outside the viewport; --layout to check)`);
+}
+
+// A small device, before the page's first script: navigator.deviceMemory says 256 MB, and the wasm
+// memory cannot grow past window.__memoryCap bytes (a tab's limit; none until set).
+const smallDevice = (cap) => `
+  Object.defineProperty(Navigator.prototype, "deviceMemory", { get: () => 0.25 });
+  window.__memoryCap = ${cap};
+  const grow = WebAssembly.Memory.prototype.grow;
+  WebAssembly.Memory.prototype.grow = function (pages) {
+    if (window.__memoryCap && this.buffer.byteLength + pages * 65536 > window.__memoryCap)
+      throw new RangeError("WebAssembly.Memory.grow(): Maximum memory size exceeded");
+    return grow.call(this, pages);
+  };`;
+
+// Memory on a small device: the large checkpoint asked for with the built-in model loaded (its
+// memory may grow 64 MB past that), then named by a link, which the page opens with nothing loaded.
+async function smallMemory(context, server, tag) {
+  const big = `${server.origin}/models/big/model.safetensors`;
+  const ignoreRequests = [/\/models\/big\//];
+  const { page, errors, ready } = await openPage(context, `${server.origin}/`, { ignoreRequests, initScript: smallDevice(0) });
+  if (!check(ready, `${tag}, small memory: the page starts`)) return;
+  await waitFor(page, () => { const s = window.attnlab.status(); return s.model.builtin && s.forward_tokens === s.tokens && !s.busy; }, undefined, 60000);
+  const held = (await status(page)).heap.memory_bytes;
+  await page.evaluate((cap) => { window.__memoryCap = cap; }, held + (64 << 20));
+  await page.evaluate((u) => window.attnlab.setState({ model: u }), big);
+  const said = await waitFor(page, () => /may not fit/.test(window.attnlab.status().model_fetch.notice), undefined, 15000);
+  let st = await status(page);
+  check(said && /256 MB|0\.25 GB/.test(st.model_fetch.notice) && st.device.memory.last?.fits === "maybe not",
+        `${tag}, small memory: before the download, a sentence says the model may not fit`, st.model_fetch.notice);
+  const failed = await waitFor(page, () => window.attnlab.status().model_fetch.phase === "failed", undefined, 30000);
+  st = await status(page);
+  check(failed && /Not enough memory/.test(st.model_fetch.error + st.error) && st.model.builtin,
+        `${tag}, small memory: running out is reported, and the page keeps the built-in model`,
+        JSON.stringify({ phase: st.model_fetch.phase, error: st.model_fetch.error, model: st.model.name }));
+  await page.evaluate(() => window.attnlab.setState({ text: "Still here after the failure." }));
+  const works = await waitFor(page, () => { const s = window.attnlab.status(); return s.tokens > 3 && s.forward_tokens === s.tokens; }, undefined, 20000);
+  check(works, `${tag}, small memory: the built-in model still analyses a new text`, JSON.stringify((await status(page)).model));
+  let thrown = errors.filter((e) => e.startsWith("uncaught"));
+  check(thrown.length === 0, `${tag}, small memory: no exception`, thrown.join(" | "));
+  await page.close();
+
+  // The link: the download fails for memory, and the page falls back on the built-in model.
+  const linked = await openPage(context, `${server.origin}/?model=${encodeURIComponent(big)}`,
+                                { ignoreRequests, initScript: smallDevice(held + (32 << 20)) });
+  const fell = linked.ready && await waitFor(linked.page, () => {
+    const s = window.attnlab.status();
+    return s.model.builtin && s.forward_tokens === s.tokens && s.tokens > 0;
+  }, undefined, 60000);
+  st = await status(linked.page);
+  check(fell && /Not enough memory/.test(st.error) && /built-in model is loaded instead/.test(st.error),
+        `${tag}, small memory: a link naming it reports the failure and opens on the built-in model instead`,
+        JSON.stringify({ model: st.model.name, error: st.error, phase: st.model_fetch.phase }));
+  thrown = linked.errors.filter((e) => e.startsWith("uncaught"));
+  check(thrown.length === 0, `${tag}, small memory, the link: no exception`, thrown.join(" | "));
+  console.log(`        small memory: the built-in model's page held ${(held / 1048576).toFixed(0)} MB of wasm memory`);
+  await linked.page.close();
+}
+
+export async function phones({ browser, server, cli, out, layout }) {
+  console.log("phones and tablets (Chromium's mobile emulation, touch, devicePixelRatio 3):");
+  await mkdir(out, { recursive: true });
+  // PHONE_SIZES=390x844,768x1024 runs only those (while working on one).
+  const only = process.env.PHONE_SIZES ? process.env.PHONE_SIZES.split(",") : null;
+  for (const size of SIZES.filter((s) => !only || only.includes(s.name))) {
+    const tag = `${size.name}`, t0 = Date.now();
+    const context = await browser.newContext({ viewport: { width: size.width, height: size.height }, deviceScaleFactor: DPR,
+                                               isMobile: true, hasTouch: true, serviceWorkers: "block" });
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.origin });
+    try {
+      const { page, errors, ready } = await openPage(context, `${server.origin}/`);
+      if (!check(ready, `${tag}: the page starts`)) continue;
+      await waitFor(page, () => { const s = window.attnlab.status(); return s.model.loaded && s.forward_tokens === s.tokens; }, undefined, 60000);
+      const cdp = await context.newCDPSession(page);
+      const finger = fingers(cdp);
+      const st = await status(page);
+      check(st.width === size.width * DPR && st.height === size.height * DPR && st.pixel_ratio === DPR &&
+            st.device.size_class === size.size_class,
+            `${tag}: the canvas is sharp (backing store ${size.width * DPR} x ${size.height * DPR}) and the page says "${size.size_class}"`,
+            JSON.stringify({ width: st.width, height: st.height, pixel_ratio: st.pixel_ratio, device: st.device }));
+      await sliderDrag(page, finger, size, tag);
+      await tapHead(page, finger, size, tag);
+      await swipeTokens(page, finger, size, tag);
+      if (size === SIZES[0]) await longPress(page, finger, tag);
+      await typing(page, finger, cdp, cli, tag);
+      if (size === SIZES[0]) await pinch(page, finger, size, tag);
+      await panels(page, size, tag, out, layout);
+      check(errors.length === 0, `${tag}: no console errors`, errors.join(" | "));
+      await page.close();
+      const t1 = Date.now();
+      if (size === SIZES[0]) await smallMemory(context, server, tag);
+      console.log(`        (${tag}: ${((t1 - t0) / 1000).toFixed(0)} s${size === SIZES[0] ? `, small memory ${((Date.now() - t1) / 1000).toFixed(0)} s` : ""})`);
+    } finally {
+      await context.close();
+    }
+  }
+}
