@@ -54,10 +54,13 @@ function fingers(cdp) {
       await pause(page, 100);
       await send("touchEnd", []);
     },
+    // A quick tap does not wait for the page to take the touch's start before it lifts: a delivery
+    // here takes a few hundred ms, and a finger held half a second is a long press.
     async tap(page, x, y, hold = 120) {
-      await send("touchStart", [[x, y]]);
+      const start = send("touchStart", [[x, y]]);
+      if (hold >= 500) await start;
       await pause(page, hold);
-      await send("touchEnd", []);
+      await Promise.all([start, send("touchEnd", [])]);
     },
     async pinch(page, [cx, cy], from, to, steps = 6) {
       await send("touchStart", [[cx - from / 2, cy], [cx + from / 2, cy]]);
@@ -89,15 +92,18 @@ async function show(page, panel) {
 // --- the checks --------------------------------------------------------------------------------------
 async function sliderDrag(page, finger, size, tag) {
   await show(page, "playground");
-  const before = (await status(page)).playground.T;
   const s = visiblePart(await findWidget(page, "playground.temperature"), size);
   if (!check(s, `${tag}: the temperature slider is on screen`, JSON.stringify(await findWidget(page, "playground.temperature")))) return;
-  const toward = before < 1 ? 0.95 : 0.05;
-  await finger.drag(page, [s.cx, s.cy], [s.x + s.w * toward, s.cy]);
-  const moved = await waitFor(page, (t) => Math.abs(window.attnlab.status().playground.T / t - 1) > 0.2, before, 5000);
+  // A tap in the middle sets the value there (a slider jumps to a press); the drag from there
+  // must then carry it on to where the finger lifts.
+  await finger.tap(page, s.cx, s.cy);
+  await pause(page, 300);
+  const middle = (await status(page)).playground.T;
+  await finger.drag(page, [s.cx, s.cy], [s.x + s.w * 0.95, s.cy]);
+  const moved = await waitFor(page, (t) => window.attnlab.status().playground.T / t > 1.5, middle, 5000);
   const st = await status(page);
   check(moved && st.input.touch, `${tag}: a finger dragged along the temperature slider moves it`,
-        `T ${before} -> ${st.playground.T}; touch ${st.input.touch}`);
+        `T ${middle} at the middle -> ${st.playground.T} after the drag to 95%; touch ${st.input.touch}`);
 }
 
 async function tapHead(page, finger, size, tag) {
@@ -141,18 +147,33 @@ async function swipeTokens(page, finger, size, tag) {
   check(v.query === query, `${tag}: a swipe over the tokens clicks none of them`, `query ${query} -> ${v.query}`);
 }
 
-async function longPress(page, finger, tag) {
-  const pane = await findWidget(page, "text.chips");
+// A point well inside a token chip of the pane (a chip's fill all around it), from a screenshot.
+async function findChip(page, pane) {
+  const png = decodePng(await page.screenshot({ clip: { x: pane.x, y: pane.y, width: pane.w, height: pane.h }, scale: "css" }));
+  const fills = [[208, 228, 246], [251, 229, 200]];  // text_panel.cpp's kChipFill
+  const isFill = (x, y) => {
+    const i = (y * png.width + x) * png.channels;
+    return fills.some(([r, g, b]) => png.px[i] === r && png.px[i + 1] === g && png.px[i + 2] === b);
+  };
+  for (let y = 4; y < png.height - 4; y++)
+    for (let x = 4; x < png.width - 4; x++)
+      if ([[-3, -3], [3, -3], [-3, 3], [3, 3], [0, 0]].every(([dx, dy]) => isFill(x + dx, y + dy))) return { x: pane.x + x, y: pane.y + y };
+  return null;
+}
+
+async function longPress(page, finger, size, tag) {
+  const pane = visiblePart(await findWidget(page, "text.chips"), size);
+  const chip = pane && await findChip(page, pane);
+  if (!check(chip, `${tag}: a token chip is on screen`, JSON.stringify(pane))) return;
   const query = (await state(page)).query;
-  const x = pane.x + 14, y = pane.y + 14;  // the first chip (the pane was just scrolled, so some chip is there)
-  await finger.tap(page, x, y, 900);
+  await finger.tap(page, chip.x, chip.y, 900);
   await pause(page, 200);
   const st = await status(page);
   const v = await state(page);
   check(st.input.tooltip && st.input.mouse.present && !st.input.mouse.down && v.query === query,
         `${tag}: a long press on a token shows its tooltip after the finger lifts, and selects nothing`,
         JSON.stringify({ tooltip: st.input.tooltip, mouse: st.input.mouse, query: [query, v.query] }));
-  await finger.tap(page, x, y);  // a tap on it selects it
+  await finger.tap(page, chip.x, chip.y);  // a tap on it selects it
   const chosen = await waitFor(page, (q) => window.attnlab.state().query !== q, query, 5000);
   check(chosen, `${tag}: a tap on a token selects it`, `query ${query} -> ${(await state(page)).query}`);
 }
@@ -311,7 +332,7 @@ export async function phones({ browser, server, cli, out, layout }) {
       await sliderDrag(page, finger, size, tag);
       await tapHead(page, finger, size, tag);
       await swipeTokens(page, finger, size, tag);
-      if (size === SIZES[0]) await longPress(page, finger, tag);
+      if (size === SIZES[0]) await longPress(page, finger, size, tag);
       await typing(page, finger, cdp, cli, tag);
       if (size === SIZES[0]) await pinch(page, finger, size, tag);
       await panels(page, size, tag, out, layout);
