@@ -100,7 +100,7 @@
   // plus the page's working memory for passes and analyses, about a quarter of the weights more.
   // What the device gives a tab, as far as the browser tells:
   //   the wasm heap: its limit (4 GB here) less what the page holds now: past it, the load fails;
-  //   navigator.deviceMemory (Chromium; rounded down, at most 8): phones and tablets with 4 GB or
+  //   navigator.deviceMemory (Chromium; rounded to a power of two): phones and tablets with 4 GB or
   //     less often stop a tab near half of it;
   //   performance.memory.jsHeapSizeLimit (Chromium): under 1 GB it marks a small device as well;
   //   neither (Safari, Firefox) on a touch screen: a phone or a tablet, taken as 1.5 GB for a tab.
