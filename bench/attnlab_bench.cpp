@@ -4,11 +4,14 @@
 //
 //   attnlab_bench [--quick]      prefill L = 128, 512, 1024; decode; tokenizer; peak memory
 //   attnlab_bench --experiments  the paper's five experiments at its sweep sizes, L = 1024
-//   attnlab_bench --kernel       gemm() against Eigen on the forward pass's shapes, one thread,
-//                                and (in wasm) this CPU's clock, for the SIMD128 peak
+//   attnlab_bench --kernel       the run-time choice of tile, and every kernel against Eigen on
+//                                the forward pass's shapes, one thread (kernel_bench.cpp); in
+//                                wasm also this CPU's clock, for the SIMD128 peak
 //   attnlab_bench --prefill 128,512,1024 [--repeats R] [--chunk N]
 //                                prefill times only, as one JSON line (bench/onnx/compare.mjs);
 //                                with --chunk, fed N tokens a call, as the page's sliced pass does
+//   --tile NAME (before --threads) every product through that kind of tile (natively with
+//                                AVX-512; tile_choice.h), instead of the measured pick
 //   --threads N (last)           use N threads (natively also OMP_NUM_THREADS; in the pthreads
 //                                wasm build the pool's size, at most the machine's cores)
 //
@@ -25,7 +28,9 @@
 
 #include "analysis/experiments.h"
 #include "model/attention_capture.h"
+#include "kernel_bench.h"
 #include "model/gemm.h"
+#include "model/tile_choice.h"
 #include "base/parallel.h"
 #include "model/gpt2.h"
 #include "tokenizer/gpt2_tokenizer.h"
@@ -125,61 +130,6 @@ int run_experiments_bench(const Gpt2Model& model, const std::vector<int>& tokens
     return 0;
 }
 
-#ifdef __wasm_simd128__
-// The CPU's clock, from a chain of dependent xor-add pairs (two cycles a pair on any x86-64
-// core). The SIMD128 peak without fused multiply-add follows from the core's ports
-// (bench/RESULTS.md derives it).
-double measured_ghz() {
-    volatile std::uint32_t seed_y = 0x9e3779b9u, seed_z = 12345u;
-    std::uint32_t x = 1, y = seed_y, z = seed_z;
-    const int n = 200'000'000;
-    double best = 1e30;
-    for (int r = 0; r < 3; ++r) {  // the first may run before V8's optimising tier
-        const double t0 = now();
-        for (int i = 0; i < n; ++i) x = (x ^ y) + z;
-        best = std::min(best, now() - t0);
-    }
-    if (x == 42) std::printf(" ");
-    return 2.0 * n / best / 1e9;
-}
-#endif
-
-// gemm() and Eigen on the shapes one forward pass multiplies, one thread, best of `repeats`.
-int run_kernel_bench(int repeats) {
-    using M = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-#ifdef __wasm_simd128__
-    std::printf("clock (dependent xor-add chain): %.2f GHz\n\n", measured_ghz());
-#endif
-    struct Shape { const char* what; int m, n, k; bool transposed; };
-    const Shape shapes[] = {
-        {"c_attn, L = 128", 128, 2304, 768, false}, {"c_fc, L = 128", 128, 3072, 768, false},
-        {"mlp c_proj, L = 128", 128, 768, 3072, false}, {"c_fc, L = 1024", 1024, 3072, 768, false},
-        {"scores q k^T, 64 queries x 1024 keys", 64, 1024, 64, true}, {"weights v, 64 queries x 1024 keys", 64, 64, 1024, false},
-        {"lm_head^T, one row (decode)", 1, 50257, 768, true}, {"c_fc, one row (decode)", 1, 3072, 768, false},
-    };
-    std::printf("| shape (m x n x k) | gemm() GFLOP/s | Eigen GFLOP/s | gemm() / Eigen |\n|---|---|---|---|\n");
-    for (const Shape& s : shapes) {
-        M a = M::Random(s.m, s.k), b = s.transposed ? M::Random(s.n, s.k) : M::Random(s.k, s.n), c(s.m, s.n), e(s.m, s.n);
-        double ours = 1e30, eigen = 1e30;
-        for (int r = 0; r < repeats + 1; ++r) {
-            double t0 = now();
-            gemm(s.m, s.n, s.k, a.data(), s.k, b.data(), s.transposed ? s.k : s.n, s.transposed, c.data(), s.n);
-            ours = std::min(ours, now() - t0);
-            t0 = now();
-            if (s.transposed) e.noalias() = a * b.transpose(); else e.noalias() = a * b;
-            eigen = std::min(eigen, now() - t0);
-        }
-        const double flops = 2.0 * s.m * s.n * s.k;
-        std::printf("| %s (%d x %d x %d) | %.1f | %.1f | %.2f |\n", s.what, s.m, s.n, s.k, flops / ours / 1e9, flops / eigen / 1e9,
-                    eigen / ours);
-        if ((c - e).cwiseAbs().maxCoeff() > 1e-3f * s.k) {
-            std::fprintf(stderr, "attnlab_bench: gemm() and Eigen disagree on %s\n", s.what);
-            return 1;
-        }
-    }
-    return 0;
-}
-
 // Prefill times at the given lengths, best of `repeats` after one unmeasured pass (which lets
 // V8 tier the hot functions up), as one JSON line.
 int run_prefill_json(const Gpt2Model& model, const std::string& checkpoint_sha, const std::vector<int>& lengths, int repeats,
@@ -233,6 +183,13 @@ int run_prefill_json(const Gpt2Model& model, const std::string& checkpoint_sha, 
 int main(int argc, char** argv) {
     if (argc > 2 && !std::strcmp(argv[argc - 2], "--threads")) {
         set_max_threads(std::max(1, std::atoi(argv[argc - 1])));
+        argc -= 2;
+    }
+    if (argc > 2 && !std::strcmp(argv[argc - 2], "--tile")) {
+        if (!force_tile(argv[argc - 1])) {
+            std::fprintf(stderr, "attnlab_bench: no tile called %s in this build\n", argv[argc - 1]);
+            return 2;
+        }
         argc -= 2;
     }
     const bool quick = argc > 1 && !std::strcmp(argv[1], "--quick");

@@ -1,6 +1,7 @@
-// gemm() natively: with AVX-512 and at least kMinPackedRows rows, b packed per call for the tile
-// of tile_avx512.h; otherwise Eigen (AVX-512 or AVX2 with FMA). Single-threaded per call: callers
-// split the work into fixed panels, so the bits do not depend on the thread count.
+// gemm() natively: with AVX-512 and at least kMinPackedRows rows, op(b) packed per call a block
+// at a time for the tiles of tile_avx512.h, the kind the run-time choice picked for the product's
+// class (tile_choice.h); otherwise Eigen (AVX-512 or AVX2 with FMA). Single-threaded per call:
+// callers split the work into fixed panels, so the bits do not depend on the thread count.
 //
 // With fewer rows (decoding one token: lm_head's matrix-vector product) packing b would cost
 // more than the product, and Eigen's matrix-vector kernel reads b in place at memory speed.
@@ -15,6 +16,7 @@
 
 #if defined(__AVX512F__)
 #include "model/tile_avx512.h"
+#include "model/tile_choice.h"
 #endif
 
 namespace attnlab {
@@ -45,39 +47,82 @@ void eigen_gemm(int m, int n, int k, const float* a, int lda, const float* b, in
 }
 
 #if defined(__AVX512F__)
-// c = alpha * (a @ op(b)) + bias: each element a chain of fused multiply-adds from 0 over p in
-// order, then times alpha plus its bias in one more (GemmSumOrder::fused_chain).
-void packed_gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, bool b_transposed, float* c, int ldc,
-                 float alpha, const float* bias) {
-    using namespace avx512;
-    for (int i = 0; i < m; ++i) std::fill(c + static_cast<size_t>(i) * ldc, c + static_cast<size_t>(i) * ldc + n, 0.0f);
-    const int strips = (n + kStrip - 1) / kStrip;
-    thread_local std::vector<float> buffer;  // one block of op(b), strip after strip; 64-byte aligned below
-    buffer.resize(static_cast<size_t>(strips) * kDepthBlock * kStrip + 16);
-    float* const packed = buffer.data() + (16 - (reinterpret_cast<std::uintptr_t>(buffer.data()) / sizeof(float)) % 16) % 16;
-    for (int k0 = 0; k0 < k; k0 += kDepthBlock) {
-        const int kc = std::min(kDepthBlock, k - k0);
-        // op(b) rows k0..k0+kc, in strips of 32 columns, zero past n.
-        for (int s = 0; s < strips; ++s) {
-            const int j0 = s * kStrip, width = std::min(kStrip, n - j0);
-            float* strip = packed + static_cast<size_t>(s) * kc * kStrip;
-            if (b_transposed) {
-                for (int jj = 0; jj < width; ++jj) {
-                    const float* col = b + static_cast<size_t>(j0 + jj) * ldb + k0;  // op(b)(., j0 + jj) is row j0 + jj of b
-                    for (int p = 0; p < kc; ++p) strip[p * kStrip + jj] = col[p];
-                }
-                for (int p = 0; p < kc; ++p) std::fill(strip + p * kStrip + width, strip + (p + 1) * kStrip, 0.0f);
-            } else {
-                pack_strip(b + static_cast<size_t>(k0) * ldb + j0, static_cast<size_t>(ldb), kc, width, strip);
+using namespace avx512;
+
+// Columns of op(b) packed at a time: kDepthBlock x 256 floats, 256 KB, which stays in a core's
+// L2 while every row tile of a passes over it (1 MB on Zen 5, 2 MB on Sapphire Rapids).
+constexpr int kColumnBlock = 256;
+
+// out[x] = column x of the 16 x 16 block whose row q is in[q].
+inline void transpose16(const __m512 in[16], __m512 out[16]) {
+    __m512 t[16], u[4][4];
+    for (int i = 0; i < 8; ++i) {
+        t[2 * i] = _mm512_unpacklo_ps(in[2 * i], in[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_ps(in[2 * i], in[2 * i + 1]);
+    }
+    // u[g][j], lane l: rows 4 g .. 4 g + 3 of column 4 l + j.
+    for (int g = 0; g < 4; ++g) {
+        u[g][0] = _mm512_shuffle_ps(t[4 * g], t[4 * g + 2], 0x44);
+        u[g][1] = _mm512_shuffle_ps(t[4 * g], t[4 * g + 2], 0xEE);
+        u[g][2] = _mm512_shuffle_ps(t[4 * g + 1], t[4 * g + 3], 0x44);
+        u[g][3] = _mm512_shuffle_ps(t[4 * g + 1], t[4 * g + 3], 0xEE);
+    }
+    for (int j = 0; j < 4; ++j) {
+        const __m512 p = _mm512_shuffle_f32x4(u[0][j], u[1][j], 0x44), q = _mm512_shuffle_f32x4(u[0][j], u[1][j], 0xEE);
+        const __m512 r = _mm512_shuffle_f32x4(u[2][j], u[3][j], 0x44), s = _mm512_shuffle_f32x4(u[2][j], u[3][j], 0xEE);
+        out[j] = _mm512_shuffle_f32x4(p, r, 0x88);
+        out[4 + j] = _mm512_shuffle_f32x4(p, r, 0xDD);
+        out[8 + j] = _mm512_shuffle_f32x4(q, s, 0x88);
+        out[12 + j] = _mm512_shuffle_f32x4(q, s, 0xDD);
+    }
+}
+
+// op(b) rows k0..k0+kc, columns j0..j0+nc as strips of kc x 32 (strip s at out + s kc 32), zero
+// past nc. With b transposed, op(b)(p, j) = b[j ldb + p]: 16 x 16 blocks transposed in
+// registers (element by element, the strided writes cost as much as a short product).
+void pack_block(const float* b, size_t ldb, bool transposed, int k0, int kc, int j0, int nc, float* out) {
+    const int strips = (nc + kStrip - 1) / kStrip;
+    for (int s = 0; s < strips; ++s) {
+        float* strip = out + static_cast<size_t>(s) * kc * kStrip;
+        const int j = j0 + s * kStrip, width = std::min(kStrip, j0 + nc - j);
+        if (!transposed) {
+            pack_strip(b + static_cast<size_t>(k0) * ldb + j, ldb, kc, width, strip);
+            continue;
+        }
+        for (int half = 0; half < 2; ++half) {
+            const int columns = std::clamp(width - 16 * half, 0, 16);
+            for (int p0 = 0; p0 < kc; p0 += 16) {
+                const int depth = std::min(16, kc - p0);
+                const __mmask16 lanes = lanes_left(depth, 0);
+                __m512 in[16], cols[16];
+                for (int q = 0; q < 16; ++q)
+                    in[q] = q < columns ? _mm512_maskz_loadu_ps(lanes, b + static_cast<size_t>(j + 16 * half + q) * ldb + k0 + p0)
+                                        : _mm512_setzero_ps();
+                transpose16(in, cols);
+                for (int x = 0; x < depth; ++x) _mm512_storeu_ps(strip + (p0 + x) * kStrip + 16 * half, cols[x]);
             }
         }
-        for (int i0 = 0; i0 < m; i0 += kTileRows) {
-            const int rows = std::min(kTileRows, m - i0);
-            for (int s = 0; s < strips; ++s) {
-                const int left = n - s * kStrip;
-                tiles[rows - 1](kc, a + static_cast<size_t>(i0) * lda + k0, lda, packed + static_cast<size_t>(s) * kc * kStrip,
-                                c + static_cast<size_t>(i0) * ldc + s * kStrip, ldc, low_mask(left), high_mask(left), nullptr, 0);
-            }
+    }
+}
+#endif
+
+
+}  // namespace
+
+#if defined(__AVX512F__)
+void avx512::packed_gemm(const TileKind& kind, int m, int n, int k, const float* a, int lda, const float* b, int ldb, bool b_transposed,
+                         float* c, int ldc, float alpha, const float* bias) {
+    for (int i = 0; i < m; ++i) std::fill(c + static_cast<size_t>(i) * ldc, c + static_cast<size_t>(i) * ldc + n, 0.0f);
+    thread_local std::vector<float> buffer;  // one block of op(b); 64-byte aligned below
+    buffer.resize(static_cast<size_t>(kDepthBlock) * kColumnBlock + 16);
+    float* const packed = buffer.data() + (16 - (reinterpret_cast<std::uintptr_t>(buffer.data()) / sizeof(float)) % 16) % 16;
+    for (int j0 = 0; j0 < n; j0 += kColumnBlock) {
+        const int nc = std::min(kColumnBlock, n - j0);
+        for (int k0 = 0; k0 < k; k0 += kDepthBlock) {
+            const int kc = std::min(kDepthBlock, k - k0);
+            pack_block(b, static_cast<size_t>(ldb), b_transposed, k0, kc, j0, nc, packed);
+            multiply_block(kind, m, nc, kc, a + k0, static_cast<size_t>(lda), packed, static_cast<size_t>(kc) * kStrip, c + j0,
+                           static_cast<size_t>(ldc));
         }
     }
     if (alpha == 1.0f && !bias) return;
@@ -87,8 +132,6 @@ void packed_gemm(int m, int n, int k, const float* a, int lda, const float* b, i
     }
 }
 #endif
-
-}  // namespace
 
 GemmSumOrder gemm_sum_order(int m, bool) {
 #if defined(__AVX512F__)
@@ -102,7 +145,8 @@ void gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb,
           float alpha, const float* bias) {
     if (m <= 0 || n <= 0) return;
 #if defined(__AVX512F__)
-    if (m >= kMinPackedRows) return packed_gemm(m, n, k, a, lda, b, ldb, b_transposed, c, ldc, alpha, bias);
+    if (m >= kMinPackedRows)
+        return avx512::packed_gemm(tile_for(gemm_class(m, b_transposed)), m, n, k, a, lda, b, ldb, b_transposed, c, ldc, alpha, bias);
 #endif
     eigen_gemm(m, n, k, a, lda, b, ldb, b_transposed, c, ldc, alpha, bias);
 }

@@ -7,13 +7,14 @@
 // All matrices are row-major with a row stride (lda, ldb, ldc >= their column counts); bias may
 // be null. c must not overlap a or b.
 //
-// Three builds of it: natively with AVX-512, from 4 rows, the register tile of tile_avx512.h over
-// b packed per call (gemm.cpp; the tile runs at about 200 GFLOP/s on one Zen 5 core, Eigen's
-// kernel at about 100); natively otherwise Eigen; in WebAssembly a register-blocked SIMD128 kernel over packed panels of b
-// (gemm_simd128.cpp), since Eigen's SSE path on SIMD128 reaches about half of what SIMD128 allows.
+// Three builds of it: natively with AVX-512, from 4 rows, register tiles of our own over op(b)
+// packed per call (gemm.cpp, tile_avx512.h), of the kind a short measurement at first use found
+// fastest on this CPU (tile_choice.h); natively otherwise Eigen; in WebAssembly a
+// register-blocked SIMD128 kernel over packed panels of b (gemm_simd128.cpp), since Eigen's SSE
+// path on SIMD128 reaches about half of what SIMD128 allows.
 //
-// The two kernels of our own define every element's bits (GemmSumOrder below): they never depend
-// on the tiling, the strides or the thread count.
+// Our kernels define every element's bits (GemmSumOrder below): they never depend on the tiling,
+// the kind of tile picked, the strides or the thread count (docs/kernels.md).
 namespace attnlab {
 
 void gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, bool b_transposed, float* c, int ldc,

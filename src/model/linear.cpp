@@ -3,10 +3,10 @@
 // slice of W as it goes).
 //
 // With AVX-512, W is packed in strips of 32 columns (zero-padded past cols), each strip row
-// after row, for the tile of tile_avx512.h. Every element starts at its bias and adds
+// after row, for the tiles of tile_avx512.h. Every element starts at its bias and adds
 // in(i, p) * W(p, j) for p = 0, 1, ... in order, one fused multiply-add each, so its bits depend
-// on neither the tiling, the thread count, nor how many rows the product has: a token alone
-// (decoding) gets the bits it gets inside a prefill.
+// on neither the tiling, the kind of tile, the thread count, nor how many rows the product has:
+// a token alone (decoding) gets the bits it gets inside a prefill.
 #include "model/linear.h"
 
 #include <algorithm>
@@ -16,6 +16,7 @@
 
 #if defined(__AVX512F__)
 #include "model/tile_avx512.h"
+#include "model/tile_choice.h"
 #endif
 
 namespace attnlab {
@@ -55,7 +56,7 @@ namespace {
 
 using avx512::kDepthBlock;
 using avx512::kStrip;
-using avx512::kTileRows;
+using avx512::Prefetch;
 static_assert(kColumnUnit == kStrip);
 
 }  // namespace
@@ -71,44 +72,34 @@ LinearWeight::LinearWeight(const float* w, int rows, int cols) : w_(w), rows_(ro
     });
 }
 
+void avx512::packed_linear_columns(const TileKind& kind, const float* in, int n, int rows, const float* packed, int cols, const float* bias,
+                                   float* out, int c0, int width, int next_c0, int next_width) {
+    for (int i = 0; i < n; ++i) {
+        float* row = out + static_cast<size_t>(i) * cols + c0;
+        if (bias) std::copy(bias + c0, bias + c0 + width, row);
+        else std::fill(row, row + width, 0.0f);
+    }
+    // W comes from memory once per product, a block of kDepthBlock rows of the panel at a time,
+    // and the first row tile over a block waits for it (at 128 rows a product ran at 166
+    // GFLOP/s against 200 with W in cache). So the later row tiles over block kb ask for block
+    // kb + 1 ahead (multiply_block), and over the last block for the next panel's first.
+    const size_t strip_floats = static_cast<size_t>(rows) * kStrip;
+    for (int k0 = 0; k0 < rows; k0 += kDepthBlock) {
+        const int kc = std::min(kDepthBlock, rows - k0);
+        const bool last = k0 + kc >= rows;
+        const int next_k0 = last ? 0 : k0 + kc, ahead_c0 = last ? next_c0 : c0, ahead_width = last ? next_width : width;
+        const Prefetch next{packed + (ahead_c0 / kStrip) * strip_floats + static_cast<size_t>(next_k0) * kStrip, strip_floats,
+                            (ahead_width + kStrip - 1) / kStrip, std::min(kDepthBlock, rows - next_k0) * kStrip / 16};
+        multiply_block(kind, n, width, kc, in + k0, static_cast<size_t>(rows), packed + (c0 / kStrip) * strip_floats + static_cast<size_t>(k0) * kStrip,
+                       strip_floats, out + c0, static_cast<size_t>(cols), next);
+    }
+}
+
 void LinearWeight::apply(const float* in, int n, const float* bias, float* out, const ColumnsDone& done) const {
     if (n <= 0 || cols_ <= 0) return;
-    const size_t strip_floats = static_cast<size_t>(rows_) * kStrip;
-    // Columns c0..c0 + width - 1; the first block of W of the panel next_c0.. is fetched ahead
-    // during this one's last block.
+    const avx512::TileKind& kind = tile_for(linear_class(n));
     for_each_panel(cols_, [&](int c0, int width, int next_c0, int next_width) {
-        for (int i = 0; i < n; ++i) {
-            float* row = out + static_cast<size_t>(i) * cols_ + c0;
-            if (bias) std::copy(bias + c0, bias + c0 + width, row);
-            else std::fill(row, row + width, 0.0f);
-        }
-        // W comes from memory once per product, a block of kDepthBlock rows of the panel at a
-        // time, and the first row tile over a block waits for it (at 128 rows a product ran at
-        // 166 GFLOP/s against 200 with W in cache). So the later row tiles over block kb ask
-        // for block kb + 1 ahead, each strip's tile for 64 lines of that strip's next block.
-        const int width_strips = (width + kStrip - 1) / kStrip;
-        for (int k0 = 0; k0 < rows_; k0 += kDepthBlock) {
-            const int kc = std::min(kDepthBlock, rows_ - k0);
-            const bool last = k0 + kc >= rows_;
-            const int next_k0 = last ? 0 : k0 + kc, ahead_c0 = last ? next_c0 : c0;
-            const int ahead_width = last ? next_width : width;
-            const int next_lines = ahead_width == 0 ? 0 : std::min(kDepthBlock, rows_ - next_k0) * kStrip / 16;
-            const int next_strips = (ahead_width + kStrip - 1) / kStrip;
-            for (int i0 = 0, t = 0; i0 < n; i0 += kTileRows, ++t) {
-                const int r = std::min(kTileRows, n - i0);
-                for (int s = 0; s < width_strips; ++s) {
-                    const int j0 = c0 + s * kStrip, left = c0 + width - j0;
-                    const __mmask16 m0 = avx512::low_mask(left), m1 = avx512::high_mask(left);
-                    const float* strip = packed_.get() + (j0 / kStrip) * strip_floats;
-                    const int first_line = (t - 1) * 64, lines = t == 0 || s >= next_strips ? 0 : std::clamp(next_lines - first_line, 0, 64);
-                    const float* next = lines == 0 ? nullptr
-                                                   : packed_.get() + (ahead_c0 / kStrip + s) * strip_floats +
-                                                         static_cast<size_t>(next_k0) * kStrip + static_cast<size_t>(first_line) * 16;
-                    avx512::tiles[r - 1](kc, in + static_cast<size_t>(i0) * rows_ + k0, rows_, strip + static_cast<size_t>(k0) * kStrip,
-                                         out + static_cast<size_t>(i0) * cols_ + j0, cols_, m0, m1, next, lines);
-                }
-            }
-        }
+        avx512::packed_linear_columns(kind, in, n, rows_, packed_.get(), cols_, bias, out, c0, width, next_c0, next_width);
         if (done) done(c0, width);
     });
 }

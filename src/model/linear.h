@@ -8,9 +8,10 @@
 // split the rows by the thread count and treated the split edges differently.)
 //
 // Where the build targets AVX-512 (natively, with -march=native on such a CPU) W is packed once,
-// at construction, for a kernel of our own (linear.cpp): a packed copy the size of W, which
-// spares every product the packing Eigen's did again at each call; its tile runs at about 200
-// GFLOP/s on one Zen 5 core, where Eigen's kernel ran at about 100 (bench/RESULTS.md).
+// at construction, for register tiles of our own (linear.cpp, tile_avx512.h): a packed copy the
+// size of W, which spares every product the packing Eigen's did again at each call. The kind of
+// tile is the one a short measurement at first use found fastest on this CPU for the product's
+// class (tile_choice.h); every kind gives the same bits.
 // Elsewhere, WebAssembly included, W is used in place and each panel is a gemm() (which in
 // WebAssembly packs its slice of W as it goes): a second copy of GPT-2 small's weights would
 // not fit the page's memory comfortably.

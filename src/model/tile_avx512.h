@@ -1,12 +1,25 @@
 #pragma once
-// The AVX-512 register tile behind LinearWeight (linear.cpp) and, natively, gemm() (gemm.cpp).
+// The AVX-512 register tiles behind LinearWeight (linear.cpp) and, natively, gemm() (gemm.cpp),
+// and the loop that runs a block of a product through one of them.
 //
-// b is packed in strips of 32 columns, kc rows of a strip after one another, so a step over p
-// reads 2 vectors of b at unit stride. A tile of up to 12 rows of c by one strip lives in 24 of
-// the 32 zmm registers; per p it takes one broadcast of a per row and two fused multiply-adds
-// per row. Each element of c continues its own chain of fused multiply-adds over p in order,
-// from the value c holds: the bits depend on neither the tile's row count nor its neighbours.
-// 12 rows reach about 200 GFLOP/s on one Zen 5 core with b in cache (bench/RESULTS.md).
+// b is packed in strips of 32 columns (two zmm vectors), kc rows of a strip after one another,
+// zero past the product's last column, so a step over p reads a strip's two vectors at unit
+// stride. A tile holds R rows of c by S strips (32 S columns) in 2 R S of the 32 zmm registers;
+// per p it takes one broadcast of a per row and 2 S fused multiply-adds per row.
+//
+// Every tile continues each element of c's own chain of fused multiply-adds over p in order,
+// from the value c holds: an element's bits depend on neither the tile's shape, nor how a is
+// read, nor its neighbours. So the tiles below differ in speed only, and tile_choice.h may pick
+// any of them, by measuring, without changing a single bit of any result.
+//
+// What differs between them, and why each is there (bench/RESULTS.md has the measurements):
+//   - the shape: 12 rows x 1 strip (2 vectors of b a step, 12 broadcasts), 6 x 2 (4 and 6),
+//     4 x 3 (6 and 4). Which shape keeps a core's load ports, FMA pipes and L1 busiest differs
+//     between micro-architectures;
+//   - how a is read: in place (one address register a row: at 12 rows the compiler keeps some of
+//     them on the stack and reloads them every step) or from a copy of the tile's rows at the
+//     fixed stride kDepthBlock (one address register for every row, the broadcasts fold into the
+//     multiply-adds), at the price of copying R x kc floats once per tile and block.
 #if !defined(__AVX512F__)
 #error "tile_avx512.h needs AVX-512 (-march=native on a CPU that has it)"
 #endif
@@ -19,56 +32,122 @@
 
 namespace attnlab::avx512 {
 
-constexpr int kStrip = 32;        // columns per packed strip: two zmm vectors
-constexpr int kTileRows = 12;     // rows per tile: 24 accumulators
-constexpr int kDepthBlock = 256;  // p per pass over a tile: its rows of a (12 KB) stay in L1
+constexpr int kStrip = 32;         // columns per packed strip: two zmm vectors
+constexpr int kDepthBlock = 256;   // p per pass over a tile: the tile's rows of a (12 KB at most) stay in L1
+constexpr int kMaxTileRows = 12;   // the most rows a tile kind has
+constexpr int kMaxTileStrips = 3;  // the most strips a tile kind has
 
-// Lanes of the strip's first and second vector that fall inside the `left` columns that remain.
-inline __mmask16 low_mask(int left) { return left >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << left) - 1); }
-inline __mmask16 high_mask(int left) {
-    return left >= 32 ? 0xFFFF : left <= 16 ? 0 : static_cast<__mmask16>((1u << (left - 16)) - 1);
+// How a tile reads its rows of a.
+enum class ARows {
+    in_place,  // a itself, row stride lda
+    copied,    // a copy of the rows, row stride kDepthBlock
+};
+
+// The lanes of vector v (columns 16 v .. 16 v + 15 of a tile) that fall inside the `left`
+// columns that remain.
+inline __mmask16 lanes_left(int left, int v) {
+    const int in_vector = left - 16 * v;
+    return in_vector >= 16 ? static_cast<__mmask16>(0xFFFF) : in_vector <= 0 ? 0 : static_cast<__mmask16>((1u << in_vector) - 1);
 }
 
 // rows x width floats of b (row stride ldb) as a strip: rows x 32, zero past width (<= 32).
 inline void pack_strip(const float* b, size_t ldb, int rows, int width, float* strip) {
+    const __mmask16 m0 = lanes_left(width, 0), m1 = lanes_left(width, 1);
     for (int p = 0; p < rows; ++p, b += ldb, strip += kStrip) {
-        std::copy(b, b + width, strip);
-        std::fill(strip + width, strip + kStrip, 0.0f);
+        _mm512_storeu_ps(strip, _mm512_maskz_loadu_ps(m0, b));
+        _mm512_storeu_ps(strip + 16, _mm512_maskz_loadu_ps(m1, b + 16));
     }
 }
 
-// c (R x 32, row stride ldc; the lanes m0 and m1 leave out are neither read nor written) +=
-// a (R x kc, row stride lda) @ b (kc x 32, one packed strip). Meanwhile asks for
-// `prefetch_lines` cache lines from `prefetch` on, one every 4 steps of p (null: none).
-template <int R>
-void tile(int kc, const float* a, size_t lda, const float* b, float* c, size_t ldc, __mmask16 m0, __mmask16 m1,
-          const float* prefetch, int prefetch_lines) {
-    __m512 lo[R], hi[R];
-    for (int r = 0; r < R; ++r) {
-        lo[r] = _mm512_maskz_loadu_ps(m0, c + r * ldc);
-        hi[r] = _mm512_maskz_loadu_ps(m1, c + r * ldc + 16);
-    }
+// Where a tile asks for the next block of b while it runs: `lines` cache lines from `from` on in
+// each of the first `strips` strips (strip s at from + s * strip_stride), one line every 4 steps
+// of p. No lines: nothing to ask for.
+struct Prefetch {
+    const float* from = nullptr;
+    size_t strip_stride = 0;
+    int strips = 0, lines = 0;
+};
+
+// c (R x 32 S, row stride ldc; only the `left` first columns are read or written) +=
+// a (R x kc) @ b (S strips of kc x 32, strip s at b + s * strip_stride). a's row stride is lda,
+// or kDepthBlock when A is ARows::copied.
+template <int R, int S, ARows A>
+void tile(int kc, const float* a, size_t lda, const float* b, size_t strip_stride, float* c, size_t ldc, int left, Prefetch ahead) {
+    constexpr int V = 2 * S;
+    const size_t a_stride = A == ARows::copied ? static_cast<size_t>(kDepthBlock) : lda;
+    __mmask16 mask[V];
+    for (int v = 0; v < V; ++v) mask[v] = lanes_left(left, v);
+    __m512 acc[R][V];
+    for (int r = 0; r < R; ++r)
+        for (int v = 0; v < V; ++v) acc[r][v] = _mm512_maskz_loadu_ps(mask[v], c + r * ldc + 16 * v);
     for (int p = 0; p < kc; ++p) {
-        if ((p & 3) == 0 && (p >> 2) < prefetch_lines) _mm_prefetch(reinterpret_cast<const char*>(prefetch + (p >> 2) * 16), _MM_HINT_T1);
-        const __m512 b0 = _mm512_load_ps(b + p * kStrip), b1 = _mm512_load_ps(b + p * kStrip + 16);
+        if ((p & 3) == 0 && (p >> 2) < ahead.lines)
+            for (int s = 0; s < S && s < ahead.strips; ++s)
+                _mm_prefetch(reinterpret_cast<const char*>(ahead.from + s * ahead.strip_stride + (p >> 2) * 16), _MM_HINT_T1);
+        __m512 bv[V];
+        for (int s = 0; s < S; ++s) {
+            bv[2 * s] = _mm512_load_ps(b + s * strip_stride + p * kStrip);
+            bv[2 * s + 1] = _mm512_load_ps(b + s * strip_stride + p * kStrip + 16);
+        }
         for (int r = 0; r < R; ++r) {
-            const __m512 x = _mm512_set1_ps(a[r * lda + p]);
-            lo[r] = _mm512_fmadd_ps(x, b0, lo[r]);
-            hi[r] = _mm512_fmadd_ps(x, b1, hi[r]);
+            const __m512 x = _mm512_set1_ps(a[r * a_stride + p]);
+            for (int v = 0; v < V; ++v) acc[r][v] = _mm512_fmadd_ps(x, bv[v], acc[r][v]);
         }
     }
-    for (int r = 0; r < R; ++r) {
-        _mm512_mask_storeu_ps(c + r * ldc, m0, lo[r]);
-        _mm512_mask_storeu_ps(c + r * ldc + 16, m1, hi[r]);
-    }
+    for (int r = 0; r < R; ++r)
+        for (int v = 0; v < V; ++v) _mm512_mask_storeu_ps(c + r * ldc + 16 * v, mask[v], acc[r][v]);
 }
 
-using TileFn = void (*)(int, const float*, size_t, const float*, float*, size_t, __mmask16, __mmask16, const float*, int);
-template <int... R>
-constexpr std::array<TileFn, sizeof...(R)> make_tiles(std::integer_sequence<int, R...>) {
-    return {&tile<R + 1>...};
+using TileFn = void (*)(int, const float*, size_t, const float*, size_t, float*, size_t, int, Prefetch);
+
+// One kind of tile: its name (rows x columns, then how it reads a), its shape, how it reads a, and its functions for every smaller shape the
+// edges of a product need (fn[s - 1][r - 1]: r rows by s strips).
+struct TileKind {
+    const char* name;
+    int rows, strips;
+    ARows a;
+    std::array<std::array<TileFn, kMaxTileRows>, kMaxTileStrips> fn;
+};
+
+// The functions of r rows by S strips, r = 1..kMaxTileRows; null where a tile would hold more
+// than 24 accumulators (no kind has that shape, and its edges never need it).
+constexpr int max_rows(int strips) { return 12 / strips; }
+template <int S, ARows A, int... R>
+constexpr std::array<TileFn, kMaxTileRows> tiles_of_strips(std::integer_sequence<int, R...>) {
+    return {(R + 1 <= max_rows(S) ? &tile<(R + 1 <= max_rows(S) ? R + 1 : 1), S, A> : nullptr)...};
 }
-// tiles[r - 1] is the tile of r rows, 1 <= r <= kTileRows.
-inline constexpr std::array<TileFn, kTileRows> tiles = make_tiles(std::make_integer_sequence<int, kTileRows>{});
+template <ARows A>
+constexpr std::array<std::array<TileFn, kMaxTileRows>, kMaxTileStrips> tile_table() {
+    constexpr auto rows = std::make_integer_sequence<int, kMaxTileRows>{};
+    return {tiles_of_strips<1, A>(rows), tiles_of_strips<2, A>(rows), tiles_of_strips<3, A>(rows)};
+}
+
+// The kinds tile_choice.h chooses from, in the order it lists them. The first is the tile this
+// engine began with (tuned on AMD Zen 5).
+inline constexpr std::array<TileKind, 4> kTileKinds = {{
+    {"12x32-in-place", 12, 1, ARows::in_place, tile_table<ARows::in_place>()},
+    {"12x32-copied", 12, 1, ARows::copied, tile_table<ARows::copied>()},
+    {"6x64-copied", 6, 2, ARows::copied, tile_table<ARows::copied>()},
+    {"4x96-copied", 4, 3, ARows::copied, tile_table<ARows::copied>()},
+}};
+
+// c (m x width, row stride ldc) += a (m x kc, row stride lda) @ one block of packed b: the
+// strips of kc x 32 at b + s * strip_stride, enough of them for width columns. Row tiles after
+// the first ask for `next` (the block this run of columns needs after this one) while they run,
+// 64 lines of each strip a row tile, so that the block is in cache when its first tile needs it.
+void multiply_block(const TileKind& kind, int m, int width, int kc, const float* a, size_t lda, const float* b, size_t strip_stride,
+                    float* c, size_t ldc, Prefetch next = {});
+
+// gemm() (gemm.h) from 4 rows through tiles of this kind, op(b) packed a block at a time per call
+// (gemm.cpp).
+void packed_gemm(const TileKind& kind, int m, int n, int k, const float* a, int lda, const float* b, int ldb, bool b_transposed,
+                 float* c, int ldc, float alpha, const float* bias);
+
+// Columns c0..c0 + width - 1 of out (n, cols) = in (n, rows) @ W + bias (null: none), through
+// tiles of this kind, with W packed in strips of kStrip columns (strip s at packed + s rows
+// kStrip) (linear.cpp). Meanwhile fetches the start of the columns next_c0.. that come next
+// (next_width 0: none).
+void packed_linear_columns(const TileKind& kind, const float* in, int n, int rows, const float* packed, int cols, const float* bias,
+                           float* out, int c0, int width, int next_c0, int next_width);
 
 }  // namespace attnlab::avx512

@@ -1,17 +1,20 @@
-// gemm() against the plain triple loop, on shapes chosen to hit every edge of the WebAssembly
-// kernel's tiling: fewer rows than a tile (the unpacked paths), row and column remainders, k
-// across block boundaries, n across packed blocks, padded strides on every operand, alpha and
-// bias. Where gemm() defines its order of summation (the SIMD128 kernel; natively the AVX-512
-// one from 4 rows) it must equal a float loop in that order bit for bit (std::fma for the fused
-// chain); where Eigen reorders the sums it must be within a rounding bound of a double loop.
-// Padding between rows of c must be left alone.
+// gemm() against the plain triple loop, on shapes chosen to hit every edge of the kernels'
+// tiling: fewer rows than a tile (the unpacked paths), row and column remainders, k across block
+// boundaries, n across packed blocks, padded strides on every operand, alpha and bias. Where
+// gemm() defines its order of summation (the SIMD128 kernel; natively the AVX-512 tiles from 4
+// rows) it must equal a float loop in that order bit for bit (std::fma for the fused chain);
+// where Eigen reorders the sums it must be within a rounding bound of a double loop. Padding
+// between rows of c must be left alone. Natively with AVX-512, every kind of tile the run-time
+// choice may pick (model/tile_choice.h) is forced in turn and held to the same bits.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "model/gemm.h"
+#include "model/tile_choice.h"
 #include "base/random.h"
 
 using namespace attnlab;
@@ -89,16 +92,15 @@ void check(const Case& t, SplitMix64& rng) {
     CHECK(wrong == 0);
 }
 
-}  // namespace
-
-TEST_CASE("gemm equals the plain loop on every edge of the tiling", "[gemm]") {
-    SplitMix64 rng(77);
-    // Rows: below, at and around the 4-row tile (12 rows natively with AVX-512); columns: around
-    // the 8-wide tile, the 4-wide transposed groups and the 1024-column packed block; k: around
-    // the 256 block.
-    const int ms[] = {1, 2, 3, 4, 5, 7, 9, 12, 13, 16};
-    const int ns[] = {1, 3, 4, 5, 8, 9, 17, 64, 1031};
-    const int ks[] = {0, 1, 3, 4, 5, 255, 256, 257, 600};
+// Every shape of the sweep below, checked; returns how many.
+int check_every_edge(SplitMix64& rng) {
+    // Rows: below, at and around the 4-row tile (natively with AVX-512 the tiles of 4, 6 and 12
+    // rows); columns: around the 8-wide tile, the 4-wide transposed groups, the 16 x 16
+    // transposed blocks, the 32-column strips, the 256-column packed block natively and the
+    // 1024-column one in WebAssembly; k: around the 16 x 16 blocks and the 256 block.
+    const int ms[] = {1, 2, 3, 4, 5, 7, 9, 12, 13, 16, 25};
+    const int ns[] = {1, 3, 4, 5, 8, 9, 17, 33, 64, 97, 257, 1031};
+    const int ks[] = {0, 1, 3, 4, 5, 17, 255, 256, 257, 600};
     int cases = 0;
     for (bool transposed : {false, true})
         for (int m : ms)
@@ -111,8 +113,52 @@ TEST_CASE("gemm equals the plain loop on every edge of the tiling", "[gemm]") {
                     check(t, rng);
                     ++cases;
                 }
-    CHECK(cases > 250);
+    return cases;
 }
+
+}  // namespace
+
+TEST_CASE("gemm equals the plain loop on every edge of the tiling", "[gemm]") {
+    SplitMix64 rng(77);
+    CHECK(check_every_edge(rng) > 450);
+}
+
+#if defined(__AVX512F__) && !defined(__EMSCRIPTEN__)
+TEST_CASE("gemm gives the fused chain's bits through every kind of tile the run-time choice has", "[gemm]") {
+    // The choice may pick any kind by timing, so each must give the bits gemm_sum_order() names,
+    // forced in turn on the same inputs, and all must give the same bits as one another.
+    const std::vector<std::string> kinds = tile_names();
+    REQUIRE(kinds.size() >= 2);
+    SplitMix64 data(3);
+    const int m = 37, n = 300, k = 600, lda = k + 3, ldb = k + 5, ldc = n + 2;
+    // b is (n, k) with row stride ldb, or (k, n) with row stride n + 5: k ldb floats hold either.
+    const std::vector<float> a = random_values(data, static_cast<size_t>(m) * lda), b = random_values(data, static_cast<size_t>(k) * ldb);
+    const std::vector<float> bias = random_values(data, static_cast<size_t>(n));
+    std::vector<std::vector<float>> results;
+    for (const std::string& kind : kinds) {
+        INFO("tile " << kind);
+        REQUIRE(force_tile(kind));
+        SplitMix64 rng(77);  // the same shapes and inputs for every kind
+        CHECK(check_every_edge(rng) > 450);
+        for (bool transposed : {false, true}) {
+            results.emplace_back(static_cast<size_t>(m) * ldc, 0.0f);
+            gemm(m, n, k, a.data(), lda, b.data(), transposed ? ldb : n + 5, transposed, results.back().data(), ldc, 0.5f, bias.data());
+        }
+    }
+    force_tile("");
+    for (size_t i = 2; i < results.size(); ++i) {
+        INFO("tile " << kinds[i / 2] << (i % 2 ? ", b^T" : ", b") << " against " << kinds[0]);
+        CHECK(std::memcmp(results[i].data(), results[i % 2].data(), results[i].size() * sizeof(float)) == 0);
+    }
+    CHECK_FALSE(force_tile("no such tile"));
+}
+#else
+TEST_CASE("gemm has no tiles to choose from in this build", "[gemm]") {
+    CHECK(tile_names().empty());
+    CHECK(tile_choices().empty());
+    CHECK_FALSE(force_tile("12x32-in-place"));
+}
+#endif
 
 TEST_CASE("gemm gives a row the same bits alone as inside a larger product", "[gemm]") {
     // The forward pass multiplies one token's row alone when decoding and inside a block when

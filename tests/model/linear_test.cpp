@@ -10,10 +10,12 @@
 #include <cmath>
 #include <cstring>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "model/gemm.h"
 #include "model/linear.h"
+#include "model/tile_choice.h"
 #include "base/parallel.h"
 #include "base/random.h"
 
@@ -113,6 +115,42 @@ TEST_CASE("LinearWeight gives the same bits on one thread and on all", "[linear]
     }
     set_max_threads(before);
 }
+
+#if defined(__AVX512F__) && !defined(__EMSCRIPTEN__)
+TEST_CASE("LinearWeight gives the same bits through every kind of tile, on any thread count", "[linear]") {
+    // The run-time choice (model/tile_choice.h) may pick any kind by timing: each, forced in turn,
+    // must give the loop's bits, and all the same bits on 1, 2, 3 and 7 threads, for few rows
+    // (a decoding step) and many.
+    const std::vector<std::string> kinds = tile_names();
+    REQUIRE(kinds.size() >= 2);
+    SplitMix64 rng(12);
+    const int rows = 600, cols = 700;
+    const std::vector<float> w = random_values(rng, static_cast<size_t>(rows) * cols);
+    const std::vector<float> bias = random_values(rng, static_cast<size_t>(cols));
+    const LinearWeight lw(w.data(), rows, cols);
+    const int before = max_threads();
+    for (int n : {5, 61}) {
+        const std::vector<float> in = random_values(rng, static_cast<size_t>(n) * rows);
+        std::vector<float> first;
+        for (const std::string& kind : kinds) {
+            REQUIRE(force_tile(kind));
+            for (int threads : {1, 2, 3, 7}) {
+                set_max_threads(threads);
+                std::vector<float> out(static_cast<size_t>(n) * cols);
+                lw.apply(in.data(), n, bias.data(), out.data());
+                INFO("tile " << kind << ", " << threads << " threads, " << n << " rows");
+                if (first.empty()) {
+                    CHECK(wrong_elements(n, rows, cols, in, w, bias.data(), out) == 0);
+                    first = out;
+                }
+                CHECK(std::memcmp(first.data(), out.data(), out.size() * sizeof(float)) == 0);
+            }
+        }
+        force_tile("");
+        set_max_threads(before);
+    }
+}
+#endif
 
 TEST_CASE("LinearWeight hands over every column once, and only when it is final", "[linear]") {
     SplitMix64 rng(77);
