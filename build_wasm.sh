@@ -146,9 +146,9 @@ build_wasm() {
   if [ ! -f build/wasm-mt/CMakeCache.txt ]; then
     emcmake cmake -S "$ROOT" -B build/wasm-mt -DCMAKE_BUILD_TYPE=Release -DATTNLAB_WASM_THREADS=ON >/dev/null
   fi
-  cmake --build build/wasm-mt -j "$JOBS" --target attnlab attnlab_tests
+  cmake --build build/wasm-mt -j "$JOBS" --target attnlab attnlab_relaxed attnlab_tests attnlab_tests_relaxed
   # dist/ mirrors the site folders exactly, so that `serve` serves what `build` made.
-  rm -rf dist.tmp && cp -r build/wasm/site dist.tmp && cp build/wasm-mt/site/attnlab-mt.* dist.tmp/ \
+  rm -rf dist.tmp && cp -r build/wasm/site dist.tmp && cp build/wasm-mt/site/attnlab-mt.* build/wasm-mt/site/attnlab-mt-relaxed.* dist.tmp/ \
     && rm -rf dist && mv dist.tmp dist
   say "static site in dist/ ($(du -sh dist | cut -f1))"
 }
@@ -176,10 +176,10 @@ run_ctest() { # label, build dir
   record "$label" "$((total - failed - skipped))" "$failed" "$skipped"
 }
 
-run_catch() { # label, test binary (.js), Catch2 test spec
+run_catch() { # label, test binary (.js), Catch2 test spec, node's own flags...
   local label="$1" log cases failed
   log="$(mktemp)"
-  node "$2" "$3" --use-colour no | tee "$log" || true
+  node "${@:4}" "$2" "$3" --use-colour no | tee "$log" || true
   if grep -q "All tests passed" "$log"; then
     cases="$(sed -nE 's/.*All tests passed.* in ([0-9]+) test cases?.*/\1/p' "$log" | tail -n 1)"
     record "$label" "${cases:-0}" 0
@@ -211,6 +211,9 @@ run_tests() {
   run_ctest "wasm under node (ctest)" build/wasm
   say "the tests that use threads, in the pthreads build (worker pool) under node"
   run_catch "wasm pthreads under node" build/wasm-mt/attnlab_tests.js "[parallel],[gemm],[linear],[gpt2]"
+  # The relaxed-SIMD build (attnlab-mt-relaxed.js), which the page loads where the browser has relaxed SIMD.
+  run_catch "wasm pthreads relaxed SIMD" build/wasm-mt/attnlab_tests_relaxed.js "[parallel],[gemm],[linear],[gpt2]" \
+    --no-experimental-fetch --experimental-wasm-relaxed-simd
   say "browser end-to-end test (headless Chromium)"
   local out="$ROOT/build/e2e" p f
   rm -f "$out/result.txt"

@@ -26,7 +26,8 @@ enum class GemmSumOrder {
     four_lanes,   // lane l sums p = l, l + 4, ... below k rounded down to 4, in order; then
                   // (l0 + l1) + (l2 + l3); then the last k mod 4 terms in order
     fused_chain,  // a chain of fused multiply-adds over p = 0..k-1 in order, from 0; then
-                  // fma(sum, alpha, bias) (natively with AVX-512, at least 4 rows)
+                  // fma(sum, alpha, bias) (natively with AVX-512, at least 4 rows; in the
+                  // relaxed-SIMD WebAssembly build where the CPU fuses relaxed_madd)
     unspecified,  // Eigen: blocked, vectorised and fused; close to the exact sum, bits not defined
 };
 GemmSumOrder gemm_sum_order(int m, bool b_transposed);

@@ -1,25 +1,35 @@
 // gemm() in WebAssembly: a register-blocked SIMD128 kernel.
 //
-// A tile of kMr rows by kNr = 8 columns of c lives in 2 * kMr vector registers while p runs over
+// A tile of kMr = 4 rows by kNr = 8 columns of c lives in 8 vector registers while p runs over
 // a block of kKc values: per p, two loads of packed b, one broadcast load of a per row, and one
-// multiply and one add per register (SIMD128 has no fused multiply-add that V8 accepts from this
-// toolchain: ../shared/TOOLCHAIN.md). V8 on x86-64 allocates 15 of the 16 xmm registers to
-// wasm values, so 4 x 8 (8 accumulators, 2 b vectors, 1 broadcast) is the largest tile that
-// leaves it room; bench/RESULTS.md has the tile sizes tried.
+// multiply-add per register. V8 on x86-64 allocates 15 of the 16 xmm registers to wasm values,
+// so 4 x 8 (8 accumulators, 2 b vectors, 1 broadcast) is the largest tile that leaves it room;
+// bench/RESULTS.md has the tile sizes tried.
+//
+// Two builds of this file. The plain one multiplies and adds (f32x4.mul, f32x4.add). The
+// relaxed-SIMD one (-mrelaxed-simd: attnlab-relaxed.wasm, which the page loads where the browser
+// validates relaxed SIMD) uses f32x4.relaxed_madd, which the engine runs as one fused
+// multiply-add where the CPU has one (every x86-64 CPU with FMA3, every ARM64), and as a multiply
+// and an add where it has not. Emscripten 3.1.6's LLVM 14 encodes relaxed_madd with the
+// proposal's early opcode, which engines reject: cmake/rewrite_relaxed_madd.mjs re-encodes it
+// after the link, checked (docs/kernels.md).
 //
 // b is copied into panels of kKc x 8 contiguous floats (zero-padded past n) once per block, so
 // the kernel reads it at unit stride and a whole panel stays in L1 while every row tile of a
-// passes over it. With fewer than kMr rows (decoding one token) packing would cost more than the
+// passes over it. With fewer than 4 rows (decoding one token) packing would cost more than the
 // product, so those read b in place: (k, n) row by row, or (n, k) as dot products.
 //
 // Every element is summed over p in order from 0, the partial sums of a block stored in c
 // and read back for the next, then multiplied by alpha and given its bias: the plain loop's
-// arithmetic, element by element (gemm.h). The exception is a row of fewer than 4 against b^T,
-// summed in four interleaved lanes (direct_transposed_row).
+// arithmetic, element by element (gemm.h), or in the relaxed-SIMD build on a CPU with FMA the
+// fused chain's. The exception is a row of fewer than 4 against b^T, summed in four interleaved
+// lanes by multiplies and adds in either build (direct_transposed_row).
 #include <wasm_simd128.h>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "model/gemm.h"
@@ -28,45 +38,74 @@ namespace attnlab {
 
 namespace {
 
-constexpr int kMr = 4;     // rows of a tile
-constexpr int kNr = 8;     // columns of a tile: two vectors
-constexpr int kKc = 256;   // p per block: a packed panel is 8 KB, a's 4 rows 4 KB
+// The register tile: kMr rows by kVectors vectors of 4 columns (bench/RESULTS.md times the
+// alternatives; -DATTNLAB_SIMD128_TILE_ROWS / _VECTORS build them). Its shape changes speed only:
+// every element is the same chain over p whatever tile holds it.
+#ifndef ATTNLAB_SIMD128_TILE_ROWS
+#define ATTNLAB_SIMD128_TILE_ROWS 4
+#endif
+#ifndef ATTNLAB_SIMD128_TILE_VECTORS
+#define ATTNLAB_SIMD128_TILE_VECTORS 2
+#endif
+constexpr int kMr = ATTNLAB_SIMD128_TILE_ROWS;  // rows of a tile
+constexpr int kVectors = ATTNLAB_SIMD128_TILE_VECTORS;
+constexpr int kNr = 4 * kVectors;  // columns of a tile, and of a packed panel of b
+constexpr int kMinPackedRows = 4;  // from this many rows b is packed; fewer read b in place (gemm_sum_order)
+constexpr int kKc = 256;   // p per block: a packed panel of 8 columns is 8 KB, 4 rows of a 4 KB
 constexpr int kNc = 1024;  // columns per packed block: 1 MB of packed b at kKc, inside L2
 
-// rows x 8 tile of c (row stride ldc) += a (rows x kc, row stride lda) @ b (kc x 8, row stride
-// ldb). With accumulate false the tile starts from zero instead of from c.
+// acc + x * y, lane by lane: one relaxed multiply-add in the relaxed-SIMD build (fused where the
+// CPU has FMA), a multiply then an add in the plain one.
+inline v128_t multiply_add(v128_t x, v128_t y, v128_t acc) {
+#ifdef __wasm_relaxed_simd__
+    return __builtin_wasm_fma_f32x4(x, y, acc);  // x * y + acc once re-encoded (the file's header)
+#else
+    return wasm_f32x4_add(acc, wasm_f32x4_mul(x, y));
+#endif
+}
+
+// The same for one float (in the relaxed-SIMD build through lane 0), so that the edges of a
+// product round as its body does.
+inline float multiply_add(float x, float y, float acc) {
+#ifdef __wasm_relaxed_simd__
+    return wasm_f32x4_extract_lane(multiply_add(wasm_f32x4_splat(x), wasm_f32x4_splat(y), wasm_f32x4_splat(acc)), 0);
+#else
+    return acc + x * y;
+#endif
+}
+
+// rows x kNr tile of c (row stride ldc) += a (rows x kc, row stride lda) @ b (kc x kNr, row
+// stride ldb). With accumulate false the tile starts from zero instead of from c.
 // Not inlined: inside the large callers V8's register allocator spilled the accumulators.
 template <int R>
 __attribute__((noinline)) void tile(int kc, const float* a, size_t lda, const float* b, size_t ldb, float* c, size_t ldc, bool accumulate) {
-    v128_t lo[R], hi[R];
-    for (int r = 0; r < R; ++r) {
-        lo[r] = accumulate ? wasm_v128_load(c + r * ldc) : wasm_f32x4_splat(0.0f);
-        hi[r] = accumulate ? wasm_v128_load(c + r * ldc + 4) : wasm_f32x4_splat(0.0f);
-    }
+    v128_t acc[R][kVectors];
+    for (int r = 0; r < R; ++r)
+        for (int v = 0; v < kVectors; ++v) acc[r][v] = accumulate ? wasm_v128_load(c + r * ldc + 4 * v) : wasm_f32x4_splat(0.0f);
     for (int p = 0; p < kc; ++p) {
-        const v128_t b0 = wasm_v128_load(b + p * ldb), b1 = wasm_v128_load(b + p * ldb + 4);
+        v128_t bv[kVectors];
+        for (int v = 0; v < kVectors; ++v) bv[v] = wasm_v128_load(b + p * ldb + 4 * v);
         for (int r = 0; r < R; ++r) {
             const v128_t x = wasm_v128_load32_splat(a + r * lda + p);
-            lo[r] = wasm_f32x4_add(lo[r], wasm_f32x4_mul(x, b0));
-            hi[r] = wasm_f32x4_add(hi[r], wasm_f32x4_mul(x, b1));
+            for (int v = 0; v < kVectors; ++v) acc[r][v] = multiply_add(x, bv[v], acc[r][v]);
         }
     }
-    for (int r = 0; r < R; ++r) {
-        wasm_v128_store(c + r * ldc, lo[r]);
-        wasm_v128_store(c + r * ldc + 4, hi[r]);
-    }
+    for (int r = 0; r < R; ++r)
+        for (int v = 0; v < kVectors; ++v) wasm_v128_store(c + r * ldc + 4 * v, acc[r][v]);
 }
+
+using TileFn = void (*)(int, const float*, size_t, const float*, size_t, float*, size_t, bool);
+template <int... R>
+constexpr std::array<TileFn, sizeof...(R)> make_tiles(std::integer_sequence<int, R...>) {
+    return {&tile<R + 1>...};
+}
+constexpr std::array<TileFn, kMr> kTiles = make_tiles(std::make_integer_sequence<int, kMr>{});  // kTiles[r - 1]: r rows
 
 void tile_rows(int rows, int kc, const float* a, size_t lda, const float* b, size_t ldb, float* c, size_t ldc, bool accumulate) {
-    switch (rows) {
-        case 4: return tile<4>(kc, a, lda, b, ldb, c, ldc, accumulate);
-        case 3: return tile<3>(kc, a, lda, b, ldb, c, ldc, accumulate);
-        case 2: return tile<2>(kc, a, lda, b, ldb, c, ldc, accumulate);
-        default: return tile<1>(kc, a, lda, b, ldb, c, ldc, accumulate);
-    }
+    kTiles[static_cast<size_t>(rows - 1)](kc, a, lda, b, ldb, c, ldc, accumulate);
 }
 
-// A tile whose last columns fall past n: computed into a full 8-wide scratch tile, copied back.
+// A tile whose last columns fall past n: computed into a full-width scratch tile, copied back.
 void edge_tile(int rows, int width, int kc, const float* a, size_t lda, const float* b, size_t ldb, float* c, size_t ldc,
                bool accumulate) {
     alignas(16) float t[kMr * kNr] = {};
@@ -76,20 +115,18 @@ void edge_tile(int rows, int width, int kc, const float* a, size_t lda, const fl
     for (int r = 0; r < rows; ++r) std::copy(t + r * kNr, t + r * kNr + width, c + r * ldc);
 }
 
-// b's block of rows p0..p0+kc, columns j0..j0+nc, as panels of kc x 8 (the last zero-padded).
+// b's block of rows p0..p0+kc, columns j0..j0+nc, as panels of kc x kNr (the last zero-padded).
 // op(b)(p, j) is b[p * ldb + j], or b[j * ldb + p] when b is transposed.
 void pack_b(const float* b, size_t ldb, bool transposed, int p0, int kc, int j0, int nc, float* out) {
     const int full = nc / kNr * kNr;  // columns in whole panels
     if (!transposed) {
         // Row by row of b, so that it is read at unit stride (strided reads cost a TLB miss per
-        // row of a large matrix), each row's 8-column pieces going to their panels.
+        // row of a large matrix), each row's kNr-column pieces going to their panels.
         for (int p = 0; p < kc; ++p) {
             const float* from = b + static_cast<size_t>(p0 + p) * ldb + j0;
             float* to = out + static_cast<size_t>(p) * kNr;
-            for (int jp = 0; jp < full; jp += kNr, to += static_cast<size_t>(kNr) * kc) {
-                wasm_v128_store(to, wasm_v128_load(from + jp));
-                wasm_v128_store(to + 4, wasm_v128_load(from + jp + 4));
-            }
+            for (int jp = 0; jp < full; jp += kNr, to += static_cast<size_t>(kNr) * kc)
+                for (int v = 0; v < kVectors; ++v) wasm_v128_store(to + 4 * v, wasm_v128_load(from + jp + 4 * v));
             if (full < nc) std::fill(std::copy(from + full, from + nc, to), to + kNr, 0.0f);
         }
         return;
@@ -154,15 +191,15 @@ void direct_row(int n, int k, const float* a, const float* b, size_t ldb, float*
         int j = 0;
         for (; j + 4 <= n; j += 4) {
             v128_t s = wasm_v128_load(c + j);
-            for (int q = 0; q < kP; ++q) s = wasm_f32x4_add(s, wasm_f32x4_mul(x[q], wasm_v128_load(rows[q] + j)));
+            for (int q = 0; q < kP; ++q) s = multiply_add(x[q], wasm_v128_load(rows[q] + j), s);
             wasm_v128_store(c + j, s);
         }
         for (; j < n; ++j)
-            for (int q = 0; q < kP; ++q) c[j] += a[p + q] * rows[q][j];
+            for (int q = 0; q < kP; ++q) c[j] = multiply_add(a[p + q], rows[q][j], c[j]);
     }
     for (; p < k; ++p) {
         const float* bp = b + static_cast<size_t>(p) * ldb;
-        for (int j = 0; j < n; ++j) c[j] += a[p] * bp[j];
+        for (int j = 0; j < n; ++j) c[j] = multiply_add(a[p], bp[j], c[j]);
     }
 }
 
@@ -202,8 +239,19 @@ void direct_transposed_row(int n, int k, const float* a, const float* b, size_t 
 
 }  // namespace
 
+// Whether multiply_add() rounds once here: (1 + 2^-12)^2 - (1 + 2^-11) is 2^-24 fused, and 0
+// when the product is rounded first. Opaque to the compiler, so the engine decides.
+bool multiply_add_is_fused() {
+    static const bool fused = [] {
+        volatile float x = 1.0f + 0x1p-12f, acc = -1.0f - 0x1p-11f;
+        return multiply_add(x, x, acc) != 0.0f;
+    }();
+    return fused;
+}
+
 GemmSumOrder gemm_sum_order(int m, bool b_transposed) {
-    return m < kMr && b_transposed ? GemmSumOrder::four_lanes : GemmSumOrder::plain_loop;
+    if (m < kMinPackedRows && b_transposed) return GemmSumOrder::four_lanes;
+    return multiply_add_is_fused() ? GemmSumOrder::fused_chain : GemmSumOrder::plain_loop;
 }
 
 void gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, bool b_transposed, float* c, int ldc,
@@ -212,7 +260,7 @@ void gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb,
     const size_t sa = static_cast<size_t>(lda), sb = static_cast<size_t>(ldb), sc = static_cast<size_t>(ldc);
     if (k <= 0) {
         for (int i = 0; i < m; ++i) std::fill(c + i * sc, c + i * sc + n, 0.0f);
-    } else if (m >= kMr) {
+    } else if (m >= kMinPackedRows) {
         packed_product(m, n, k, a, sa, b, sb, b_transposed, c, sc);
     } else if (!b_transposed) {
         for (int i = 0; i < m; ++i) direct_row(n, k, a + i * sa, b, sb, c + i * sc);
@@ -225,9 +273,8 @@ void gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb,
         float* row = c + i * sc;
         int j = 0;
         if (bias) {
-            for (; j + 4 <= n; j += 4)
-                wasm_v128_store(row + j, wasm_f32x4_add(wasm_f32x4_mul(wasm_v128_load(row + j), va), wasm_v128_load(bias + j)));
-            for (; j < n; ++j) row[j] = row[j] * alpha + bias[j];
+            for (; j + 4 <= n; j += 4) wasm_v128_store(row + j, multiply_add(wasm_v128_load(row + j), va, wasm_v128_load(bias + j)));
+            for (; j < n; ++j) row[j] = multiply_add(row[j], alpha, bias[j]);
         } else {
             for (; j + 4 <= n; j += 4) wasm_v128_store(row + j, wasm_f32x4_mul(wasm_v128_load(row + j), va));
             for (; j < n; ++j) row[j] *= alpha;

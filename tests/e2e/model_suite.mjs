@@ -555,14 +555,15 @@ export async function threadedAndSliced({ browser, server, isolatedServer, siteH
       }));
       if (label === "isolated") {
         check(info.isolated === true, "with COOP/COEP headers the page is cross-origin isolated");
-        check(siteHasThreads && info.scripts.includes("attnlab-mt.js") && !info.scripts.includes("attnlab.js"),
-              "the isolated page runs the threaded build (attnlab-mt.js)", info.scripts.join(", ") || "none");
+        // Chromium has relaxed SIMD, so index.html picks the relaxed-SIMD build of each.
+        check(siteHasThreads && info.scripts.includes("attnlab-mt-relaxed.js") && !info.scripts.some((n) => /^attnlab(-relaxed)?\.js$/.test(n)),
+              "the isolated page runs the threaded build with relaxed SIMD (attnlab-mt-relaxed.js)", info.scripts.join(", ") || "none");
         check(info.threads === Math.min(info.cores, 8), "the threaded page's model uses one thread per core, at most 8",
               `${info.threads} threads, ${info.cores} cores`);
       } else {
         check(info.isolated === false, "without the headers the page is not isolated");
-        check(info.scripts.includes("attnlab.js") && !info.scripts.includes("attnlab-mt.js"),
-              "the plain page runs the single-threaded build (attnlab.js)", info.scripts.join(", "));
+        check(info.scripts.includes("attnlab-relaxed.js") && !info.scripts.some((n) => n.startsWith("attnlab-mt")),
+              "the plain page runs the single-threaded build with relaxed SIMD (attnlab-relaxed.js)", info.scripts.join(", "));
         check(info.threads === 1, "the plain page's model uses one thread", `${info.threads}`);
       }
       const loaded = await waitFor(page, () => window.attnlab.status().model.loaded, undefined, 30000);
@@ -594,7 +595,7 @@ export async function serviceWorker({ browser, server }) {
     const isolated = await waitFor(page, () => window.crossOriginIsolated === true && window.attnlab?.status().ready, undefined, 30000);
     check(isolated, "sw.js makes the page cross-origin isolated (after at most one reload)");
     const scripts = await page.evaluate(() => performance.getEntriesByType("resource").map((e) => e.name.split("/").pop()));
-    check(scripts.includes("attnlab-mt.js"), "with the service worker the threaded build runs", scripts.filter((n) => /attnlab/.test(n)).join(", "));
+    check(scripts.includes("attnlab-mt-relaxed.js"), "with the service worker the threaded build runs", scripts.filter((n) => /attnlab/.test(n)).join(", "));
     check(realErrors(errors).length === 0, "no errors with the service worker", realErrors(errors).join(" | "));
   } finally {
     await context.close();

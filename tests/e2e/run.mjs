@@ -53,11 +53,11 @@ async function visit(browser, url, dpr) {
   // Hold the wasm back a moment, so the loading indicator can be seen doing its job.
   let release;
   const held = new Promise((resolve) => { release = resolve; });
-  await page.route("**/attnlab.wasm", async (route) => { await held; await route.continue(); });
+  await page.route("**/attnlab*.wasm", async (route) => { await held; await route.continue(); });
   await page.goto(url);
   check(await page.isVisible("#loading"), "a loading indicator shows until the first frame");
   release();
-  await page.unroute("**/attnlab.wasm");  // an intercepted page aborts more of its fetches (below)
+  await page.unroute("**/attnlab*.wasm");  // an intercepted page aborts more of its fetches (below)
   const ready = await waitFor(page, () => window.attnlab && window.attnlab.status().ready, undefined, 60000);
   if (!check(ready, "window.attnlab.status().ready becomes true")) {
     await page.screenshot({ path: path.join(out, `not-ready-dpr${dpr}.png`) });
