@@ -63,7 +63,8 @@ double measured_ghz() {
 void print_tile_choices() {
     const std::vector<TileChoice> choices = tile_choices();
     if (choices.empty()) return;
-    std::printf("The run-time choice of tile (first use in this process; GFLOP/s on each class's probe, one thread, best of 5):\n\n");
+    std::printf("The run-time choice of tile (GFLOP/s on each class's probe, one thread, best of 3; measured at the first product, in %.0f ms):\n\n",
+                choices[0].seconds * 1e3);
     std::printf("| class | probe (m x n x k) |");
     for (const TileTiming& t : choices[0].timings) std::printf(" %s |", t.tile.c_str());
     std::printf(" picked |\n|---|---|");

@@ -4,7 +4,8 @@
 //   bench/onnx/run.sh        # sets everything up, then runs this
 //   node bench/onnx/compare.mjs --onnx build/bench_onnx/gpt2.onnx --checkpoint build/bench_onnx/ckpt \
 //        --cli build/native/attnlab --native build/native/attnlab_bench --wasm build/wasm/attnlab_bench.js \
-//        [--wasm-mt build/wasm-mt/attnlab_bench.js] [--lengths 128,512,1024] [--repeats 3] [--threads N]
+//        [--wasm-mt build/wasm-mt/attnlab_bench.js] [--wasm-relaxed build/wasm/attnlab_bench_relaxed.js]
+//        [--wasm-mt-relaxed build/wasm-mt/attnlab_bench_relaxed.js] [--lengths 128,512,1024] [--repeats 3] [--threads N]
 //
 // First the logits: AttnLab's (the CLI on the checkpoint file) against onnxruntime-node's and
 // onnxruntime-web's on the same 128 tokens, which must agree to 1e-3 of their largest magnitude
@@ -104,13 +105,18 @@ async function parent() {
   // Each configuration in its own process: ours prints one JSON line (--prefill), and so does
   // this script as a child for ONNX Runtime (its thread count is fixed once per process).
   const sizes = ['--lengths', lengths.join(','), '--repeats', String(repeats)];
+  // A relaxed-SIMD build (a .wasm beside its .js) needs node's flags for it (docs/kernels.md).
+  const nodeFlags = (binary) => (/relaxed/.test(binary) ? ['--no-experimental-fetch', '--experimental-wasm-relaxed-simd'] : []);
   const bench = (binary, threads, env = {}) => () =>
     runJson(binary.endsWith('.js') ? process.execPath : binary,
-            [...(binary.endsWith('.js') ? [binary] : []), '--prefill', lengths.join(','), '--repeats', String(repeats), '--threads', String(threads)], env);
+            [...(binary.endsWith('.js') ? [...nodeFlags(binary), binary] : []), '--prefill', lengths.join(','), '--repeats', String(repeats),
+             '--threads', String(threads)], env);
   const ort = (kind, threads) => () => runJson(process.execPath, [self, '--child', kind, '--threads', String(threads), '--onnx', args.onnx, ...sizes]);
   const configs = [
     ['AttnLab wasm', 1, bench(args.wasm, 1)],
     ...(args['wasm-mt'] ? [['AttnLab wasm', all, bench(args['wasm-mt'], all)]] : []),
+    ...(args['wasm-relaxed'] ? [['AttnLab wasm relaxed SIMD', 1, bench(args['wasm-relaxed'], 1)]] : []),
+    ...(args['wasm-mt-relaxed'] ? [['AttnLab wasm relaxed SIMD', all, bench(args['wasm-mt-relaxed'], all)]] : []),
     ['onnxruntime-web', 1, ort('ort-web', 1)],
     ['onnxruntime-web', all, ort('ort-web', all)],
     ['AttnLab native', 1, bench(args.native, 1, { OMP_NUM_THREADS: '1' })],
@@ -122,10 +128,10 @@ async function parent() {
   for (const [name, threads, run] of configs) {
     const r = run();
     if (r.checkpoint_sha256 && r.checkpoint_sha256 !== sha) { console.error(`compare.mjs: ${name} ran other weights (${r.checkpoint_sha256})`); process.exit(1); }
-    rows.push({ name: r.version ? `${name} ${r.version}` : name, threads, ms: r.prefill_ms });
+    rows.push({ engine: name, name: r.version ? `${name} ${r.version}` : name, threads, ms: r.prefill_ms });
     console.log(`${name}, ${threads} thread(s): ${lengths.map((L) => `L = ${L}: ${r.prefill_ms[L]} ms`).join(', ')}`);
   }
-  const find = (name, threads) => rows.find((r) => r.name.startsWith(name) && r.threads === threads);
+  const find = (name, threads) => rows.find((r) => r.engine === name && r.threads === threads);
   console.log(`\n| prefill (ms), best of ${repeats} | ${lengths.map((L) => `L = ${L}`).join(' | ')} |\n|---|${lengths.map(() => '---').join('|')}|`);
   for (const r of rows) console.log(`| ${r.name}, ${r.threads} thread${r.threads > 1 ? 's' : ''} | ${lengths.map((L) => r.ms[L]).join(' | ')} |`);
   const ratio = (peer, ours, threads, target) => {
@@ -137,6 +143,8 @@ async function parent() {
   console.log(`\n| speed-up: peer time / AttnLab time | ${lengths.map((L) => `L = ${L}`).join(' | ')} |\n|---|${lengths.map(() => '---').join('|')}|`);
   ratio('onnxruntime-web', 'AttnLab wasm', 1, 1.3);
   ratio('onnxruntime-web', 'AttnLab wasm', all, 1.3);
+  ratio('onnxruntime-web', 'AttnLab wasm relaxed SIMD', 1, 1.3);
+  ratio('onnxruntime-web', 'AttnLab wasm relaxed SIMD', all, 1.3);
   ratio('onnxruntime-node', 'AttnLab native', 1, 1.0);
   ratio('onnxruntime-node', 'AttnLab native', 2, 1.0);
   console.log(`\nload average after: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);

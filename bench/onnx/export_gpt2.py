@@ -9,6 +9,7 @@ The graph is a plain PyTorch GPT-2 (pre-LayerNorm, tanh GELU, tied lm_head) writ
 paper-free definition, not AttnLab's code: input_ids (1, T) int64 -> logits (1, vocab) at the last
 position, the same output AttnLab's prefill computes. T is a dynamic axis. Opset 14.
 """
+import inspect
 import json
 import math
 import os
@@ -64,9 +65,11 @@ def main():
         cfg = json.load(f)
     model = Gpt2LastLogits(read_safetensors(os.path.join(ckpt, "model.safetensors"), torch.float32), cfg).eval()
     ids = torch.zeros((1, 16), dtype=torch.int64)
+    # The TorchScript exporter: from torch 2.9 the default is the dynamo one, which needs onnxscript.
+    legacy = {"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters else {}
     with torch.no_grad():
         torch.onnx.export(model, (ids,), out, input_names=["input_ids"], output_names=["logits"],
-                          dynamic_axes={"input_ids": {1: "T"}}, opset_version=14, do_constant_folding=True)
+                          dynamic_axes={"input_ids": {1: "T"}}, opset_version=14, do_constant_folding=True, **legacy)
     print(f"wrote {out} ({os.path.getsize(out) / 1e6:.0f} MB), torch {torch.__version__}")
 
 

@@ -15,10 +15,11 @@ done
 ./build_wasm.sh native >/dev/null
 ./build_wasm.sh build >/dev/null
 export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"
-cmake --build build/wasm -j 2 --target attnlab_bench >/dev/null
-cmake --build build/wasm-mt -j 2 --target attnlab_bench >/dev/null
+cmake --build build/wasm -j 2 --target attnlab_bench attnlab_bench_relaxed >/dev/null
+cmake --build build/wasm-mt -j 2 --target attnlab_bench attnlab_bench_relaxed >/dev/null
 mkdir -p "$OUT/ckpt"
 [ -f "$OUT/ckpt/model.safetensors" ] || build/native/attnlab random-checkpoint --out "$OUT/ckpt"
 [ -f "$OUT/gpt2.onnx" ] || /usr/bin/python3 bench/onnx/export_gpt2.py "$OUT/ckpt" "$OUT/gpt2.onnx"
 exec node bench/onnx/compare.mjs --onnx "$OUT/gpt2.onnx" --checkpoint "$OUT/ckpt" --cli build/native/attnlab \
-  --native build/native/attnlab_bench --wasm build/wasm/attnlab_bench.js --wasm-mt build/wasm-mt/attnlab_bench.js "$@"
+  --native build/native/attnlab_bench --wasm build/wasm/attnlab_bench.js --wasm-mt build/wasm-mt/attnlab_bench.js \
+  --wasm-relaxed build/wasm/attnlab_bench_relaxed.js --wasm-mt-relaxed build/wasm-mt/attnlab_bench_relaxed.js "$@"

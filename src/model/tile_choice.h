@@ -39,6 +39,7 @@ struct TileTiming {
 struct TileChoice {
     std::string product_class, probe, picked;
     bool forced = false;
+    double seconds = 0;  // what measuring every class took, at the process's first product
     std::vector<TileTiming> timings;
 };
 
