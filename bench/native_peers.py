@@ -168,6 +168,7 @@ def main():
     cli, bench = build(args.work, args.eigen)
     args.ckpt, args.onnx = os.path.join(args.work, "ckpt"), os.path.join(args.work, "gpt2.onnx")
     if not os.path.exists(os.path.join(args.ckpt, "model.safetensors")):
+        os.makedirs(args.ckpt, exist_ok=True)
         subprocess.run([cli, "random-checkpoint", "--out", args.ckpt], check=True)
     if not os.path.exists(args.onnx):
         subprocess.run([sys.executable, os.path.join(ROOT, "bench", "onnx", "export_gpt2.py"), args.ckpt, args.onnx], check=True)
