@@ -4,9 +4,10 @@
 //
 //   attnlab_bench [--quick]      prefill L = 128, 512, 1024; decode; tokenizer; peak memory
 //   attnlab_bench --experiments  the paper's five experiments at its sweep sizes, L = 1024
-//   attnlab_bench --kernel       the run-time choice of tile, and every kernel against Eigen on
-//                                the forward pass's shapes, one thread (kernel_bench.cpp); in
-//                                wasm also this CPU's clock, for the SIMD128 peak
+//   attnlab_bench --kernel [--repeats R]
+//                                the run-time choice of tile, and every kernel against Eigen on
+//                                the forward pass's shapes, one thread, best of R (5); in wasm
+//                                also this CPU's clock, for the SIMD128 peak (kernel_bench.cpp)
 //   attnlab_bench --prefill 128,512,1024 [--repeats R] [--chunk N]
 //                                prefill times only, as one JSON line (bench/onnx/compare.mjs);
 //                                with --chunk, fed N tokens a call, as the page's sliced pass does
@@ -224,7 +225,7 @@ int main(int argc, char** argv) {
         std::printf("# attnlab_bench: %s, %d thread(s), Eigen %d.%d.%d\n\n", build, max_threads(), EIGEN_WORLD_VERSION, EIGEN_MAJOR_VERSION,
                     EIGEN_MINOR_VERSION);
 
-    if (kernel) return run_kernel_bench(5);
+    if (kernel) return run_kernel_bench(argc > 3 && !std::strcmp(argv[2], "--repeats") ? std::max(1, std::atoi(argv[3])) : 5);
 
     const Gpt2Config config;  // GPT-2 small
     double t0 = now();

@@ -8,6 +8,7 @@ packages onnxruntime, torch and numpy. Needs no network, no CMake, no node, no I
 
     python3 bench/native_peers.py [--eigen /usr/include/eigen3] [--threads 1,2,4,8,16]
                                   [--lengths 128,512,1024] [--repeats 3] [--work build/native_peers] [--each-tile]
+                                  [--prebuilt build/native]   (use attnlab and attnlab_bench from there instead)
 
 1. builds `attnlab` (the CLI) and `attnlab_bench` with g++ -O3 -march=native -fopenmp straight from src/;
 2. writes a random checkpoint (`attnlab random-checkpoint`, seed 1) and exports it to ONNX with this
@@ -154,6 +155,7 @@ def main():
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--work", default=os.path.join(ROOT, "build", "native_peers"))
     p.add_argument("--each-tile", action="store_true")
+    p.add_argument("--prebuilt", help="a folder with attnlab and attnlab_bench already built (e.g. build/native): no g++ step")
     p.add_argument("--child", help=argparse.SUPPRESS)
     p.add_argument("--onnx", help=argparse.SUPPRESS)
     p.add_argument("--ckpt", help=argparse.SUPPRESS)
@@ -165,7 +167,10 @@ def main():
 
     threads = [int(x) for x in args.threads.split(",")]
     os.makedirs(args.work, exist_ok=True)
-    cli, bench = build(args.work, args.eigen)
+    if args.prebuilt:
+        cli, bench = (os.path.join(args.prebuilt, name) for name in ("attnlab", "attnlab_bench"))
+    else:
+        cli, bench = build(args.work, args.eigen)
     args.ckpt, args.onnx = os.path.join(args.work, "ckpt"), os.path.join(args.work, "gpt2.onnx")
     if not os.path.exists(os.path.join(args.ckpt, "model.safetensors")):
         os.makedirs(args.ckpt, exist_ok=True)
