@@ -35,8 +35,61 @@ def hf_tensors(model, used_ids):
     return out
 
 
-def load_hf_tensors(model, tensors, used_ids):
-    """The inverse of hf_tensors: a model's parameters from an HF GPT-2 checkpoint of the same shape."""
+# The attention plan in config.json ("attnlab_attention"), in the grammar of the CLI's --attention SPEC:
+# comma-separated items HEADS=NORMALIZER[@T], HEADS `all`, `L.*` or `L.H` (0-based layer.head), later
+# items overriding earlier ones. A checkpoint without the key is softmax at T = 1 in every head. Of the
+# normalizers, this trainer makes and reads `softmax` and `ssmax:S`.
+
+def attention_spec(model):
+    """The plan of a TinyGpt: None for softmax everywhere, else one `L.H=ssmax:S` item per head (%.9g,
+    which gives back the float32 s exactly)."""
+    if model.h[0].ssmax_s is None:
+        return None
+    return ",".join(f"{l}.{h}=ssmax:{float(s):.9g}" for l, b in enumerate(model.h) for h, s in enumerate(b.ssmax_s.tolist()))
+
+
+def parse_attention_spec(spec, n_layer, n_head):
+    """[[(normalizer, parameter, T) for each head] for each layer]; normalizer is "softmax" or "ssmax".
+    Raises ValueError naming the bad item."""
+    plan = [[("softmax", None, 1.0)] * n_head for _ in range(n_layer)]
+    for item in (spec or "").split(",") if spec else []:
+        try:
+            heads, _, rhs = item.partition("=")
+            if not rhs:
+                raise ValueError("expected HEADS=NORMALIZER[@T]")
+            norm, at, temp = rhs.partition("@")
+            T = float(temp) if at else 1.0
+            if not (T > 0 and math.isfinite(T)):
+                raise ValueError("the temperature must be a finite number above 0")
+            name, colon, param = norm.partition(":")
+            if name == "softmax" and not colon:
+                value = ("softmax", None, T)
+            elif name == "ssmax" and colon:
+                S = float(param)
+                if not math.isfinite(S):
+                    raise ValueError("ssmax's scale must be finite")
+                value = ("ssmax", S, T)
+            else:
+                raise ValueError(f"normalizer {norm!r}: this trainer reads softmax and ssmax:S only")
+            if heads == "all":
+                cells = [(l, h) for l in range(n_layer) for h in range(n_head)]
+            else:
+                L, dot, H = heads.partition(".")
+                if not dot or not L.isdigit() or not (H == "*" or H.isdigit()) or int(L) >= n_layer or \
+                        (H != "*" and int(H) >= n_head):
+                    raise ValueError(f"heads {heads!r}: expected all, L.* or L.H inside {n_layer} x {n_head}")
+                cells = [(int(L), h) for h in range(n_head)] if H == "*" else [(int(L), int(H))]
+            for l, h in cells:
+                plan[l][h] = value
+        except ValueError as e:
+            raise ValueError(f"attnlab_attention item {item!r}: {e}") from None
+    return plan
+
+
+def load_hf_tensors(model, tensors, used_ids, spec=None):
+    """The inverse of hf_tensors: a model's parameters from an HF GPT-2 checkpoint of the same shape.
+    An SSMax model takes its per-head s from `spec` (config.json's attnlab_attention, every head ssmax at
+    T = 1); with no spec it keeps the s it was made with."""
     used = set(used_ids)
     unused = next(i for i in range(VOCAB) if i not in used)
     sd = {"wte.weight": torch.cat([tensors["wte.weight"][torch.tensor(used_ids)], tensors["wte.weight"][unused][None]]),
@@ -48,6 +101,20 @@ def load_hf_tensors(model, tensors, used_ids):
                                         ("c_fc", "mlp.c_fc", True), ("mlp_proj", "mlp.c_proj", True)):
             w = tensors[p + theirs + ".weight"]
             sd[p + ours + ".weight"], sd[p + ours + ".bias"] = (w.T if transpose else w), tensors[p + theirs + ".bias"]
+    if model.h[0].ssmax_s is not None:
+        if spec is None:
+            print("load_hf_tensors: the checkpoint has no attnlab_attention; its s stays at --ssmax-init", flush=True)
+        plan = parse_attention_spec(spec, len(model.h), model.h[0].n_head)
+        for l, b in enumerate(model.h):
+            if spec is None:
+                sd[f"h.{l}.ssmax_s"] = b.ssmax_s.detach().clone()
+                continue
+            if any(norm != "ssmax" or T != 1.0 for norm, _, T in plan[l]):
+                raise ValueError(f"layer {l} of {spec!r} is not ssmax at T = 1 in every head")
+            sd[f"h.{l}.ssmax_s"] = torch.tensor([S for _, S, _ in plan[l]], dtype=torch.float32)
+    elif parse_attention_spec(spec, len(model.h), model.h[0].n_head) != parse_attention_spec(None, len(model.h),
+                                                                                                  model.h[0].n_head):
+        raise ValueError(f"a softmax model cannot start from a checkpoint with attention {spec!r}")
     model.load_state_dict({k: v.to(torch.float32).contiguous() for k, v in sd.items()})
 
 
@@ -86,18 +153,25 @@ def read_safetensors(path, dtype=torch.float64):
 
 
 def reference_logits(t, cfg, ids, attention=None):
-    """Float64 GPT-2 forward pass over the full vocabulary, straight from the HF-layout tensors. Each
-    layer's (H, T, T) attention weights are appended to `attention` when a list is given."""
+    """Float64 GPT-2 forward pass over the full vocabulary, straight from the HF-layout tensors, with the
+    attention plan of cfg["attnlab_attention"] when there is one (softmax and ssmax:S, each at its T).
+    Each layer's (H, T, T) attention weights are appended to `attention` when a list is given."""
     C, H = cfg["n_embd"], cfg["n_head"]
     T = len(ids)
     x = t["wte.weight"][torch.tensor(ids)] + t["wpe.weight"][:T]  # x: (T, C)
     mask = torch.ones(T, T, dtype=torch.bool).tril()
     ln = lambda x, p: F.layer_norm(x, (C,), t[p + ".weight"], t[p + ".bias"], 1e-5)
+    plan = parse_attention_spec(cfg.get("attnlab_attention"), cfg["n_layer"], H)
+    log_n = torch.log(torch.arange(1, T + 1, dtype=torch.float64))  # the keys query i sees: i + 1
     for l in range(cfg["n_layer"]):
         p = f"h.{l}."
         qkv = ln(x, p + "ln_1") @ t[p + "attn.c_attn.weight"] + t[p + "attn.c_attn.bias"]
         q, k, v = (a.view(T, H, C // H).transpose(0, 1) for a in qkv.split(C, dim=1))  # (H, T, d)
-        att = (q @ k.transpose(-1, -2) / math.sqrt(C // H)).masked_fill(~mask, float("-inf")).softmax(-1)
+        # Each head's logits are multiplied by its row factor (ssmax: S * log(n)) and divided by its T
+        # before the mask: at n = 1, 0 * -inf would be NaN.
+        factor = torch.stack([(S * log_n if norm == "ssmax" else torch.ones(T, dtype=torch.float64)) / temp
+                              for norm, S, temp in plan[l]])[:, :, None]  # (H, T, 1)
+        att = (q @ k.transpose(-1, -2) / math.sqrt(C // H) * factor).masked_fill(~mask, float("-inf")).softmax(-1)
         if attention is not None:
             attention.append(att)
         x = x + (att @ v).transpose(0, 1).reshape(T, C) @ t[p + "attn.c_proj.weight"] + t[p + "attn.c_proj.bias"]

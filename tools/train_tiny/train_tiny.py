@@ -56,11 +56,13 @@ import numpy as np  # noqa: E402 (after the re-exec above)
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-from hf_export import (LOG_COLUMNS, VOCAB, baselines, hf_tensors, load_hf_tensors, plot_losses, read_safetensors,  # noqa: E402
-                       reference_logits, sha256, write_safetensors)
+from hf_export import (LOG_COLUMNS, VOCAB, attention_spec, baselines, hf_tensors, load_hf_tensors, plot_losses,  # noqa: E402
+                       read_safetensors, reference_logits, sha256, write_safetensors)
 
 EOT = 50256
 NAME = "AttnLab tiny (trained on the King James Bible and repeated random words), not GPT-2"
+NAME_SSMAX = ("AttnLab tiny-SSMax (trained on the King James Bible and repeated random words, SSMax attention), "
+              "not GPT-2")
 INDUCTION_PERIOD = 40  # the issue's test: 40 random corpus tokens, repeated once
 
 
@@ -126,7 +128,7 @@ def induction_probe_text(attnlab, used, encoder_path, seed):
 # The model: GPT-2 (pre-LN, gelu_new, tied embeddings), parameters named as in HF's checkpoint.
 
 class Block(torch.nn.Module):
-    def __init__(self, C, n_head, n_positions):
+    def __init__(self, C, n_head, n_positions, ssmax=None):
         super().__init__()
         self.n_head = n_head
         self.ln_1 = torch.nn.LayerNorm(C, eps=1e-5)
@@ -138,6 +140,20 @@ class Block(torch.nn.Module):
         # -inf above the diagonal, added to the scores (one add, no boolean masking per step).
         self.register_buffer("mask", torch.full((n_positions, n_positions), float("-inf")).triu(1), persistent=False)
         self.attention = None  # (B, n_head, T, T) weights of the last eval pass, for the scores
+        if ssmax is None:
+            self.ssmax_s = None
+        else:
+            # Scalable-Softmax (Nakanishi 2025; PAPER.md section 7): softmax(s_h * log(n) * q.k / sqrt(d)),
+            # n = the keys the query sees (position t, 0-based: t + 1). One s per head, learned (a
+            # parameter) or fixed (a buffer); no random draw, so every other weight starts as softmax's.
+            s0, learned = ssmax
+            s = torch.full((n_head,), float(s0))
+            if learned:
+                self.ssmax_s = torch.nn.Parameter(s)
+            else:
+                self.register_buffer("ssmax_s", s)
+            self.register_buffer("log_n", torch.log(torch.arange(1, n_positions + 1, dtype=torch.float32)),
+                                 persistent=False)
 
     def forward(self, x):
         B, T, C = x.shape
@@ -145,8 +161,15 @@ class Block(torch.nn.Module):
         q, k, v = self.c_attn(self.ln_1(x)).split(C, dim=2)
         # q, k, v: (B, n_head, T, d_head)
         q, k, v = (t.view(B, T, self.n_head, d).transpose(1, 2) for t in (q, k, v))
-        att = torch.baddbmm(self.mask[:T, :T].expand(B * self.n_head, T, T), q.reshape(-1, T, d),
-                            k.reshape(-1, T, d).transpose(1, 2), alpha=1.0 / math.sqrt(d)).softmax(dim=-1)
+        if self.ssmax_s is not None:
+            # The factor s_h * log(n_t) / sqrt(d) scales the query row, before the mask is added: at
+            # t = 0 it is 0 (log 1) and the row is just the mask, weight 1 on itself (never 0 * -inf).
+            q = q * (self.ssmax_s[:, None] * self.log_n[:T] / math.sqrt(d))[None, :, :, None]
+            att = torch.baddbmm(self.mask[:T, :T].expand(B * self.n_head, T, T), q.reshape(-1, T, d),
+                                k.reshape(-1, T, d).transpose(1, 2)).softmax(dim=-1)
+        else:
+            att = torch.baddbmm(self.mask[:T, :T].expand(B * self.n_head, T, T), q.reshape(-1, T, d),
+                                k.reshape(-1, T, d).transpose(1, 2), alpha=1.0 / math.sqrt(d)).softmax(dim=-1)
         att = att.view(B, self.n_head, T, T)
         if not self.training:
             self.attention = att
@@ -173,7 +196,8 @@ class TinyGpt(torch.nn.Module):
         C = cfg["n_embd"]
         self.wte = torch.nn.Embedding(n_rows, C)
         self.wpe = torch.nn.Embedding(cfg["n_positions"], C)
-        self.h = torch.nn.ModuleList(Block(C, cfg["n_head"], cfg["n_positions"]) for _ in range(cfg["n_layer"]))
+        self.h = torch.nn.ModuleList(Block(C, cfg["n_head"], cfg["n_positions"], cfg.get("ssmax"))
+                                     for _ in range(cfg["n_layer"]))
         self.ln_f = torch.nn.LayerNorm(C, eps=1e-5)
         # The shared row stands for K_unused identical logits: + log(K_unused) on its class, added
         # inside the output product (addmm) rather than by a copy of the logits.
@@ -200,6 +224,8 @@ class TinyGpt(torch.nn.Module):
                 freq = math.pi * torch.pow(float(cfg["n_positions"]), -torch.arange(d // 2, dtype=torch.float64) / (d // 2 - 1))
                 with torch.no_grad():
                     p.copy_(sinusoid_table(cfg["n_positions"], C, d, freq, cfg["position_scale"]))
+            elif name.endswith("ssmax_s"):
+                pass  # started at --ssmax-init in Block
             elif name.endswith("bias"):
                 torch.nn.init.zeros_(p)
             elif "ln" in name:
@@ -465,6 +491,11 @@ def main():
     ap.add_argument("--frozen-values-std", type=float, default=0.0,
                     help="S > 0: layer 0's value and output maps start at N(0, S) (with --init-from: as loaded) and stay "
                          "frozen during the induction steps")
+    ap.add_argument("--attention", default="softmax", choices=("softmax", "ssmax"),
+                    help="ssmax: every head's softmax becomes Scalable-Softmax, softmax(s_h * log(n) * q.k / sqrt(d)), n the "
+                         "keys the query sees, s_h one scale per head (README, \"AttnLab tiny-SSMax\")")
+    ap.add_argument("--ssmax-init", type=float, default=0.43, help="the scale s every head starts from (ssmax)")
+    ap.add_argument("--ssmax-fixed", action="store_true", help="keep s at --ssmax-init instead of learning it (ssmax)")
     ap.add_argument("--n-layer", type=int, default=4)
     ap.add_argument("--n-head", type=int, default=4)
     ap.add_argument("--n-embd", type=int, default=128)
@@ -479,7 +510,7 @@ def main():
         with open(os.path.join(args.report, "summary.json")) as f:
             b = json.load(f)["baselines"]
         return plot_losses(rows, {"unigram": b["unigram"], "bigram": b["bigram"]}, os.path.join(args.report, "loss.png"),
-                           NAME, INDUCTION_PERIOD)
+                           NAME_SSMAX if args.attention == "ssmax" else NAME, INDUCTION_PERIOD)
     if not args.attnlab:
         ap.error("--attnlab PATH is required: the attnlab CLI tokenizes the corpus")
 
@@ -487,6 +518,7 @@ def main():
     torch.set_num_threads(args.threads)
     torch.use_deterministic_algorithms(True)
     cfg = {"n_layer": args.n_layer, "n_head": args.n_head, "n_embd": args.n_embd, "n_positions": args.n_positions}
+    name = NAME_SSMAX if args.attention == "ssmax" else NAME
     for d in (args.out, args.report, os.path.dirname(args.fixture), os.path.dirname(args.checkpoint)):
         os.makedirs(d or ".", exist_ok=True)
 
@@ -512,9 +544,16 @@ def main():
 
     model = TinyGpt(len(used) + 1, n_unused, {**cfg, "sinusoidal_positions": args.sinusoidal_positions,
                                                  "position_scale": args.position_scale, "qk_init_std": args.qk_init_std,
-                                                 "position_dims": args.position_dims})
-    if args.init_from:  # start from a trained checkpoint's weights (a fresh optimizer)
-        load_hf_tensors(model, read_safetensors(args.init_from), used)
+                                                 "position_dims": args.position_dims,
+                                                 "ssmax": ((args.ssmax_init, not args.ssmax_fixed)
+                                                           if args.attention == "ssmax" else None)})
+    if args.init_from:  # start from a trained checkpoint's weights (a fresh optimizer), and its s (ssmax)
+        init_config = os.path.join(os.path.dirname(args.init_from), "config.json")
+        init_spec = None
+        if os.path.exists(init_config):
+            with open(init_config) as f:
+                init_spec = json.load(f).get("attnlab_attention")
+        load_hf_tensors(model, read_safetensors(args.init_from), used, init_spec)
     step = 0
     if args.frozen_values_std:
         freeze_first_values(model, args.frozen_values_std, lambda: step <= args.induction_steps, not args.init_from)
@@ -548,7 +587,11 @@ def main():
     running, first_step, elapsed0, tokens = [], 1, 0.0, 0
     if args.resume or args.export:
         ck = torch.load(args.checkpoint)
-        if ck["args"] != {k: v for k, v in vars(args).items() if k not in ("resume", "stop_at", "export")}:
+        # Where the outputs go is not an option of the run: --export can write a checkpoint's model, report and
+        # fixtures elsewhere than the run that made it would have (a stage trained in build/, shipped to assets/).
+        where = ("resume", "stop_at", "export", "out", "report", "fixture")
+        if {k: v for k, v in ck["args"].items() if k not in where} != \
+                {k: v for k, v in vars(args).items() if k not in where}:
             sys.exit(f"--resume: {args.checkpoint} was written with other options: {ck['args']}")
         model.load_state_dict(ck["model"])
         opt.load_state_dict(ck["opt"])
@@ -598,6 +641,9 @@ def main():
             print(f"step {step:5d}  lr {lr:.2e}  t {t}  train {log[-1][1]:.4f}  val {v:.4f}  previous-token max "
                   f"{log[-1][4]:.3f} (modern {log[-1][6]:.3f})  induction max {log[-1][5]:.3f}  "
                   f"({seconds:.0f} s, {tokens / seconds:.0f} tokens/s)", flush=True)
+            if args.attention == "ssmax":
+                print("      ssmax s by layer: " + "  ".join(" ".join(f"{v:.3f}" for v in b.ssmax_s.tolist())
+                                                           for b in model.h), flush=True)
             if induction:  # the 40-token probe does not fit short induction windows: a period that does
                 period = (args.induction_context - 4) // 2
                 model.eval()
@@ -618,10 +664,14 @@ def main():
 
     # Export, then read the F16 file back: everything below uses exactly what ships.
     model_path = os.path.join(args.out, "model.safetensors")
-    write_safetensors(model_path, hf_tensors(model, used), {"format": "pt", "name": NAME, "seed": str(args.seed)})
+    write_safetensors(model_path, hf_tensors(model, used), {"format": "pt", "name": name, "seed": str(args.seed)})
     config = {"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "activation_function": "gelu_new",
               "vocab_size": VOCAB, "n_ctx": T, "layer_norm_epsilon": 1e-5, "bos_token_id": EOT,
-              "eos_token_id": EOT, "attnlab_name": NAME, **cfg}
+              "eos_token_id": EOT, "attnlab_name": name, **cfg}
+    spec = attention_spec(model)
+    if spec is not None:  # the normalizer and its per-head s, in --attention SPEC's grammar; none: softmax
+        config["attnlab_attention"] = spec
+        cfg = {**cfg, "attnlab_attention": spec}  # reference_logits reads it
     with open(os.path.join(args.out, "config.json"), "w") as f:
         json.dump(config, f, indent=2)
         f.write("\n")
@@ -684,13 +734,16 @@ def main():
                      "logsumexp": torch.logsumexp(row, 0).item(), "argmax": int(row.argmax()),
                      "ids": cols, "logits": [round(row[c].item(), 9) for c in cols]})
     with open(args.fixture, "w") as f:
-        json.dump({"what": "float64 logits of assets/tiny/model.safetensors (F16 weights) from "
+        json.dump({"what": f"float64 logits of {args.out}/model.safetensors (F16 weights) from "
                            "tools/train_tiny/train_tiny.py's own PyTorch forward pass, on a held-out snippet",
                    "model_sha256": sha256(model_path), "tokens": fx_ids, "rows": rows}, f, separators=(",", ":"))
         f.write("\n")
 
     heads_fixture["model_sha256"] = sha256(model_path)
-    with open(os.path.join(os.path.dirname(args.fixture), "tiny_heads.json"), "w") as f:
+    heads_path = os.path.join(os.path.dirname(args.fixture), os.path.basename(args.fixture).replace("logits", "heads"))
+    if heads_path == args.fixture:
+        heads_path = os.path.join(os.path.dirname(args.fixture), "tiny_heads.json")
+    with open(heads_path, "w") as f:
         json.dump(heads_fixture, f, separators=(",", ":"))
         f.write("\n")
 
@@ -698,9 +751,9 @@ def main():
         for r in log:
             f.write(",".join(f"{v:.5f}" if isinstance(v, float) else str(v) for v in r) + "\n")
     plot_losses(log[1:], {"unigram": base["unigram"], "bigram": base["bigram"]}, os.path.join(args.report, "loss.png"),
-                NAME, INDUCTION_PERIOD)
+                name, INDUCTION_PERIOD)
 
-    summary = {"name": NAME, "seed": args.seed, "config": cfg, "steps_trained": log[-1][0],
+    summary = {"name": name, "attnlab_attention": spec, "seed": args.seed, "config": cfg, "steps_trained": log[-1][0],
                "options": {k: v for k, v in vars(args).items() if k not in ("attnlab", "resume", "stop_at", "export", "replot")},
                "torch": torch.__version__, "parameters": n_params,
                "chapters": len(chapters), "train_tokens": len(train_ids), "val_tokens": len(val_ids),
