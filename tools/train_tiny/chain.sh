@@ -16,6 +16,8 @@ shift 2
 d=build/train_tiny/$name
 mkdir -p "$d"
 [ -f "$d/DONE" ] && exit 0
+exec 9>"$d/lock"
+flock -n 9 || { echo "$name: another chain.sh is running it" >&2; exit 1; }
 for s in $stops; do
     [ -f "$d/seg_$s" ] && continue
     while [ -e PAUSE ]; do sleep 60; done  # the lead's pause: no new segment meanwhile
