@@ -9,7 +9,6 @@
 
 #include <Eigen/Core>
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdint>
 #include <cstring>
@@ -17,6 +16,7 @@
 #include <vector>
 
 #include "base/parallel.h"
+#include "base/timing.h"
 #include "model/gemm.h"
 #include "model/linear.h"
 #include "model/tile_choice.h"
@@ -26,20 +26,6 @@ namespace attnlab {
 namespace {
 
 using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-
-double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
-
-// Seconds of the best of `repeats` runs of run(), after one that is not timed.
-template <typename Run>
-double best_seconds(int repeats, Run&& run) {
-    double best = 1e30;
-    for (int r = 0; r <= repeats; ++r) {
-        const double t0 = now();
-        run();
-        if (r > 0) best = std::min(best, now() - t0);
-    }
-    return best;
-}
 
 #ifdef __wasm_simd128__
 // The CPU's clock, from a chain of dependent xor-add pairs (two cycles a pair on any x86-64
@@ -51,9 +37,9 @@ double measured_ghz() {
     const int n = 200'000'000;
     double best = 1e30;
     for (int r = 0; r < 3; ++r) {  // the first may run before V8's optimising tier
-        const double t0 = now();
+        const auto start = SteadyClock::now();
         for (int i = 0; i < n; ++i) x = (x ^ y) + z;
-        best = std::min(best, now() - t0);
+        best = std::min(best, seconds_since(start));
     }
     if (x == 42) std::printf(" ");
     return 2.0 * n / best / 1e9;

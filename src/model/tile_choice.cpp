@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <mutex>
 
 #include "base/random.h"
+#include "base/timing.h"
 #include "model/linear.h"
 
 namespace attnlab {
@@ -57,8 +57,6 @@ std::once_flag measured_once;
 Measurements measured;
 std::atomic<int> forced{-1};
 
-double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
-
 std::vector<float> random_floats(SplitMix64& rng, size_t count) {
     std::vector<float> v(count);
     for (float& x : v) x = static_cast<float>(rng.uniform() * 2.0 - 1.0);
@@ -68,13 +66,7 @@ std::vector<float> random_floats(SplitMix64& rng, size_t count) {
 // GFLOP/s of the best of kRuns runs of run(), after one that is not timed.
 template <typename Run>
 double best_gflops(double flops, Run&& run) {
-    double best = 1e30;
-    for (int r = 0; r <= kRuns; ++r) {
-        const double t0 = now();
-        run();
-        if (r > 0) best = std::min(best, now() - t0);
-    }
-    return flops / std::max(best, 1e-9) / 1e9;
+    return flops / std::max(best_seconds(kRuns, run), 1e-9) / 1e9;
 }
 
 // Every kind on class c's probe, on this thread: a LinearWeight product panel by panel as apply()
@@ -111,13 +103,13 @@ std::array<double, kKinds> time_class(ProductClass c) {
 
 const Measurements& measurements() {
     std::call_once(measured_once, [] {
-        const double t0 = now();
+        const auto start = SteadyClock::now();
         for (int c = 0; c < kProductClasses; ++c) {
             const std::array<double, kKinds> g = time_class(static_cast<ProductClass>(c));
             measured.gflops[static_cast<size_t>(c)] = g;
             measured.fastest[static_cast<size_t>(c)] = static_cast<int>(std::max_element(g.begin(), g.end()) - g.begin());
         }
-        measured.seconds = now() - t0;
+        measured.seconds = seconds_since(start);
     });
     return measured;
 }
