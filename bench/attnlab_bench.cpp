@@ -11,6 +11,10 @@
 //   attnlab_bench --prefill 128,512,1024 [--repeats R] [--chunk N]
 //                                prefill times only, as one JSON line (bench/onnx/compare.mjs);
 //                                with --chunk, fed N tokens a call, as the page's sliced pass does
+//   attnlab_bench --plans [--repeats R]
+//                                prefill at L = 1024 with every head on sparsemax, entmax-1.5,
+//                                ssmax:0.43 and sa-softmax, each against the softmax pass in the
+//                                same run: rounds of the five in turn, best of R (3) and the median
 //   --tile NAME (before --threads) every product through that kind of tile (natively with
 //                                AVX-512; tile_choice.h), instead of the measured pick
 //   --threads N (last)           use N threads (natively also OMP_NUM_THREADS; in the pthreads
@@ -179,6 +183,48 @@ int run_prefill_json(const Gpt2Model& model, const std::string& checkpoint_sha, 
     return 0;
 }
 
+// The cost of swapped heads (issue 26): prefill at L = 1024 under each plan, the plans taking
+// turns in each round so that a drift of the machine's speed hits them alike.
+int run_plans_bench(const Gpt2Model& model, const std::vector<int>& tokens, int repeats) {
+    const char* const specs[] = {"", "all=sparsemax", "all=entmax-1.5", "all=ssmax:0.43", "all=sa-softmax"};
+    constexpr int kPlans = 5;
+    const Gpt2Config& c = model.config();
+    std::vector<Gpt2State> states;
+    std::string error;
+    for (const char* spec : specs) {
+        states.emplace_back(model);
+        if (!parse_attention_spec(spec, c.n_layer, c.n_head, states.back().plan, error)) {
+            std::fprintf(stderr, "attnlab_bench: %s\n", error.c_str());
+            return 1;
+        }
+    }
+    std::vector<std::vector<double>> seconds(kPlans);
+    std::vector<float> logits;
+    for (int r = 0; r < repeats + 1; ++r) {  // round 0 is not measured: it faults the scratch in
+        for (int p = 0; p < kPlans; ++p) {
+            states[static_cast<size_t>(p)].reset();
+            const double s = now();
+            if (!states[static_cast<size_t>(p)].forward(std::span<const int>(tokens).first(1024), logits, error)) {
+                std::fprintf(stderr, "attnlab_bench: %s\n", error.c_str());
+                return 1;
+            }
+            if (r > 0) seconds[static_cast<size_t>(p)].push_back(now() - s);
+        }
+    }
+    auto best = [&](int p) { return *std::min_element(seconds[static_cast<size_t>(p)].begin(), seconds[static_cast<size_t>(p)].end()); };
+    auto median = [&](int p) {
+        std::vector<double> v = seconds[static_cast<size_t>(p)];
+        std::sort(v.begin(), v.end());
+        return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+    };
+    std::printf("prefill at L = 1024, %d threads, %d rounds of the five plans in turn\n\n", max_threads(), repeats);
+    std::printf("| plan | best (ms) | median (ms) | best / softmax's best | median / softmax's median |\n|---|---|---|---|---|\n");
+    for (int p = 0; p < kPlans; ++p)
+        std::printf("| %s | %.0f | %.0f | %.3f | %.3f |\n", p ? specs[p] : "softmax (default)", best(p) * 1e3, median(p) * 1e3, best(p) / best(0),
+                    median(p) / median(0));
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -197,6 +243,7 @@ int main(int argc, char** argv) {
     const bool experiments = argc > 1 && !std::strcmp(argv[1], "--experiments");
     const int repeats = quick ? 1 : 3;
     const bool kernel = argc > 1 && !std::strcmp(argv[1], "--kernel");
+    const bool plans = argc > 1 && !std::strcmp(argv[1], "--plans");
     std::vector<int> prefill_lengths;
     int prefill_repeats = 3, prefill_chunk = 0;
     if (argc > 2 && !std::strcmp(argv[1], "--prefill")) {
@@ -241,6 +288,7 @@ int main(int argc, char** argv) {
     SplitMix64 rng(2);
     for (int& t : tokens) t = static_cast<int>(rng.next() % static_cast<std::uint64_t>(config.vocab_size));
     if (!prefill_lengths.empty()) return run_prefill_json(model, sha256_hex(file), prefill_lengths, prefill_repeats, prefill_chunk, tokens);
+    if (plans) return run_plans_bench(model, tokens, argc > 3 && !std::strcmp(argv[2], "--repeats") ? std::max(1, std::atoi(argv[3])) : 3);
     std::printf("checkpoint: %.1fM parameters, %.0f MB, made and loaded in %.2f s\n\n", model.parameter_count() / 1e6,
                 file.size() / 1e6, now() - t0);
 
