@@ -63,29 +63,63 @@ double support_candidates(const float* x, int n, double T, double floor) {
     return top;
 }
 
+// c[0..) <- the values v(i), i < n, above `floor`, in index order, without a branch per value
+// (near-uniform rows make such branches unpredictable).
+template <typename Value>
+void collect_above(int n, double floor, Value v, std::vector<double>& c) {
+    c.resize(static_cast<size_t>(n));
+    size_t k = 0;
+    for (int i = 0; i < n; ++i) {
+        const double z = v(i);
+        c[k] = z;
+        k += z > floor;
+    }
+    c.resize(k);
+}
+
+// Over the values of c above t: how many (k), the sum of v - t (a) and of (v - t)^2 (b). Four
+// lanes by index, summed in a fixed order: no branch per value, and the bits depend on c alone.
+void sums_above(const std::vector<double>& c, double t, double& k, double& a, double& b) {
+    double kl[4] = {0, 0, 0, 0}, al[4] = {0, 0, 0, 0}, bl[4] = {0, 0, 0, 0};
+    const size_t m = c.size();
+    size_t i = 0;
+    for (; i + 4 <= m; i += 4)
+        for (size_t j = 0; j < 4; ++j) {
+            const double d = c[i + j] > t ? c[i + j] - t : 0.0;
+            kl[j] += c[i + j] > t ? 1.0 : 0.0;
+            al[j] += d;
+            bl[j] += d * d;
+        }
+    for (; i < m; ++i) {
+        const double d = c[i] > t ? c[i] - t : 0.0;
+        kl[i & 3] += c[i] > t ? 1.0 : 0.0;
+        al[i & 3] += d;
+        bl[i & 3] += d * d;
+    }
+    k = (kl[0] + kl[1]) + (kl[2] + kl[3]);
+    a = (al[0] + al[1]) + (al[2] + al[3]);
+    b = (bl[0] + bl[1]) + (bl[2] + bl[3]);
+}
+
 // Sparsemax (Martins & Astudillo 2016) on z = (x - max)/T: p_i = max(z_i - tau, 0) with tau the
 // root of sum_i max(z_i - tau, 0) = 1. Found without a sort (Michelot 1986; Condat 2016): for
-// any set S, (sum_S z - 1)/|S| is at most tau, so starting from the candidates (z > -1: the top z
-// is 0 and tau >= -1), tau <- (sum_S z - 1)/|S| over S = {z > tau} rises to the root and stops
-// when S no longer shrinks; S is then the support, and tau what the sort-based algorithm gives.
-// A sort costs O(n log n) on a near-uniform row, where every key is a candidate.
+// any set S, (sum_S z - 1)/|S| is at most tau, so starting below the root (tau >= -1: the top z
+// is 0), tau <- (sum_S z - 1)/|S| over S = {z > tau} rises to it and stops when S no longer
+// shrinks; S is then the support. A sort cost O(n log n) on a near-uniform row, where every key
+// is a candidate (70 us a row of 512 on this project's machine).
 void sparsemax_row(const float* x, int n, double T, float* w) {
-    const double top = max_of(x, n);
+    const double top = max_of(x, n), inv_T = 1.0 / T;
     std::vector<double>& c = t_candidates;
-    c.clear();
-    for (int i = 0; i < n; ++i) {
-        const double z = (x[i] - top) / T;
-        if (z > -1.0) c.push_back(z);
-    }
-    double tau = (ordered_sum(static_cast<int>(c.size()), [&](int i) { return c[static_cast<size_t>(i)]; }) - 1.0) / static_cast<double>(c.size());
-    for (;;) {
-        const size_t before = c.size();
-        c.erase(std::remove_if(c.begin(), c.end(), [&](double z) { return !(z > tau); }), c.end());
-        if (c.size() == before) break;
-        tau = (ordered_sum(static_cast<int>(c.size()), [&](int i) { return c[static_cast<size_t>(i)]; }) - 1.0) / static_cast<double>(c.size());
+    collect_above(n, -1.0, [&](int i) { return (x[i] - top) * inv_T; }, c);
+    double tau = -1.0, k = 0.0, a = 0.0, b = 0.0, before = -1.0;
+    for (int iter = 0; iter < n + 2; ++iter) {  // |S| shrinks at every step: at most n of them
+        sums_above(c, tau, k, a, b);
+        if (k == before) break;
+        before = k;
+        tau += (a - 1.0) / k;  // (sum_S z - 1)/|S|, with sum_S z = a + k tau
     }
     for (int i = 0; i < n; ++i) {
-        const double z = (x[i] - top) / T;
+        const double z = (x[i] - top) * inv_T;
         w[i] = z > tau ? static_cast<float>(z - tau) : 0.0f;
     }
 }
@@ -114,26 +148,19 @@ double entmax15_tau_sorted(std::vector<double>& xs) {
 bool entmax15_tau_newton(const std::vector<double>& xs, double& tau) {
     double t = -1.0;
     for (int iter = 0; iter < 64; ++iter) {
-        double k = 0.0, mean = 0.0, ss = 0.0, f = -1.0, slope = 0.0;
-        for (double v : xs) {
-            if (!(v > t)) continue;
-            k += 1.0;
-            const double delta = v - mean;
-            mean += delta / k;
-            ss += delta * (v - mean);
-            f += (v - t) * (v - t);
-            slope += v - t;
-        }
+        double k = 0.0, a = 0.0, b = 0.0;  // over S = {X > t}: |S|, sum (X - t), sum (X - t)^2
+        sums_above(xs, t, k, a, b);
+        const double ss = b - a * a / k;  // the squared deviations from S's mean, t + a/k
         if (ss <= 1.0) {
-            const double closed = mean - std::sqrt((1.0 - ss) / k);
-            bool same_set = true;
-            for (double v : xs) same_set = same_set && ((v > t) == (v > closed));
-            if (same_set) {
+            const double closed = t + a / k - std::sqrt((1.0 - ss) / k);
+            int moved = 0;
+            for (const double v : xs) moved += (v > t) != (v > closed);
+            if (moved == 0) {
                 tau = closed;
                 return true;
             }
         }
-        const double next = t + f / (2.0 * slope);
+        const double next = t + (b - 1.0) / (2.0 * a);  // Newton: f = b - 1, f' = -2a
         if (!(next > t)) return false;
         t = next;
     }
@@ -142,17 +169,13 @@ bool entmax15_tau_newton(const std::vector<double>& xs, double& tau) {
 
 // 1.5-entmax on X = z/2, z = (x - max)/T: p_i = max(X_i - tau, 0)^2; the support lies in X > -1.
 void entmax15_row(const float* x, int n, double T, float* w) {
-    const double top = max_of(x, n);
+    const double top = max_of(x, n), half_inv_T = 0.5 / T;
     std::vector<double>& c = t_candidates;
-    c.clear();
-    for (int i = 0; i < n; ++i) {
-        const double X = 0.5 * (x[i] - top) / T;
-        if (X > -1.0) c.push_back(X);
-    }
+    collect_above(n, -1.0, [&](int i) { return (x[i] - top) * half_inv_T; }, c);
     double tau = 0.0;
     if (!entmax15_tau_newton(c, tau)) tau = entmax15_tau_sorted(c);
     for (int i = 0; i < n; ++i) {
-        const double X = 0.5 * (x[i] - top) / T;
+        const double X = (x[i] - top) * half_inv_T;
         w[i] = X > tau ? static_cast<float>((X - tau) * (X - tau)) : 0.0f;
     }
 }
