@@ -221,10 +221,11 @@ void entmax_bisect_row(const float* x, int n, double T, double alpha, float* w) 
 void sa_softmax_row(const float* x, int n, double T, float* w) {
     scaled_softmax(x, n, 1.0 / T, w);
     const double lo = std::min(static_cast<double>(min_of(x, n)), 0.0);
-    double W = 0.0;
-    for (int i = 0; i < n; ++i) W += (x[i] - lo) / T * w[i];
+    // W = sum (x_i - lo)/T q_i; 1/T and 1/W are taken once, and the sum runs in fixed lanes.
+    const double W = ordered_sum(n, [&](int i) { return (x[i] - lo) * static_cast<double>(w[i]); }) / T;
     if (!(W > 0.0)) return;
-    for (int i = 0; i < n; ++i) w[i] = static_cast<float>((x[i] - lo) / T * w[i] / W);
+    const double scale = 1.0 / (T * W);
+    for (int i = 0; i < n; ++i) w[i] = static_cast<float>((x[i] - lo) * static_cast<double>(w[i]) * scale);
 }
 
 }  // namespace
