@@ -11,6 +11,11 @@
 //   attnlab_bench --prefill 128,512,1024 [--repeats R] [--chunk N]
 //                                prefill times only, as one JSON line (bench/onnx/compare.mjs);
 //                                with --chunk, fed N tokens a call, as the page's sliced pass does
+//   attnlab_bench --plans [--repeats R]
+//                                prefill at L = 1024 with every head on sparsemax, entmax-1.5,
+//                                ssmax:0.43 and sa-softmax, each against the softmax pass in the
+//                                same run: rounds of the five in turn, best of R (3) and the median;
+//                                then each normalizer alone on the pass's scores, per head
 //   --tile NAME (before --threads) every product through that kind of tile (natively with
 //                                AVX-512; tile_choice.h), instead of the measured pick
 //   --threads N (last)           use N threads (natively also OMP_NUM_THREADS; in the pthreads
@@ -34,6 +39,7 @@
 #include "model/tile_choice.h"
 #include "base/parallel.h"
 #include "model/gpt2.h"
+#include "model/normalize_rows.h"
 #include "tokenizer/gpt2_tokenizer.h"
 #include "base/json.h"
 #include "base/random.h"
@@ -179,6 +185,102 @@ int run_prefill_json(const Gpt2Model& model, const std::string& checkpoint_sha, 
     return 0;
 }
 
+// Milliseconds to normalize every row of `heads`' captured scores (T x T, causal) under `how`,
+// best of `repeats`: softmax as the forward pass runs it (Eigen's vectorised exp), the others
+// through normalize_row as it does.
+double normalizer_ms(const std::vector<std::vector<float>>& heads, int T, const HeadPlan& how, int repeats) {
+    std::vector<float> out(static_cast<size_t>(T) * T);
+    double best = 1e30;
+    for (int r = 0; r < repeats; ++r) {
+        const double s = now();
+        for (const std::vector<float>& S : heads)
+            for (int i = 0; i < T; ++i) {
+                const float* row = S.data() + static_cast<size_t>(i) * T;
+                float* w = out.data() + static_cast<size_t>(i) * T;
+                if (how.normalizer.kind == NormalizerKind::Softmax) {
+                    Eigen::Map<const Eigen::ArrayXf> sv(row, i + 1);
+                    Eigen::Map<Eigen::ArrayXf> pv(w, i + 1);
+                    pv = ((sv - sv.maxCoeff()) * (1.0f / how.temperature)).exp();
+                    pv *= 1.0f / pv.sum();
+                } else {
+                    normalize_row(how, row, i + 1, w);
+                }
+            }
+        best = std::min(best, now() - s);
+    }
+    return best * 1e3 / static_cast<double>(heads.size());
+}
+
+// The normalizers alone on the scores of a default pass (three heads: layers 0, 5, 11), per head,
+// and what that adds to a pass of every head, against the best softmax pass: short timed units,
+// so that best-of holds on a loaded machine where whole passes are cut by the scheduler.
+void normalizer_share(const Gpt2Model& model, const std::vector<int>& tokens, const char* const* specs, int plans, double pass_ms) {
+    const Gpt2Config& c = model.config();
+    AttentionCapture capture;
+    Gpt2State state(model);
+    std::vector<float> logits;
+    std::string error;
+    if (!state.forward(std::span<const int>(tokens).first(1024), logits, error, false, &capture)) return;
+    std::vector<std::vector<float>> heads;
+    for (int l : {0, c.n_layer / 2 - 1, c.n_layer - 1}) heads.push_back(capture.scores(l, l % c.n_head));
+    std::printf("\nthe normalizer alone on a 1024 x 1024 head's causal scores (layers 0, %d, %d of this pass), best of 10:\n\n",
+                c.n_layer / 2 - 1, c.n_layer - 1);
+    std::printf("| plan | ms per head | added to a pass of %d heads | that pass / softmax's (%.0f ms) |\n|---|---|---|---|\n",
+                c.n_layer * c.n_head, pass_ms);
+    double softmax_ms = 0;
+    for (int p = 0; p < plans; ++p) {
+        AttentionPlan plan(1, 1);
+        parse_attention_spec(specs[p], 1, 1, plan, error);
+        const double ms = normalizer_ms(heads, 1024, plan.at(0, 0), 10);
+        if (p == 0) softmax_ms = ms;
+        const double added = (ms - softmax_ms) * c.n_layer * c.n_head;
+        std::printf("| %s | %.2f | %.0f ms | %.3f |\n", p ? specs[p] : "softmax (default)", ms, added, (pass_ms + added) / pass_ms);
+    }
+}
+
+// The cost of swapped heads (issue 26): prefill at L = 1024 under each plan, the plans taking
+// turns in each round so that a drift of the machine's speed hits them alike.
+int run_plans_bench(const Gpt2Model& model, const std::vector<int>& tokens, int repeats) {
+    const char* const specs[] = {"", "all=sparsemax", "all=entmax-1.5", "all=ssmax:0.43", "all=sa-softmax"};
+    constexpr int kPlans = 5;
+    const Gpt2Config& c = model.config();
+    std::vector<Gpt2State> states;
+    std::string error;
+    for (const char* spec : specs) {
+        states.emplace_back(model);
+        if (!parse_attention_spec(spec, c.n_layer, c.n_head, states.back().plan, error)) {
+            std::fprintf(stderr, "attnlab_bench: %s\n", error.c_str());
+            return 1;
+        }
+    }
+    std::vector<std::vector<double>> seconds(kPlans);
+    std::vector<float> logits;
+    for (int r = 0; r < repeats + 1; ++r) {  // round 0 is not measured: it faults the scratch in
+        for (int p = 0; p < kPlans; ++p) {
+            states[static_cast<size_t>(p)].reset();
+            const double s = now();
+            if (!states[static_cast<size_t>(p)].forward(std::span<const int>(tokens).first(1024), logits, error)) {
+                std::fprintf(stderr, "attnlab_bench: %s\n", error.c_str());
+                return 1;
+            }
+            if (r > 0) seconds[static_cast<size_t>(p)].push_back(now() - s);
+        }
+    }
+    auto best = [&](int p) { return *std::min_element(seconds[static_cast<size_t>(p)].begin(), seconds[static_cast<size_t>(p)].end()); };
+    auto median = [&](int p) {
+        std::vector<double> v = seconds[static_cast<size_t>(p)];
+        std::sort(v.begin(), v.end());
+        return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+    };
+    std::printf("prefill at L = 1024, %d threads, %d rounds of the five plans in turn\n\n", max_threads(), repeats);
+    std::printf("| plan | best (ms) | median (ms) | best / softmax's best | median / softmax's median |\n|---|---|---|---|---|\n");
+    for (int p = 0; p < kPlans; ++p)
+        std::printf("| %s | %.0f | %.0f | %.3f | %.3f |\n", p ? specs[p] : "softmax (default)", best(p) * 1e3, median(p) * 1e3, best(p) / best(0),
+                    median(p) / median(0));
+    normalizer_share(model, tokens, specs, kPlans, best(0) * 1e3);
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -197,6 +299,7 @@ int main(int argc, char** argv) {
     const bool experiments = argc > 1 && !std::strcmp(argv[1], "--experiments");
     const int repeats = quick ? 1 : 3;
     const bool kernel = argc > 1 && !std::strcmp(argv[1], "--kernel");
+    const bool plans = argc > 1 && !std::strcmp(argv[1], "--plans");
     std::vector<int> prefill_lengths;
     int prefill_repeats = 3, prefill_chunk = 0;
     if (argc > 2 && !std::strcmp(argv[1], "--prefill")) {
@@ -241,6 +344,7 @@ int main(int argc, char** argv) {
     SplitMix64 rng(2);
     for (int& t : tokens) t = static_cast<int>(rng.next() % static_cast<std::uint64_t>(config.vocab_size));
     if (!prefill_lengths.empty()) return run_prefill_json(model, sha256_hex(file), prefill_lengths, prefill_repeats, prefill_chunk, tokens);
+    if (plans) return run_plans_bench(model, tokens, argc > 3 && !std::strcmp(argv[2], "--repeats") ? std::max(1, std::atoi(argv[3])) : 3);
     std::printf("checkpoint: %.1fM parameters, %.0f MB, made and loaded in %.2f s\n\n", model.parameter_count() / 1e6,
                 file.size() / 1e6, now() - t0);
 

@@ -3,10 +3,11 @@
 # UndefinedBehaviorSanitizer.
 #
 #   scripts/fuzz.sh [SECONDS=60] [TARGET=all]
-#       TARGET: safetensors | json | tokenizer | analyze_input | all
+#       TARGET: safetensors | json | tokenizer | analyze_input | tour | attention_spec | all
 #
 # analyze_input feeds `attnlab analyze`'s JSON input parser (parse_query_input) and, for small
-# accepted inputs, runs the whole per-query analysis and checks its invariants.
+# accepted inputs, runs the whole per-query analysis and checks its invariants. attention_spec feeds
+# the attention plan's text (--attention SPEC) and runs each accepted normalizer on a row of scores.
 #
 # Builds fuzz/<target>_fuzz.cpp with clang into build/fuzz/, seeds a working corpus from the
 # committed fuzz/corpus/<target>/, runs each target for SECONDS and exits non-zero if any
@@ -25,9 +26,9 @@ OUT="$ROOT/build/fuzz"
 
 case "$SECS" in ''|*[!0-9]*) echo "fuzz.sh: SECONDS must be a whole number, got '$SECS'" >&2; exit 2 ;; esac
 case "$WHICH" in
-  all) TARGETS=(safetensors json tokenizer analyze_input tour) ;;
-  safetensors|json|tokenizer|analyze_input|tour) TARGETS=("$WHICH") ;;
-  *) echo "fuzz.sh: unknown target '$WHICH' (safetensors, json, tokenizer, analyze_input, tour or all)" >&2; exit 2 ;;
+  all) TARGETS=(safetensors json tokenizer analyze_input tour attention_spec) ;;
+  safetensors|json|tokenizer|analyze_input|tour|attention_spec) TARGETS=("$WHICH") ;;
+  *) echo "fuzz.sh: unknown target '$WHICH' (safetensors, json, tokenizer, analyze_input, tour, attention_spec or all)" >&2; exit 2 ;;
 esac
 
 CXX=""
@@ -48,6 +49,7 @@ sources_for() {
                         src/base/json.cpp src/base/utf8.cpp src/base/random.cpp ;;
     tour) echo src/app/tour/tour.cpp src/app/tour/builtin_tour.cpp src/app/view_state.cpp src/analysis/normalizers.cpp src/analysis/softmax.cpp \
                src/base/json.cpp src/base/utf8.cpp src/base/random.cpp ;;
+    attention_spec) echo src/model/attention_plan.cpp src/model/normalize_rows.cpp ;;
   esac
 }
 

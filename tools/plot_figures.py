@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Draw the paper's Figures 2a, 2b, 2c, 3 and 4 from the CSVs of `attnlab experiment`.
+"""Draw the paper's Figures 2a, 2b, 2c, 3 and 4 from the CSVs of `attnlab experiment`, and the
+normalizer swap's figure (`attnlab experiment normalizer-swap`, plot_normalizer_swap.py).
 
 usage: /usr/bin/python3 tools/plot_figures.py DIR [--out DIR2] [--format png|svg|pdf]
 
@@ -28,6 +29,7 @@ try:
     matplotlib.use("Agg")  # files only, never a window
     import matplotlib.pyplot as plt
     import matplotlib.ticker
+    import plot_normalizer_swap  # beside this script
 except ImportError as missing:
     sys.stderr.write(f"plot_figures.py: {missing}.\n"
                      "  Install Debian's packages:  sudo apt-get install python3-matplotlib python3-numpy\n"
@@ -448,7 +450,8 @@ TABLE_COLUMNS = {
 def main(argv):
     parser = argparse.ArgumentParser(
         prog="plot_figures.py",
-        description="Draw the paper's Figures 2a, 2b, 2c, 3 and 4 from the CSVs of `attnlab experiment`. "
+        description="Draw the paper's Figures 2a, 2b, 2c, 3 and 4, and the normalizer swap's figure, from the CSVs of "
+                    "`attnlab experiment`. "
                     "Run it with /usr/bin/python3 (needs Debian's python3-matplotlib and python3-numpy).",
         usage="/usr/bin/python3 tools/plot_figures.py DIR [--out DIR2] [--format png|svg|pdf]")
     parser.add_argument("dir", metavar="DIR", help="folder written by `attnlab experiment ... --out DIR`")
@@ -472,17 +475,20 @@ def main(argv):
         for name, columns in TABLE_COLUMNS.items():
             if os.path.isfile(os.path.join(args.dir, name)):
                 read_table(os.path.join(args.dir, name), columns)
+        swap_tables = plot_normalizer_swap.check_tables(args.dir, MalformedInput)
         figure_distance(args.dir, out_dir, args.format, written, "L")
         figure_distance(args.dir, out_dir, args.format, written, "N")
         figure_critical_n(args.dir, out_dir, args.format, written)
         figure_separability(args.dir, out_dir, args.format, written)
         figure_gradient(args.dir, out_dir, args.format, written)
+        plot_normalizer_swap.figure_normalizer_swap(args.dir, out_dir, args.format, written, swap_tables, plt, save, source_note,
+                                                    read_summary(args.dir, "normalizer-swap"))
     except MalformedInput as e:
         sys.stderr.write(f"plot_figures.py: malformed CSV in {args.dir}: {e}\n")
         return 1
     if not written:
         sys.stderr.write(f"plot_figures.py: {args.dir} holds none of distance_vs_L.csv, distance_vs_N.csv, "
-                         "critical_n.csv, separability.csv, gradient_summary.csv\n")
+                         "critical_n.csv, separability.csv, gradient_summary.csv, normalizer_swap.csv\n")
         return 1
     print(f"wrote {len(written)} figure(s):")
     for path in written:

@@ -33,4 +33,15 @@ bool open_checkpoint(const std::string& path, Checkpoint& ck, std::string& error
     return true;
 }
 
+bool attention_plan_option(const std::optional<std::string>& spec, const Gpt2Model& model, AttentionPlan& plan, std::string& error) {
+    plan = model.trained_plan();
+    if (!spec) return true;
+    std::string why;
+    if (!parse_attention_spec(*spec, model.config().n_layer, model.config().n_head, plan, why)) {
+        error = "--attention: " + why;
+        return false;
+    }
+    return true;
+}
+
 }  // namespace attnlab

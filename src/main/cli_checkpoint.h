@@ -1,5 +1,6 @@
 #pragma once
 // A GPT-2 checkpoint on disk, for the CLI commands that run the model.
+#include <optional>
 #include <string>
 
 #include "model/gpt2.h"
@@ -19,5 +20,16 @@ struct Checkpoint {
 // `path` names model.safetensors, or the folder holding it; config.json is read from the
 // same folder when it is there (the Hugging Face layout). Warnings go to stderr.
 bool open_checkpoint(const std::string& path, Checkpoint& ck, std::string& error);
+
+// The plan a command runs: the model's trained plan (config.json's "attnlab_attention"), then the
+// --attention SPEC's items over it when given. On a bad spec, false with "--attention: " and the
+// parser's message, which names the item and what is wrong with it.
+bool attention_plan_option(const std::optional<std::string>& spec, const Gpt2Model& model, AttentionPlan& plan, std::string& error);
+
+// The --attention option's one-line help, shared by the commands that take it.
+inline constexpr const char* kAttentionOptionHelp =
+    "--attention SPEC   run the heads under an attention plan: comma-separated HEADS=NORMALIZER[@T], HEADS all, L.* or L.H,\n"
+    "                   NORMALIZER softmax, sparsemax, entmax-1.5, entmax:ALPHA, ssmax:S or sa-softmax, @T a temperature\n"
+    "                   (default 1); later items override earlier ones, e.g. all=ssmax:0.43,0.*=softmax@0.5\n";
 
 }  // namespace attnlab

@@ -10,6 +10,9 @@ int cli_attention(int argc, char** argv, int first);
 int cli_generate(int argc, char** argv, int first);
 int cli_analyze(int argc, char** argv, int first);
 int cli_experiment(int argc, char** argv, int first);
+int cli_perplexity(int argc, char** argv, int first);
+// `experiment normalizer-swap`, with argv[first] the first option after its name.
+int cli_normalizer_swap(int argc, char** argv, int first);
 int cli_random_checkpoint(int argc, char** argv, int first);
 
 }  // namespace attnlab

@@ -1,7 +1,5 @@
 // attnlab experiment NAME: the paper's five experiments (PAPER.md §6) on a GPT-2 checkpoint and
 // a text, written as tidy CSV tables plus a JSON summary per experiment.
-#include <unistd.h>
-
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -12,6 +10,7 @@
 #include "main/cli_args.h"
 #include "main/cli_checkpoint.h"
 #include "main/cli_commands.h"
+#include "main/cli_progress.h"
 #include "main/cli_vocabulary.h"
 #include "base/json.h"
 #include "base/parallel.h"
@@ -27,7 +26,9 @@ const char* const kHelp =
     "usage: attnlab experiment NAME --model FILE (--text FILE | --ids 1,2,3) --out DIR [options]\n"
     "\n"
     "NAME: distance-vs-L (paper Alg.1, Fig.2a), distance-vs-N (Alg.2, Fig.2b), critical-n (Alg.3, Fig.2c),\n"
-    "      separability (Alg.4, Fig.3), gradient (Alg.5, Fig.4), or all (the five, one forward pass).\n"
+    "      separability (Alg.4, Fig.3), gradient (Alg.5, Fig.4), or all (the five, one forward pass);\n"
+    "      normalizer-swap (PAPER.md §7: the model with its heads on other normalizers; its own options:\n"
+    "      `attnlab experiment normalizer-swap --help`).\n"
     "\n"
     "The text is tokenized with GPT-2's tokenizer and cut to the model's context (1024 tokens for GPT-2).\n"
     "Defaults are the paper's sweeps. Options:\n"
@@ -49,6 +50,8 @@ const char* const kHelp =
     "  --ids LIST                  token ids instead of --text (already tokenized input)\n"
     "  --vocab-dir DIR             GPT-2 vocabulary (default: the repository's assets/gpt2)\n"
     "  --quiet                     no progress bar\n"
+    "  --attention SPEC            run the forward pass under an attention plan (see `attnlab --help`); the five\n"
+    "                              experiments then analyse the softmax of the scores that pass gives each head\n"
     "Writes DIR/<table>.csv for each table and DIR/<experiment>.json with the parameters, the counts of\n"
     "skipped queries, the SHA-256 of the model and the text, and the timing. tools/plot_figures.py DIR draws them.\n";
 
@@ -56,51 +59,6 @@ int fail(const std::string& message, int code = 1) {
     std::fprintf(stderr, "attnlab experiment: %s\n", message.c_str());
     return code;
 }
-
-// A progress bar with an ETA on stderr: redrawn in place on a terminal, a line per tenth
-// otherwise (CI logs).
-class ProgressBar {
-public:
-    explicit ProgressBar(bool quiet) : quiet_(quiet), tty_(isatty(fileno(stderr)) != 0) {}
-
-    void update(long long done, long long total, const std::string& stage) {
-        if (quiet_ || total <= 0) return;
-        if (stage != stage_) {
-            finish_line();
-            stage_ = stage;
-            start_ = SteadyClock::now();
-            last_tenth_ = -1;
-        }
-        const double f = static_cast<double>(done) / static_cast<double>(total);
-        const double elapsed = seconds_since(start_);
-        const double eta = f > 0 ? elapsed * (1.0 - f) / f : 0.0;
-        const int tenth = static_cast<int>(f * 10.0);
-        if (tty_) {
-            if (done < total && seconds_since(last_draw_) < 0.1) return;
-            last_draw_ = SteadyClock::now();
-            const int width = 30, filled = static_cast<int>(f * width);
-            std::fprintf(stderr, "\r%-32s [%s%s] %3d%%  %lld/%lld  ETA %3.0f s ", stage.c_str(), std::string(static_cast<size_t>(filled), '#').c_str(),
-                         std::string(static_cast<size_t>(width - filled), '.').c_str(), static_cast<int>(f * 100), done, total, eta);
-            open_line_ = true;
-            if (done == total) finish_line();
-        } else if (tenth != last_tenth_) {
-            last_tenth_ = tenth;
-            std::fprintf(stderr, "%s: %3d%% (%lld/%lld), %.1f s elapsed, ETA %.0f s\n", stage.c_str(), static_cast<int>(f * 100), done, total,
-                         elapsed, eta);
-        }
-    }
-    void finish_line() {
-        if (open_line_) std::fputc('\n', stderr);
-        open_line_ = false;
-    }
-
-private:
-    bool quiet_, tty_;
-    bool open_line_ = false;
-    std::string stage_;
-    int last_tenth_ = -1;
-    SteadyClock::time_point start_ = SteadyClock::now(), last_draw_{};
-};
 
 std::string csv_number(double v) {
     if (std::isnan(v)) return "nan";
@@ -138,6 +96,7 @@ struct RunContext {
     const Gpt2Config* config = nullptr;
     long long text_bytes = 0;
     int text_tokens = 0, tokens_used = 0, threads = 1;
+    std::string attention;  // the plan the forward pass ran, as text ("" = softmax everywhere)
     double forward_seconds = 0;
 };
 
@@ -164,6 +123,7 @@ std::string summary_json(ExperimentKind kind, const ExperimentOptions& o, const 
     text.add("path", ctx.text_path).add("sha256", ctx.text_sha256).add_raw("bytes", std::to_string(ctx.text_bytes))
         .add("tokens", ctx.text_tokens).add("tokens_used", ctx.tokens_used);
     queries.add_raw("used", std::to_string(r.queries_used)).add_raw("skipped", std::to_string(r.queries_skipped));
+    model.add("attention", ctx.attention);
     timing.add("experiment_seconds", seconds).add("forward_pass_seconds", ctx.forward_seconds).add("threads", ctx.threads);
     json::ObjectBuilder s;
     s.add("experiment", experiment_name(kind)).add_raw("parameters", parameters_json(kind, o)).add_raw("model", model.str())
@@ -218,6 +178,7 @@ int cli_experiment(int argc, char** argv, int first) {
         std::fputs(kHelp, stdout);
         return 0;
     }
+    if (name == "normalizer-swap") return cli_normalizer_swap(argc, argv, first + 1);
     std::vector<ExperimentKind> kinds;
     std::string error;
     if (name == "all") {
@@ -230,7 +191,7 @@ int cli_experiment(int argc, char** argv, int first) {
     CliArgs args;
     if (!args.parse(argc, argv, first + 1,
                     {"model", "text", "out", "vectors", "seed", "samples", "critical-samples", "N", "Ls", "Ns", "separability-Ns",
-                     "temperatures", "eps", "ks-level", "max-critical-n", "M", "max-tokens", "threads", "vocab-dir", "ids"},
+                     "temperatures", "eps", "ks-level", "max-critical-n", "M", "max-tokens", "threads", "vocab-dir", "ids", "attention"},
                     {"quiet"}, error))
         return fail(error, 2);
     for (const char* required : {"model", "out"})
@@ -247,6 +208,9 @@ int cli_experiment(int argc, char** argv, int first) {
     if (!open_checkpoint(*args.value("model"), ck, error)) return fail(error);
     const Gpt2Config& cfg = ck.model.config();
     ctx.config = &cfg;
+    AttentionPlan plan;
+    if (!attention_plan_option(args.value("attention"), ck.model, plan, error)) return fail(error, 2);
+    ctx.attention = attention_spec(plan);
     ctx.model_path = ck.path;
     std::string text;
     std::vector<int> ids;
@@ -288,6 +252,7 @@ int cli_experiment(int argc, char** argv, int first) {
     const auto forward_start = SteadyClock::now();
     AttentionCapture capture(options.residual_vectors);
     Gpt2State state(ck.model);
+    state.plan = plan;
     std::vector<float> logits;
     if (!state.forward(ids, logits, error, false, &capture)) return fail(error);
     ctx.forward_seconds = seconds_since(forward_start);

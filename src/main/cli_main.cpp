@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "main/cli_checkpoint.h"
 #include "main/cli_commands.h"
 
 namespace {
@@ -14,14 +15,20 @@ struct Command {
 
 const Command kCommands[] = {
     {"tokenize", attnlab::cli_tokenize, "tokenize [--json] [--vocab-dir DIR]   GPT-2 token ids of standard input"},
-    {"logits", attnlab::cli_logits, "logits --model FILE --ids 1,2,3 [--json]   next-token logits at the last position"},
-    {"attention", attnlab::cli_attention, "attention --model FILE --ids ... --layer L --head H [--json]   one head's T x T weights"},
+    {"logits", attnlab::cli_logits,
+     "logits --model FILE --ids 1,2,3 [--attention SPEC] [--json [--all-positions]]   next-token logits at the last position\n"
+     "                 (or at every position)"},
+    {"attention", attnlab::cli_attention,
+     "attention --model FILE --ids ... --layer L --head H [--attention SPEC] [--json]   one head's T x T weights"},
     {"generate", attnlab::cli_generate,
-     "generate --model FILE --prompt TEXT -n N [--temperature T --top-k K --top-p P --seed S]"},
+     "generate --model FILE --prompt TEXT -n N [--temperature T --top-k K --top-p P --seed S] [--attention SPEC]"},
+    {"perplexity", attnlab::cli_perplexity,
+     "perplexity --model FILE (--text FILE | --ids 1,2,3) [--attention SPEC] [--max-tokens n] [--json]\n"
+     "                 exp of the mean -ln p(token | the tokens before it) over the text's predicted positions"},
     {"analyze", attnlab::cli_analyze, "analyze --input FILE.json [--json]   the paper's quantities for one query's logits and vectors"},
     {"experiment", attnlab::cli_experiment,
      "experiment NAME --model FILE --text FILE --out DIR   the paper's experiments (NAME: distance-vs-L, distance-vs-N,\n"
-     "                 critical-n, separability, gradient, all); `attnlab experiment --help` lists the options"},
+     "                 critical-n, separability, gradient, all, normalizer-swap); `attnlab experiment --help` lists the options"},
     {"random-checkpoint", attnlab::cli_random_checkpoint,
      "random-checkpoint --out DIR [--layers 12 --heads 12 --embd 768 --positions 1024 --vocab 50257 --seed 1]\n"
      "                 a GPT-2 checkpoint with random weights (model.safetensors, config.json)"},
@@ -30,6 +37,7 @@ const Command kCommands[] = {
 void usage(FILE* out) {
     std::fprintf(out, "usage: attnlab COMMAND [OPTIONS]\n\ncommands:\n");
     for (const Command& c : kCommands) std::fprintf(out, "  %s\n", c.summary);
+    std::fprintf(out, "\nSPEC, an attention plan (the model's own by default):\n  %s", attnlab::kAttentionOptionHelp);
 }
 
 }  // namespace

@@ -48,15 +48,30 @@ void print_floats(const float* v, size_t n) {
 int cli_logits(int argc, char** argv, int first) {
     CliArgs args;
     std::string error;
-    if (!args.parse(argc, argv, first, {"model", "ids"}, {"json"}, error)) return fail("logits", error, 2);
+    if (!args.parse(argc, argv, first, {"model", "ids", "attention"}, {"json", "all-positions"}, error)) return fail("logits", error, 2);
     if (!args.value("model")) return fail("logits", "--model FILE is required", 2);
+    if (args.flag("all-positions") && !args.flag("json")) return fail("logits", "--all-positions needs --json", 2);
     Checkpoint ck;
     if (!open_checkpoint(*args.value("model"), ck, error)) return fail("logits", error);
     std::vector<int> ids;
     if (!read_ids(args, ck.model, ids, error)) return fail("logits", error, 2);
     Gpt2State state(ck.model);
+    if (!attention_plan_option(args.value("attention"), ck.model, state.plan, error)) return fail("logits", error, 2);
     std::vector<float> logits;
-    if (!state.forward(ids, logits, error)) return fail("logits", error);
+    const bool all = args.flag("all-positions");
+    if (!state.forward(ids, logits, error, all)) return fail("logits", error);
+    if (all) {
+        // One row per position: row t is the distribution of the token after ids[0..t].
+        const size_t V = static_cast<size_t>(ck.model.config().vocab_size);
+        std::printf("{\"logits\":[");
+        for (size_t t = 0; t < ids.size(); ++t) {
+            std::printf(t ? ",[" : "[");
+            print_floats(logits.data() + t * V, V);
+            std::printf("]");
+        }
+        std::printf("]}\n");
+        return 0;
+    }
     if (args.flag("json")) {
         std::printf("{\"logits\":[");
         print_floats(logits.data(), logits.size());
@@ -78,7 +93,7 @@ int cli_logits(int argc, char** argv, int first) {
 int cli_attention(int argc, char** argv, int first) {
     CliArgs args;
     std::string error;
-    if (!args.parse(argc, argv, first, {"model", "ids", "layer", "head", "temperature"}, {"json"}, error))
+    if (!args.parse(argc, argv, first, {"model", "ids", "layer", "head", "temperature", "attention"}, {"json"}, error))
         return fail("attention", error, 2);
     if (!args.value("model")) return fail("attention", "--model FILE is required", 2);
     Checkpoint ck;
@@ -95,10 +110,14 @@ int cli_attention(int argc, char** argv, int first) {
 
     AttentionCapture capture;
     Gpt2State state(ck.model);
+    if (!attention_plan_option(args.value("attention"), ck.model, state.plan, error)) return fail("attention", error, 2);
     std::vector<float> logits;
     if (!state.forward(ids, logits, error, false, &capture)) return fail("attention", error);
-    const std::vector<float> w = capture.weights(static_cast<int>(*layer), static_cast<int>(*head),
-                                                  HeadPlan{Normalizer{}, static_cast<float>(temperature.value_or(1.0))});
+    // The weights the head used under the plan; --temperature re-shapes them at another T
+    // afterwards (a view of this head only: the pass and the later layers keep the plan's T).
+    HeadPlan how = state.plan.at(static_cast<int>(*layer), static_cast<int>(*head));
+    if (temperature) how.temperature = static_cast<float>(*temperature);
+    const std::vector<float> w = capture.weights(static_cast<int>(*layer), static_cast<int>(*head), how);
     const size_t T = ids.size();
     if (args.flag("json")) {
         std::printf("{\"weights\":[");
@@ -122,7 +141,8 @@ int cli_attention(int argc, char** argv, int first) {
 int cli_generate(int argc, char** argv, int first) {
     CliArgs args;
     std::string error;
-    if (!args.parse(argc, argv, first, {"model", "prompt", "ids", "n", "temperature", "top-k", "top-p", "seed", "vocab-dir"}, {"json"},
+    if (!args.parse(argc, argv, first, {"model", "prompt", "ids", "n", "temperature", "top-k", "top-p", "seed", "vocab-dir", "attention"},
+                    {"json"},
                     error))
         return fail("generate", error, 2);
     if (!args.value("model")) return fail("generate", "--model FILE is required", 2);
@@ -162,6 +182,7 @@ int cli_generate(int argc, char** argv, int first) {
                                   static_cast<float>(top_p.value_or(1.0))};
     SplitMix64 rng(static_cast<std::uint64_t>(seed.value_or(0)));
     Gpt2State state(ck.model);
+    if (!attention_plan_option(args.value("attention"), ck.model, state.plan, error)) return fail("generate", error, 2);
     std::vector<float> logits;
     std::vector<int> out;
     if (!state.forward(ids, logits, error)) return fail("generate", error);

@@ -1,5 +1,6 @@
 #include "model/normalize_rows.h"
 
+#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -10,24 +11,42 @@ namespace attnlab {
 
 namespace {
 
-// Per-thread scratch: the candidates of a row's support, in double.
+// Per-thread scratch: the candidates of a row's support, in double; a row of exponents.
 thread_local std::vector<double> t_candidates;
+thread_local Eigen::ArrayXf t_exponents;
 
 float max_of(const float* x, int n) { return *std::max_element(x, x + n); }
 float min_of(const float* x, int n) { return *std::min_element(x, x + n); }
 
+// Sum in double of v[0..n) in a fixed order (four running sums, by index mod 4): the bits depend
+// on n alone, not on where the row lies in memory.
+template <typename Term>
+double ordered_sum(int n, Term term) {
+    double s[4] = {0.0, 0.0, 0.0, 0.0};
+    int i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int j = 0; j < 4; ++j) s[j] += term(i + j);
+    for (; i < n; ++i) s[i % 4] += term(i);
+    return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
 // weights = softmax(beta * (x - anchor)), with the anchor chosen so that every exponent is <= 0.
-// The sum is kept in double, in order, so the weights do not depend on the row's alignment.
+// The exponentials run through an aligned copy padded to whole packets, so that every element
+// takes Eigen's vectorised exp (a row's unaligned head or short tail would take the scalar one,
+// whose last bit differs, and the bits would depend on where the row lies), and the sum is kept in
+// double in a fixed order.
 void scaled_softmax(const float* x, int n, double beta, float* w) {
     const double anchor = beta >= 0.0 ? max_of(x, n) : min_of(x, n);
-    double sum = 0.0;
-    for (int i = 0; i < n; ++i) {
-        const float e = std::exp(static_cast<float>(beta * (static_cast<double>(x[i]) - anchor)));
-        w[i] = e;
-        sum += e;
-    }
+    constexpr int kPacket = 16;
+    Eigen::ArrayXf& e = t_exponents;
+    const int padded = (n + kPacket - 1) / kPacket * kPacket;
+    if (e.size() < padded) e.resize(padded);
+    for (int i = 0; i < n; ++i) e[i] = static_cast<float>(beta * (static_cast<double>(x[i]) - anchor));
+    for (int i = n; i < padded; ++i) e[i] = 0.0f;
+    e.head(padded) = e.head(padded).exp();
+    const double sum = ordered_sum(n, [&](int i) { return static_cast<double>(e[i]); });
     const float inv = static_cast<float>(1.0 / sum);
-    for (int i = 0; i < n; ++i) w[i] *= inv;
+    for (int i = 0; i < n; ++i) w[i] = e[i] * inv;
 }
 
 // z_i = (x_i - max x) / T in double, for the ones above `floor` (the others cannot be on the
@@ -44,39 +63,119 @@ double support_candidates(const float* x, int n, double T, double floor) {
     return top;
 }
 
-// Sparsemax (Martins & Astudillo 2016, Alg. 1) on z = (x - max)/T: tau from the sorted support
-// candidates (z > -1: the top z is 0 and tau >= -1), then p_i = max(z_i - tau, 0).
-void sparsemax_row(const float* x, int n, double T, float* w) {
-    const double top = support_candidates(x, n, T, -1.0);
-    const std::vector<double>& zs = t_candidates;
-    double cumsum = 0.0, support_sum = 0.0;
-    size_t support = 1;
-    for (size_t k = 1; k <= zs.size(); ++k) {
-        cumsum += zs[k - 1];
-        if (1.0 + static_cast<double>(k) * zs[k - 1] > cumsum) support = k, support_sum = cumsum;
-    }
-    const double tau = (support_sum - 1.0) / static_cast<double>(support);
+// c[0..) <- the values v(i), i < n, above `floor`, in index order, without a branch per value
+// (near-uniform rows make such branches unpredictable).
+template <typename Value>
+void collect_above(int n, double floor, Value v, std::vector<double>& c) {
+    c.resize(static_cast<size_t>(n));
+    size_t k = 0;
     for (int i = 0; i < n; ++i) {
-        const double z = (x[i] - top) / T;
+        const double z = v(i);
+        c[k] = z;
+        k += z > floor;
+    }
+    c.resize(k);
+}
+
+// Over the values of c above t: how many (k), the sum of v - t (a) and of (v - t)^2 (b). Four
+// lanes by index, summed in a fixed order: no branch per value, and the bits depend on c alone.
+void sums_above(const std::vector<double>& c, double t, double& k, double& a, double& b) {
+    double kl[4] = {0, 0, 0, 0}, al[4] = {0, 0, 0, 0}, bl[4] = {0, 0, 0, 0};
+    const size_t m = c.size();
+    size_t i = 0;
+    for (; i + 4 <= m; i += 4)
+        for (size_t j = 0; j < 4; ++j) {
+            const double d = c[i + j] > t ? c[i + j] - t : 0.0;
+            kl[j] += c[i + j] > t ? 1.0 : 0.0;
+            al[j] += d;
+            bl[j] += d * d;
+        }
+    for (; i < m; ++i) {
+        const double d = c[i] > t ? c[i] - t : 0.0;
+        kl[i & 3] += c[i] > t ? 1.0 : 0.0;
+        al[i & 3] += d;
+        bl[i & 3] += d * d;
+    }
+    k = (kl[0] + kl[1]) + (kl[2] + kl[3]);
+    a = (al[0] + al[1]) + (al[2] + al[3]);
+    b = (bl[0] + bl[1]) + (bl[2] + bl[3]);
+}
+
+// Sparsemax (Martins & Astudillo 2016) on z = (x - max)/T: p_i = max(z_i - tau, 0) with tau the
+// root of sum_i max(z_i - tau, 0) = 1. Found without a sort (Michelot 1986; Condat 2016): for
+// any set S, (sum_S z - 1)/|S| is at most tau, so starting below the root (tau >= -1: the top z
+// is 0), tau <- (sum_S z - 1)/|S| over S = {z > tau} rises to it and stops when S no longer
+// shrinks; S is then the support. A sort cost O(n log n) on a near-uniform row, where every key
+// is a candidate (70 us a row of 512 on this project's machine).
+void sparsemax_row(const float* x, int n, double T, float* w) {
+    const double top = max_of(x, n), inv_T = 1.0 / T;
+    std::vector<double>& c = t_candidates;
+    collect_above(n, -1.0, [&](int i) { return (x[i] - top) * inv_T; }, c);
+    double tau = -1.0, k = 0.0, a = 0.0, b = 0.0, before = -1.0;
+    for (int iter = 0; iter < n + 2; ++iter) {  // |S| shrinks at every step: at most n of them
+        sums_above(c, tau, k, a, b);
+        if (k == before) break;
+        before = k;
+        tau += (a - 1.0) / k;  // (sum_S z - 1)/|S|, with sum_S z = a + k tau
+    }
+    for (int i = 0; i < n; ++i) {
+        const double z = (x[i] - top) * inv_T;
         w[i] = z > tau ? static_cast<float>(z - tau) : 0.0f;
     }
 }
 
-// 1.5-entmax (Peters, Niculae & Martins 2019, Alg. 2) on X = z/2: the support lies in X > -1.
-void entmax15_row(const float* x, int n, double T, float* w) {
-    const double top = support_candidates(x, n, T, -2.0);
+// 1.5-entmax's threshold on X = z/2 (Peters, Niculae & Martins 2019, Alg. 2): the candidates
+// sorted descending, tau = mean_k - sqrt((1 - ss_k)/k) for the largest k with tau_k <= X_(k).
+double entmax15_tau_sorted(std::vector<double>& xs) {
+    std::sort(xs.begin(), xs.end(), std::greater<double>());
     double mean = 0.0, ss = 0.0, tau = 0.0;
-    const std::vector<double>& zs = t_candidates;
-    for (size_t k = 1; k <= zs.size(); ++k) {
-        const double v = 0.5 * zs[k - 1];
+    for (size_t k = 1; k <= xs.size(); ++k) {
+        const double v = xs[k - 1];
         const double delta = v - mean;
         mean += delta / static_cast<double>(k);
         ss += delta * (v - mean);
         const double tau_k = mean - std::sqrt(std::max((1.0 - ss) / static_cast<double>(k), 0.0));
         if (tau_k <= v) tau = tau_k;
     }
+    return tau;
+}
+
+// The same threshold without a sort: tau is the root of f(t) = sum_{X > t} (X - t)^2 - 1, convex
+// and falling, with f(-1) >= 0 (the top X is 0). Newton's steps from t = -1 rise to the root
+// without passing it, so S = {X > t} holds the support; at each step the closed form on S,
+// mean_S - sqrt((1 - ss_S)/|S|), is the threshold once it leaves S as it is. False (the caller
+// sorts) if rounding stalls the steps.
+bool entmax15_tau_newton(const std::vector<double>& xs, double& tau) {
+    double t = -1.0;
+    for (int iter = 0; iter < 64; ++iter) {
+        double k = 0.0, a = 0.0, b = 0.0;  // over S = {X > t}: |S|, sum (X - t), sum (X - t)^2
+        sums_above(xs, t, k, a, b);
+        const double ss = b - a * a / k;  // the squared deviations from S's mean, t + a/k
+        if (ss <= 1.0) {
+            const double closed = t + a / k - std::sqrt((1.0 - ss) / k);
+            int moved = 0;
+            for (const double v : xs) moved += (v > t) != (v > closed);
+            if (moved == 0) {
+                tau = closed;
+                return true;
+            }
+        }
+        const double next = t + (b - 1.0) / (2.0 * a);  // Newton: f = b - 1, f' = -2a
+        if (!(next > t)) return false;
+        t = next;
+    }
+    return false;
+}
+
+// 1.5-entmax on X = z/2, z = (x - max)/T: p_i = max(X_i - tau, 0)^2; the support lies in X > -1.
+void entmax15_row(const float* x, int n, double T, float* w) {
+    const double top = max_of(x, n), half_inv_T = 0.5 / T;
+    std::vector<double>& c = t_candidates;
+    collect_above(n, -1.0, [&](int i) { return (x[i] - top) * half_inv_T; }, c);
+    double tau = 0.0;
+    if (!entmax15_tau_newton(c, tau)) tau = entmax15_tau_sorted(c);
     for (int i = 0; i < n; ++i) {
-        const double X = 0.5 * (x[i] - top) / T;
+        const double X = (x[i] - top) * half_inv_T;
         w[i] = X > tau ? static_cast<float>((X - tau) * (X - tau)) : 0.0f;
     }
 }
@@ -122,10 +221,11 @@ void entmax_bisect_row(const float* x, int n, double T, double alpha, float* w) 
 void sa_softmax_row(const float* x, int n, double T, float* w) {
     scaled_softmax(x, n, 1.0 / T, w);
     const double lo = std::min(static_cast<double>(min_of(x, n)), 0.0);
-    double W = 0.0;
-    for (int i = 0; i < n; ++i) W += (x[i] - lo) / T * w[i];
+    // W = sum (x_i - lo)/T q_i; 1/T and 1/W are taken once, and the sum runs in fixed lanes.
+    const double W = ordered_sum(n, [&](int i) { return (x[i] - lo) * static_cast<double>(w[i]); }) / T;
     if (!(W > 0.0)) return;
-    for (int i = 0; i < n; ++i) w[i] = static_cast<float>((x[i] - lo) / T * w[i] / W);
+    const double scale = 1.0 / (T * W);
+    for (int i = 0; i < n; ++i) w[i] = static_cast<float>((x[i] - lo) * static_cast<double>(w[i]) * scale);
 }
 
 }  // namespace

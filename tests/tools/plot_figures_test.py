@@ -20,7 +20,8 @@ import tempfile
 import numpy as np
 import matplotlib.image
 
-FIGURES = ["fig2a_distance_vs_L", "fig2b_distance_vs_N", "fig2c_critical_n", "fig3_separability", "fig4_gradient"]
+FIGURES = ["fig2a_distance_vs_L", "fig2b_distance_vs_N", "fig2c_critical_n", "fig3_separability", "fig4_gradient",
+           "fig_normalizer_swap"]
 failures = []
 
 
@@ -34,7 +35,8 @@ def write_csv(path, header, rows):
     with open(path, "w") as f:
         f.write(",".join(header) + "\n")
         for row in rows:
-            f.write(",".join("nan" if isinstance(v, float) and math.isnan(v) else repr(v) for v in row) + "\n")
+            f.write(",".join("nan" if isinstance(v, float) and math.isnan(v) else v if isinstance(v, str) else repr(v)
+                             for v in row) + "\n")
 
 
 DISTANCE_HEADER = ["layer", "head", "L", "N", "queries", "skipped"] + [
@@ -112,6 +114,33 @@ def write_folder(folder):
     write_csv(os.path.join(folder, "gradient_summary.csv"), header, rows)
 
 
+SWAP_SETTINGS = ["sparsemax", "entmax-1.5", "ssmax:0.3", "ssmax:0.43", "ssmax:1", "sa-softmax", "softmax@0.5", "softmax@2"]
+
+
+def write_swap_folder(folder, layers=3):
+    """normalizer_swap.csv and normalizer_swap_layers.csv as `attnlab experiment normalizer-swap` writes
+    them: the unmodified model, the control, then each setting on all heads and on each layer."""
+    plans = [["none", "unmodified", "", -1, 1.0, 200, 3.0, math.exp(3.0), 1.0, 0.0, 1.0],
+             ["all", "softmax@1", "all=softmax@1", -1, 1.0, 200, 3.0, math.exp(3.0), 1.0, 0.0, 1.0]]
+    for k, s in enumerate(SWAP_SETTINGS):
+        T = 0.5 if s == "softmax@0.5" else 2.0 if s == "softmax@2" else 1.0
+        for heads, layer in [("all", -1)] + [(f"{l}.*", l) for l in range(layers)]:
+            nll = 3.0 + 0.05 * (k + 1) * (3 if heads == "all" else 1) / (1 + max(layer, 0))
+            plans.append([heads, s, f"{heads}={s}", layer, T, 200, nll, math.exp(nll), math.exp(nll - 3.0), nll - 3.0 + 0.01,
+                          1.0 - (nll - 3.0)])
+    write_csv(os.path.join(folder, "normalizer_swap.csv"),
+              ["heads", "normalizer", "spec", "layer", "T", "tokens", "mean_nll", "perplexity", "perplexity_ratio", "kl_mean",
+               "top1_agreement"], plans)
+    rows = []
+    for p in plans:
+        for layer in range(layers):
+            swapped = 1 if p[0] == "all" or p[3] == layer else 0
+            rows.append([p[0], p[1], layer, swapped, 2.0 - 0.3 * swapped * (SWAP_SETTINGS.index(p[1]) + 1 if p[1] in SWAP_SETTINGS else 0) / 4,
+                         0.4 + 0.05 * layer])
+    write_csv(os.path.join(folder, "normalizer_swap_layers.csv"),
+              ["heads", "normalizer", "layer", "swapped", "entropy_mean", "max_weight_mean"], rows)
+
+
 def run(script, *args):
     return subprocess.run([sys.executable, script, *args], capture_output=True, text=True, timeout=300)
 
@@ -148,6 +177,7 @@ def main():
         data, out = os.path.join(tmp, "data"), os.path.join(tmp, "out")
         os.makedirs(data)
         write_folder(data)
+        write_swap_folder(data)
 
         # All five figures.
         r = run(script, data, "--out", out)
@@ -190,6 +220,24 @@ def main():
         check(r.returncode != 0, f"missing column: non-zero exit (got {r.returncode})")
         check("gradient_summary.csv" in r.stderr and "bound_g" in r.stderr,
               f"missing column: stderr names gradient_summary.csv and bound_g ({r.stderr.strip()})")
+
+        # The normalizer swap: alone in a folder it is drawn; a text where a number belongs, or a
+        # missing column, is named.
+        swap = os.path.join(tmp, "swap")
+        os.makedirs(swap)
+        write_swap_folder(swap, layers=12)
+        r = run(script, swap)
+        check(r.returncode == 0 and os.path.isfile(os.path.join(swap, "fig_normalizer_swap.png")),
+              f"normalizer swap alone, 12 layers: fig_normalizer_swap.png written ({r.stderr.strip()[-300:]})")
+        rewrite_cell(os.path.join(swap, "normalizer_swap.csv"), "kl_mean", "lots")
+        r = run(script, swap, "--out", os.path.join(tmp, "swap_bad"))
+        check(r.returncode != 0 and "normalizer_swap.csv" in r.stderr and "kl_mean" in r.stderr,
+              f"normalizer swap, a malformed kl_mean: non-zero exit naming the file and column ({r.stderr.strip()})")
+        write_swap_folder(swap)
+        drop_column(os.path.join(swap, "normalizer_swap_layers.csv"), "entropy_mean")
+        r = run(script, swap)
+        check(r.returncode != 0 and "normalizer_swap_layers.csv" in r.stderr and "entropy_mean" in r.stderr,
+              f"normalizer swap, no entropy_mean column: non-zero exit naming it ({r.stderr.strip()})")
 
         # No such folder.
         missing = os.path.join(tmp, "no_such_dir")
