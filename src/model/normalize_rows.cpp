@@ -3,14 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <numbers>
 #include <vector>
 
 namespace attnlab {
 
 namespace {
 
-// Per-thread scratch: the candidates of a row's support, in double.
+// Per-thread scratch: the candidates of a row's support, or SA-softmax's factors, in double.
 thread_local std::vector<double> t_candidates;
 
 float max_of(const float* x, int n) { return *std::max_element(x, x + n); }
@@ -81,14 +80,15 @@ void entmax15_row(const float* x, int n, double T, float* w) {
     }
 }
 
-// p_i^{alpha-1} = exp(t) + (alpha-1) z_i, as src/analysis/normalizers.cpp's entmax_weight.
-double entmax_weight(double z, double am1, double t) {
-    if (t >= -std::numbers::ln2) {
-        const double y = std::expm1(t) + am1 * z;
-        return y > -1.0 ? std::exp(std::log1p(y) / am1) : 0.0;
-    }
-    const double v = std::exp(t) + am1 * z;
-    return v > 0.0 ? std::exp(std::log(v) / am1) : 0.0;
+// p_i for p_max = exp(u) (the top's z is 0): p_i^{alpha-1} = p_max^{alpha-1} + (alpha-1) z_i, written
+// as p_i = p_max (1 - (alpha-1)|z_i| / p_max^{alpha-1})^{1/(alpha-1)} with the ratio in logs, so that
+// p_max^{alpha-1} never has to be formed: at alpha = 1000 it underflows for any p_max < 0.47,
+// and a row of ties (p_max = 1/n) then weighed 0 everywhere and came out 0/0.
+double entmax_weight(double z, double am1, double u) {
+    if (z == 0.0) return std::exp(u);
+    const double log_ratio = std::log(-am1 * z) - am1 * u;
+    if (log_ratio >= 0.0) return 0.0;  // off the support
+    return std::exp(u + std::log1p(-std::exp(log_ratio)) / am1);
 }
 
 // alpha-entmax, any alpha > 1, by bisection on u = log p_max in [-log n, 0] (the support lies in
@@ -99,7 +99,7 @@ void entmax_bisect_row(const float* x, int n, double T, double alpha, float* w) 
     const std::vector<double>& zs = t_candidates;
     const auto mass = [&](double u) {
         double s = 0.0;
-        for (double z : zs) s += entmax_weight(z, am1, am1 * u);
+        for (double z : zs) s += entmax_weight(z, am1, u);
         return s;
     };
     double lo = -std::log(static_cast<double>(n)), hi = 0.0;
@@ -108,24 +108,29 @@ void entmax_bisect_row(const float* x, int n, double T, double alpha, float* w) 
         if (mass(mid) < 1.0) lo = mid;
         else hi = mid;
     }
-    const double t = am1 * (lo + 0.5 * (hi - lo));
+    const double u = lo + 0.5 * (hi - lo);
     double sum = 0.0;
-    for (double z : zs) sum += entmax_weight(z, am1, t);
+    for (double z : zs) sum += entmax_weight(z, am1, u);
     for (int i = 0; i < n; ++i) {
         const double z = (x[i] - top) / T;
-        w[i] = z > -1.0 / am1 ? static_cast<float>(entmax_weight(z, am1, t) / sum) : 0.0f;
+        w[i] = z > -1.0 / am1 ? static_cast<float>(entmax_weight(z, am1, u) / sum) : 0.0f;
     }
 }
 
 // SA-softmax, AttnLab's labelled simplex variant (normalizers.h): q = softmax(x/T),
 // w_i = (x_i - lo) q_i with lo = min(x_min, 0), weights w / sum w; softmax where sum w = 0.
+// The factors (x_i - lo)/T are kept before q is written: the capture normalizes a row in place,
+// where q overwrote the scores that the factors were then read from.
 void sa_softmax_row(const float* x, int n, double T, float* w) {
-    scaled_softmax(x, n, 1.0 / T, w);
     const double lo = std::min(static_cast<double>(min_of(x, n)), 0.0);
+    std::vector<double>& factor = t_candidates;
+    factor.resize(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) factor[static_cast<size_t>(i)] = (x[i] - lo) / T;
+    scaled_softmax(x, n, 1.0 / T, w);
     double W = 0.0;
-    for (int i = 0; i < n; ++i) W += (x[i] - lo) / T * w[i];
+    for (int i = 0; i < n; ++i) W += factor[static_cast<size_t>(i)] * w[i];
     if (!(W > 0.0)) return;
-    for (int i = 0; i < n; ++i) w[i] = static_cast<float>((x[i] - lo) / T * w[i] / W);
+    for (int i = 0; i < n; ++i) w[i] = static_cast<float>(factor[static_cast<size_t>(i)] * w[i] / W);
 }
 
 }  // namespace
