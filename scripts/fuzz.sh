@@ -3,7 +3,10 @@
 # UndefinedBehaviorSanitizer.
 #
 #   scripts/fuzz.sh [SECONDS=60] [TARGET=all]
-#       TARGET: safetensors | json | tokenizer | analyze_input | all
+#       TARGET: safetensors | json | tokenizer | analyze_input | tour | attention_spec | all
+#
+# attention_spec feeds the attention plan's text (--attention, share links, tours, config.json)
+# to parse_attention_spec and check_attention_spec, and runs each accepted head's normalizer.
 #
 # analyze_input feeds `attnlab analyze`'s JSON input parser (parse_query_input) and, for small
 # accepted inputs, runs the whole per-query analysis and checks its invariants.
@@ -25,9 +28,9 @@ OUT="$ROOT/build/fuzz"
 
 case "$SECS" in ''|*[!0-9]*) echo "fuzz.sh: SECONDS must be a whole number, got '$SECS'" >&2; exit 2 ;; esac
 case "$WHICH" in
-  all) TARGETS=(safetensors json tokenizer analyze_input tour) ;;
-  safetensors|json|tokenizer|analyze_input|tour) TARGETS=("$WHICH") ;;
-  *) echo "fuzz.sh: unknown target '$WHICH' (safetensors, json, tokenizer, analyze_input, tour or all)" >&2; exit 2 ;;
+  all) TARGETS=(safetensors json tokenizer analyze_input tour attention_spec) ;;
+  safetensors|json|tokenizer|analyze_input|tour|attention_spec) TARGETS=("$WHICH") ;;
+  *) echo "fuzz.sh: unknown target '$WHICH' (safetensors, json, tokenizer, analyze_input, tour, attention_spec or all)" >&2; exit 2 ;;
 esac
 
 CXX=""
@@ -48,6 +51,7 @@ sources_for() {
                         src/base/json.cpp src/base/utf8.cpp src/base/random.cpp ;;
     tour) echo src/app/tour/tour.cpp src/app/tour/builtin_tour.cpp src/app/view_state.cpp src/analysis/normalizers.cpp src/analysis/softmax.cpp \
                src/base/json.cpp src/base/utf8.cpp src/base/random.cpp ;;
+    attention_spec) echo src/model/attention_plan.cpp src/model/normalize_rows.cpp ;;
   esac
 }
 
