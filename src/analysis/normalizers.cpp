@@ -89,17 +89,16 @@ namespace {
 // With the top z at 0, p_max = (-tau)^{1/(alpha-1)} lies in [1/L, 1]. We bisect not on tau
 // but on u = log p_max in [-log L, 0], tau = -exp((alpha-1) u):
 //     p_i^{alpha-1} = exp((alpha-1) u) + (alpha-1) z_i.
-// Near alpha = 1 the right side is 1 + O(alpha-1) and the power 1/(alpha-1) would blow up its
-// rounding error, so there we form 1 + y with y = expm1((alpha-1) u) + (alpha-1) z_i and take
-// log1p(y); as alpha -> 1 this tends to z_i + u, i.e. softmax. For large alpha, exp((alpha-1) u)
-// can be far below 1 and expm1 would lose it, so there we add exp(...) directly.
-double entmax_weight(double z, double am1, double t) {  // t = (alpha-1) u <= 0
-    if (t >= -std::numbers::ln2) {
-        const double y = std::expm1(t) + am1 * z;
-        return (y > -1.0) ? std::exp(std::log1p(y) / am1) : 0.0;
-    }
-    const double v = std::exp(t) + am1 * z;
-    return (v > 0.0) ? std::exp(std::log(v) / am1) : 0.0;
+// Written as p_i = p_max (1 - r_i)^{1/(alpha-1)}, r_i = (alpha-1)|z_i| / p_max^{alpha-1}, with r_i
+// formed from logs and the power as exp(log1p(-r_i) / (alpha-1)): p_max^{alpha-1} itself is never
+// formed, since at large alpha it underflows (alpha = 1000: for any p_max < 0.47, e.g. a row of
+// ties, which then weighed 0 everywhere and came out 0/0), and near alpha = 1, where the power
+// 1/(alpha-1) is huge, log1p keeps the small r_i exact instead of rounding 1 - r_i.
+double entmax_weight(double z, double am1, double u) {  // p_max = exp(u), u <= 0
+    if (z == 0.0) return std::exp(u);
+    const double log_ratio = std::log(-am1 * z) - am1 * u;  // log((alpha-1)|z| / p_max^{alpha-1})
+    if (log_ratio >= 0.0) return 0.0;                       // off the support
+    return std::exp(u + std::log1p(-std::exp(log_ratio)) / am1);
 }
 
 }  // namespace
@@ -110,7 +109,7 @@ std::vector<double> entmax_bisect(std::span<const double> logits, double T, doub
     std::vector<double> z = shifted_scaled(logits, T);
     auto mass = [&](double u) {
         double s = 0.0;
-        for (double zi : z) s += entmax_weight(zi, am1, am1 * u);
+        for (double zi : z) s += entmax_weight(zi, am1, u);
         return s;
     };
     // mass(-log L) <= 1 (every weight <= p_max = 1/L), mass(0) >= 1 (p_max = 1), and mass
@@ -122,10 +121,10 @@ std::vector<double> entmax_bisect(std::span<const double> logits, double T, doub
         if (mid <= lo || mid >= hi) break;
         if (mass(mid) < 1.0) lo = mid; else hi = mid;
     }
-    const double t = am1 * (lo + 0.5 * (hi - lo));
+    const double u = lo + 0.5 * (hi - lo);
     double sum = 0.0;
     for (double& zi : z) {
-        zi = entmax_weight(zi, am1, t);
+        zi = entmax_weight(zi, am1, u);
         sum += zi;
     }
     // The remaining error of tau is a few ulp; renormalizing puts the sum on 1 to rounding.

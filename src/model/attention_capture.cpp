@@ -70,7 +70,7 @@ std::vector<float> AttentionCapture::weights(int layer, int head, const HeadPlan
     const float temperature = how.temperature;
     for (int i = 0; i < T; ++i) {
         float* row = w.data() + static_cast<size_t>(i) * T;
-        if (how.normalizer.kind != NormalizerKind::Softmax) {
+        if (!(how.normalizer == Normalizer{})) {  // entmax:1 is softmax
             normalize_row(how, row, i + 1, row);
             std::fill(row + i + 1, row + T, 0.0f);
             continue;

@@ -1,5 +1,6 @@
 #include "model/attention_plan.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -57,10 +58,17 @@ bool read_index(std::string_view s, int limit, int& out) {
     return true;
 }
 
+// At least as many digits as v has before the point, so that %g writes 1000 and 10000 as such,
+// not as 1e+03 and 1e+04 (shorter, and read back the same, but not what anyone typed).
+int whole_digits(double v) {
+    const double a = std::abs(v);
+    return a >= 1.0 && a < 1e17 ? 1 + static_cast<int>(std::floor(std::log10(a))) : 1;
+}
+
 // The shortest %g form that reads back as exactly v.
 std::string shortest(double v, int max_digits) {
     char buf[40];
-    for (int digits = 1; digits <= max_digits; ++digits) {
+    for (int digits = std::min(whole_digits(v), max_digits); digits <= max_digits; ++digits) {
         std::snprintf(buf, sizeof buf, "%.*g", digits, v);
         if (std::strtod(buf, nullptr) == v) break;
     }
@@ -68,7 +76,7 @@ std::string shortest(double v, int max_digits) {
 }
 std::string shortest_float(float v) {
     char buf[40];
-    for (int digits = 1; digits <= 9; ++digits) {
+    for (int digits = std::min(whole_digits(v), 9); digits <= 9; ++digits) {
         std::snprintf(buf, sizeof buf, "%.*g", digits, static_cast<double>(v));
         if (static_cast<float>(std::strtod(buf, nullptr)) == v) break;
     }
@@ -89,10 +97,22 @@ std::string head_spec(const HeadPlan& h) {
 
 }  // namespace
 
+namespace {
+
+// Entmax at alpha 1 is softmax and at alpha 2 sparsemax (normalizers.h): the kind that computes it.
+NormalizerKind effective_kind(const Normalizer& n) {
+    if (n.kind == NormalizerKind::Entmax && n.alpha == 1.0) return NormalizerKind::Softmax;
+    if (n.kind == NormalizerKind::Entmax && n.alpha == 2.0) return NormalizerKind::Sparsemax;
+    return n.kind;
+}
+
+}  // namespace
+
 bool Normalizer::operator==(const Normalizer& o) const {
-    if (kind != o.kind) return false;
-    if (kind == NormalizerKind::Entmax) return alpha == o.alpha;
-    if (kind == NormalizerKind::Ssmax) return scale == o.scale;
+    const NormalizerKind k = effective_kind(*this);
+    if (k != effective_kind(o)) return false;
+    if (k == NormalizerKind::Entmax) return alpha == o.alpha;
+    if (k == NormalizerKind::Ssmax) return scale == o.scale;
     return true;
 }
 

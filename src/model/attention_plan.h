@@ -28,7 +28,9 @@ struct Normalizer {
     double alpha = 1.5;  // entmax only, >= 1 (alpha == 1 means softmax, 2 sparsemax)
     double scale = 1.0;  // SSMax's s
 
-    // Equal when they compute the same weights: a parameter the kind does not use is ignored.
+    // Equal when they compute the same weights: a parameter the kind does not use is ignored, and
+    // entmax at alpha 1 is softmax, at alpha 2 sparsemax. So "entmax:1" at T = 1 is the default
+    // head, and the forward pass runs it as softmax, bit for bit.
     bool operator==(const Normalizer& o) const;
 };
 

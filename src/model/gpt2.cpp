@@ -205,7 +205,7 @@ bool Gpt2State::run_layers(std::span<const int> tokens, std::string& error, Atte
             // q (rows, d), k and v (keys, d): head hd's columns of rows with stride C
             gemm(rows, keys, d, q_.data() + static_cast<size_t>(r0) * C + hd * d, C, k_cache + hd * d, C, true, S.data(), keys, scale);
             const HeadPlan& hp = plan.at(l, hd);
-            const bool softmax = hp.normalizer.kind == NormalizerKind::Softmax;
+            const bool softmax = hp.normalizer == Normalizer{};  // entmax:1 too: the same bits as softmax
             const float tau = hp.temperature;
             for (int i = 0; i < rows; ++i) {
                 const int visible = t_ + r0 + i + 1;  // query at position t_ + r0 + i sees keys 0..t_ + r0 + i

@@ -4,16 +4,17 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <numbers>
 #include <vector>
 
 namespace attnlab {
 
 namespace {
 
-// Per-thread scratch: the candidates of a row's support, in double; a row of exponents.
+// Per-thread scratch: the candidates of a row's support, in double; a row of exponents; a copy of
+// a row's scores when it is normalized in place.
 thread_local std::vector<double> t_candidates;
 thread_local Eigen::ArrayXf t_exponents;
+thread_local std::vector<float> t_scores;
 
 float max_of(const float* x, int n) { return *std::max_element(x, x + n); }
 float min_of(const float* x, int n) { return *std::min_element(x, x + n); }
@@ -180,14 +181,15 @@ void entmax15_row(const float* x, int n, double T, float* w) {
     }
 }
 
-// p_i^{alpha-1} = exp(t) + (alpha-1) z_i, as src/analysis/normalizers.cpp's entmax_weight.
-double entmax_weight(double z, double am1, double t) {
-    if (t >= -std::numbers::ln2) {
-        const double y = std::expm1(t) + am1 * z;
-        return y > -1.0 ? std::exp(std::log1p(y) / am1) : 0.0;
-    }
-    const double v = std::exp(t) + am1 * z;
-    return v > 0.0 ? std::exp(std::log(v) / am1) : 0.0;
+// p_i for p_max = exp(u) (the top's z is 0): p_i^{alpha-1} = p_max^{alpha-1} + (alpha-1) z_i, written
+// as p_i = p_max (1 - (alpha-1)|z_i| / p_max^{alpha-1})^{1/(alpha-1)} with the ratio in logs, so that
+// p_max^{alpha-1} never has to be formed: at alpha = 1000 it underflows for any p_max < 0.47,
+// and a row of ties (p_max = 1/n) then weighed 0 everywhere and came out 0/0.
+double entmax_weight(double z, double am1, double u) {
+    if (z == 0.0) return std::exp(u);
+    const double log_ratio = std::log(-am1 * z) - am1 * u;
+    if (log_ratio >= 0.0) return 0.0;  // off the support
+    return std::exp(u + std::log1p(-std::exp(log_ratio)) / am1);
 }
 
 // alpha-entmax, any alpha > 1, by bisection on u = log p_max in [-log n, 0] (the support lies in
@@ -198,7 +200,7 @@ void entmax_bisect_row(const float* x, int n, double T, double alpha, float* w) 
     const std::vector<double>& zs = t_candidates;
     const auto mass = [&](double u) {
         double s = 0.0;
-        for (double z : zs) s += entmax_weight(z, am1, am1 * u);
+        for (double z : zs) s += entmax_weight(z, am1, u);
         return s;
     };
     double lo = -std::log(static_cast<double>(n)), hi = 0.0;
@@ -207,25 +209,31 @@ void entmax_bisect_row(const float* x, int n, double T, double alpha, float* w) 
         if (mass(mid) < 1.0) lo = mid;
         else hi = mid;
     }
-    const double t = am1 * (lo + 0.5 * (hi - lo));
+    const double u = lo + 0.5 * (hi - lo);
     double sum = 0.0;
-    for (double z : zs) sum += entmax_weight(z, am1, t);
+    for (double z : zs) sum += entmax_weight(z, am1, u);
     for (int i = 0; i < n; ++i) {
         const double z = (x[i] - top) / T;
-        w[i] = z > -1.0 / am1 ? static_cast<float>(entmax_weight(z, am1, t) / sum) : 0.0f;
+        w[i] = z > -1.0 / am1 ? static_cast<float>(entmax_weight(z, am1, u) / sum) : 0.0f;
     }
 }
 
 // SA-softmax, AttnLab's labelled simplex variant (normalizers.h): q = softmax(x/T),
 // w_i = (x_i - lo) q_i with lo = min(x_min, 0), weights w / sum w; softmax where sum w = 0.
 void sa_softmax_row(const float* x, int n, double T, float* w) {
-    scaled_softmax(x, n, 1.0 / T, w);
     const double lo = std::min(static_cast<double>(min_of(x, n)), 0.0);
+    // The capture normalizes a row in place (x == w): keep the scores that q is about to overwrite.
+    const float* scores = x;
+    if (x == w) {
+        t_scores.assign(x, x + n);
+        scores = t_scores.data();
+    }
+    scaled_softmax(x, n, 1.0 / T, w);
     // W = sum (x_i - lo)/T q_i; 1/T and 1/W are taken once, and the sum runs in fixed lanes.
-    const double W = ordered_sum(n, [&](int i) { return (x[i] - lo) * static_cast<double>(w[i]); }) / T;
+    const double W = ordered_sum(n, [&](int i) { return (scores[i] - lo) * static_cast<double>(w[i]); }) / T;
     if (!(W > 0.0)) return;
     const double scale = 1.0 / (T * W);
-    for (int i = 0; i < n; ++i) w[i] = static_cast<float>((x[i] - lo) * static_cast<double>(w[i]) * scale);
+    for (int i = 0; i < n; ++i) w[i] = static_cast<float>((scores[i] - lo) * static_cast<double>(w[i]) * scale);
 }
 
 }  // namespace

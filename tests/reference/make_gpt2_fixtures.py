@@ -9,8 +9,9 @@ definition, not by any library AttnLab uses.
 
     /usr/bin/python3 tests/reference/make_gpt2_fixtures.py tests/fixtures
 
-Writes one folder per case: model.safetensors, config.json (when the case has one) and
-expected.json. Needs Debian's python3-numpy at developer time only; the outputs are committed.
+Writes one folder per case: model.safetensors, config.json (when the case has one),
+expected.json, and for two cases plans.json: the same under attention plans, each head running
+softmax, sparsemax, entmax or Scalable-Softmax at its temperature, or SA-softmax. Needs Debian's python3-numpy at developer time only; the outputs are committed.
 """
 import json
 import os
@@ -82,8 +83,77 @@ def gelu_new(x):
     return 0.5 * x * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x ** 3)))
 
 
-def forward(p, cfg, ids, temperatures=None):
-    """Hugging Face GPT2LMHeadModel.forward, float64. Returns logits (T, V), attention (L, H, T, T), ln_f (T, C)."""
+def softmax(x):
+    e = np.exp(x - x.max())
+    return e / e.sum()
+
+
+def entmax(z, alpha):
+    """alpha-entmax (Peters, Niculae & Martins 2019) from its definition, alpha > 1:
+    p_i = [(alpha-1) z_i - tau]_+ ^ (1/(alpha-1)) with tau such that sum p = 1, found by bisection
+    on tau itself until the interval stops shrinking (alpha = 2 is sparsemax)."""
+    a = (alpha - 1.0) * (z - z.max())  # the top is 0: tau lies in [-1, -(1/n)^(alpha-1)]
+    lo, hi = -1.0, -(1.0 / len(z)) ** (alpha - 1.0)
+
+    def mass(tau):
+        return (np.maximum(a - tau, 0.0) ** (1.0 / (alpha - 1.0))).sum()
+
+    while True:
+        mid = 0.5 * (lo + hi)
+        if not lo < mid < hi:
+            break
+        if mass(mid) > 1.0:
+            lo = mid
+        else:
+            hi = mid
+    p = np.maximum(a - hi, 0.0) ** (1.0 / (alpha - 1.0))
+    return p / p.sum()
+
+
+def sparsemax_sorted(z):
+    """Sparsemax by the sort of Martins & Astudillo 2016 (a check on the bisection above)."""
+    zs = np.sort(z)[::-1]
+    k = np.arange(1, len(z) + 1)
+    cs = np.cumsum(zs)
+    support = k[1 + k * zs > cs].max()
+    tau = (cs[support - 1] - 1.0) / support
+    return np.maximum(z - tau, 0.0)
+
+
+def sa_softmax(x):
+    """AttnLab's labelled SA-softmax (src/analysis/normalizers.h): w_i = (x_i - lo)/(hi - lo) softmax(x)_i
+    with lo = min(x_min, 0), hi = max(0, x_max), returned as w / sum w; softmax(x) where the range
+    or sum w is 0."""
+    lo, hi = min(x.min(), 0.0), max(0.0, x.max())
+    q = softmax(x)
+    if hi - lo == 0.0:
+        return q
+    w = (x - lo) / (hi - lo) * q
+    return q if w.sum() == 0.0 else w / w.sum()
+
+
+def normalize(head, scores):
+    """One query's weights over the n keys it sees. head = (name, parameter, T)."""
+    name, param, T = head
+    x = scores / T
+    if name == "softmax" or (name == "entmax" and param == 1.0):
+        return softmax(x)
+    if name == "sparsemax":
+        p = entmax(x, 2.0)
+        assert np.abs(p - sparsemax_sorted(x)).max() < 1e-12
+        return p
+    if name == "entmax":
+        return entmax(x, param)
+    if name == "ssmax":  # Scalable-Softmax: n is the number of keys this query sees
+        return softmax(param * np.log(len(x)) * x)
+    if name == "sa-softmax":
+        return sa_softmax(x)
+    raise ValueError(name)
+
+
+def forward(p, cfg, ids, temperatures=None, plan=None):
+    """Hugging Face GPT2LMHeadModel.forward, float64. Returns logits (T, V), attention (L, H, T, T), ln_f (T, C).
+    plan: {(layer, head): (normalizer, parameter, T)}, softmax at T = 1 elsewhere; temperatures: {(layer, head): T}."""
     C, H = cfg["n_embd"], cfg["n_head"]
     d = C // H
     T = len(ids)
@@ -98,10 +168,16 @@ def forward(p, cfg, ids, temperatures=None):
         for hd in range(H):
             qh, kh, vh = q[:, hd * d:(hd + 1) * d], k[:, hd * d:(hd + 1) * d], v[:, hd * d:(hd + 1) * d]
             scores = qh @ kh.T / np.sqrt(d)
-            tau = (temperatures or {}).get((l, hd), 1.0)
-            scores = np.where(causal, scores / tau, -np.inf)
-            w = np.exp(scores - scores.max(axis=-1, keepdims=True))
-            w = w / w.sum(axis=-1, keepdims=True)
+            if plan is not None:
+                head = plan.get((l, hd), ("softmax", 0.0, 1.0))
+                w = np.zeros((T, T))
+                for i in range(T):
+                    w[i, :i + 1] = normalize(head, scores[i, :i + 1])
+            else:
+                tau = (temperatures or {}).get((l, hd), 1.0)
+                scores = np.where(causal, scores / tau, -np.inf)
+                w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+                w = w / w.sum(axis=-1, keepdims=True)
             layer_att.append(w)
             heads.append(w @ vh)
         attentions.append(layer_att)
@@ -115,6 +191,34 @@ def forward(p, cfg, ids, temperatures=None):
     return ln_f @ head.T, np.array(attentions), ln_f
 
 
+def parse_plan(spec, L, H):
+    """The plan's text (docs: HEADS=NORMALIZER[@T], comma-separated, later items win) as
+    {(layer, head): (normalizer, parameter, T)}, written from the grammar, not from the C++ parser."""
+    plan = {}
+    for item in filter(None, (s.strip() for s in spec.split(","))):
+        heads, rest = item.split("=")
+        norm, _, t = rest.partition("@")
+        name, _, param = norm.partition(":")
+        if name == "entmax-1.5":
+            name, param = "entmax", "1.5"
+        head = (name, float(param) if param else 0.0, float(t) if t else 1.0)
+        if heads == "all":
+            cells = [(l, h) for l in range(L) for h in range(H)]
+        else:
+            layer, h = heads.split(".")
+            cells = [(int(layer), hh) for hh in range(H)] if h == "*" else [(int(layer), int(h))]
+        for c in cells:
+            plan[c] = head
+    return plan
+
+
+def next_token_nll(logits, ids):
+    """-ln p(ids[i+1] | ids[..i]) for i = 0 .. T-2, float64 log-softmax."""
+    top = logits.max(axis=1, keepdims=True)
+    log_z = top[:, 0] + np.log(np.exp(logits - top).sum(axis=1))
+    return (log_z[:-1] - logits[np.arange(len(ids) - 1), ids[1:]])
+
+
 def rounded(x):
     if isinstance(x, float):
         return float(f"{x:.9g}")
@@ -123,6 +227,37 @@ def rounded(x):
     if isinstance(x, dict):
         return {k: rounded(v) for k, v in x.items()}
     return x
+
+
+# The attention plans run on two of the shapes (plans.json): model/attention_plan.h's text form.
+# "" is the default plan (softmax at T = 1), for its perplexity. Each normalizer runs at T = 1
+# and at another T, alone on every head and in per-head mixes where later items override.
+PLANS = {
+    "tiny-f32": ["", "0.0=sparsemax,0.1=entmax-1.5@0.7,0.2=ssmax:0.43,0.3=sa-softmax@2,1.0=entmax:1.3,1.1=entmax:3@1.5,"
+                 "1.2=softmax@0.5,1.3=ssmax:1@0.8",
+                 "all=sparsemax", "all=entmax-1.5", "all=ssmax:0.43", "1.*=sa-softmax@2", "all=entmax:1.7@1.3"],
+    "prefixed-untied-f32": ["", "all=sparsemax@0.5,1.*=entmax:2.5,1.1=ssmax:-0.5@2,2.*=sa-softmax,2.2=entmax-1.5@3,0.0=softmax@2",
+                            "all=sparsemax", "all=entmax-1.5", "all=ssmax:0.43", "0.*=sa-softmax@0.5", "all=sa-softmax@1.5"],
+}
+PLAN_TOKENS = 20
+
+
+def write_plans(folder, case, cfg, params):
+    """plans.json: for each plan, what GPT-2 computes under it on PLAN_TOKENS tokens: logits, the
+    weights of every head (row i: the i + 1 keys query i sees), and the next-token NLL and perplexity."""
+    rng = np.random.default_rng(case["seed"] + 1000)  # apart from make_case's draws, which stay as they were
+    ids = rng.integers(0, cfg["vocab_size"], size=PLAN_TOKENS).tolist()
+    runs = []
+    for spec in PLANS[case["name"]]:
+        plan = parse_plan(spec, cfg["n_layer"], cfg["n_head"])
+        logits, att, _ = forward(params, cfg, ids, plan=plan)
+        nll = next_token_nll(logits, np.array(ids))
+        heads = [[list(plan.get((l, h), ("softmax", 0.0, 1.0))) for h in range(cfg["n_head"])] for l in range(cfg["n_layer"])]
+        runs.append({"spec": spec, "heads": heads, "logits": logits.tolist(),
+                     "attention": [[[row[:i + 1] for i, row in enumerate(w.tolist())] for w in layer] for layer in att],
+                     "nll": nll.tolist(), "mean_nll": float(nll.mean()), "perplexity": float(np.exp(nll.mean()))})
+    with open(os.path.join(folder, "plans.json"), "w") as f:
+        f.write(json.dumps(rounded({"tokens": ids, "plans": runs}), separators=(",", ":")))
 
 
 def make_case(out_dir, case):
@@ -199,6 +334,8 @@ def make_case(out_dir, case):
     with open(os.path.join(folder, "expected.json"), "w") as f:
         # Nine significant digits are far inside the 1e-4 tolerance and keep the files small.
         f.write(json.dumps(rounded(expected), separators=(",", ":")))
+    if case["name"] in PLANS:
+        write_plans(folder, case, cfg, params)
     size = sum(os.path.getsize(os.path.join(folder, n)) for n in os.listdir(folder))
     print(f"{folder}: {len(tensors)} tensors, {size / 1024:.0f} KiB")
 

@@ -1,0 +1,80 @@
+#pragma once
+// The checkpoints tests/reference/make_gpt2_fixtures.py made (numpy, float64, independent of
+// AttnLab's C++) and what it recorded for them, read for the GPT-2 tests.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "base/json.h"
+#include "base/safetensors.h"
+#include "model/gpt2.h"
+#include "platform/whole_file.h"
+
+namespace attnlab::fixture {
+
+// Every number in v, depth first.
+inline std::vector<double> flatten(const json::Value& v) {
+    std::vector<double> out;
+    if (v.is_number()) out.push_back(v.as_number());
+    for (const json::Value& item : v.items()) {
+        const std::vector<double> inner = flatten(item);
+        out.insert(out.end(), inner.begin(), inner.end());
+    }
+    return out;
+}
+
+// max |ours - ref| / max |ref|: the error relative to the scale of the whole tensor.
+template <class A>
+double relative_error(const A& ours, const std::vector<double>& ref) {
+    REQUIRE(ours.size() == ref.size());
+    double err = 0.0, scale = 0.0;
+    for (size_t i = 0; i < ref.size(); ++i) {
+        err = std::max(err, std::abs(static_cast<double>(ours[i]) - ref[i]));
+        scale = std::max(scale, std::abs(ref[i]));
+    }
+    return err / scale;
+}
+
+struct Fixture {
+    std::string name;
+    std::string bytes;  // model.safetensors
+    SafetensorsReader reader;
+    Gpt2Model model;
+    json::Value expected;
+    std::vector<int> tokens;
+    std::vector<std::string> warnings;
+
+    explicit Fixture(const std::string& n) : name(n) {
+        bytes = read_whole_file(dir() + "/model.safetensors");
+        std::string error;
+        REQUIRE(reader.open({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()}, n + "/model.safetensors", error));
+        const json::ParseResult e = json::parse(read_whole_file(dir() + "/expected.json"));
+        REQUIRE(e.value);
+        expected = *e.value;
+        Gpt2Config config;
+        const bool has_config = expected.find("has_config_json")->as_bool();
+        if (has_config) REQUIRE(parse_gpt2_config(read_whole_file(dir() + "/config.json"), n + "/config.json", config, error));
+        INFO(error);
+        REQUIRE(model.load(reader, has_config ? &config : nullptr, error, &warnings));
+        for (const json::Value& t : expected.find("tokens")->items()) tokens.push_back(static_cast<int>(t.as_number()));
+    }
+    std::string dir() const { return std::string(ATTNLAB_FIXTURES_DIR) + "/" + name; }
+};
+
+// Records every head's weights as the forward pass computes them.
+struct AllHeads final : AttentionObserver {
+    std::vector<std::vector<float>> weights;  // [layer * H + head] -> (T, T)
+    int H = 0;
+    void on_layer(const LayerQkv& x) override { H = x.n_head; }
+    bool wants_head(int, int) const override { return true; }
+    void on_head(const HeadAttention& a) override {
+        const size_t index = static_cast<size_t>(a.layer) * H + a.head;
+        if (weights.size() <= index) weights.resize(index + 1);
+        weights[index].assign(a.weights, a.weights + static_cast<size_t>(a.n) * a.t_total);
+    }
+};
+
+}  // namespace attnlab::fixture
