@@ -500,7 +500,9 @@ std::string model_changes_status_json(const Session& s) {
     o.add("changed_heads", changed).add_raw("heads", heads.str());
     o.add("words", model ? plan_in_words(s.plan, *trained) : std::string());
     // Whether the panels show the plan yet: the pass under it has finished.
-    o.add("forward_current", s.forward && s.forward->plan == s.plan && s.forward->tokens == s.tokens);
+    // (s.plan is read from view.plan at the next frame: until then it is not current either.)
+    const bool plan_read = model && s.plan_model == s.model.get() && s.plan_text == s.view.plan;
+    o.add("forward_current", plan_read && s.forward && s.forward->plan == s.plan && s.forward->tokens == s.tokens);
     o.add("baseline_is_forward", s.forward && s.forward == s.baseline);
     const auto ppl = [&](const std::shared_ptr<const ForwardResult>& pass) {
         const TextPerplexity* p = find_perplexity(s, pass);

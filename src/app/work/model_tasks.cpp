@@ -60,6 +60,7 @@ public:
         : capture_(capture), final_residual_(final_residual), total_(total) {}
 
     void on_layer(const LayerQkv& x) override {
+        width_ = x.n_head * x.head_dim;
         if (static_cast<int>(layers_.size()) <= x.layer) layers_.resize(static_cast<size_t>(x.layer) + 1);
         Rows& r = layers_[static_cast<size_t>(x.layer)];
         const size_t values = static_cast<size_t>(x.n) * x.n_head * x.head_dim;
@@ -75,8 +76,9 @@ public:
         r = Rows{};  // the capture has its copy
     }
 
+    // Every chunk's rows (the capture itself only hears of the layers at the last chunk).
     void on_output(int, int n, const float* x) override {
-        final_residual_.insert(final_residual_.end(), x, x + static_cast<size_t>(n) * capture_.width());
+        final_residual_.insert(final_residual_.end(), x, x + static_cast<size_t>(n) * width_);
     }
 
 private:
@@ -86,6 +88,7 @@ private:
     AttentionCapture& capture_;
     std::vector<float>& final_residual_;
     int total_;
+    int width_ = 0;  // C, from the layers' calls
     std::vector<Rows> layers_;
 };
 
