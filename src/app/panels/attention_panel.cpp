@@ -364,7 +364,7 @@ void draw_model_changes(const Session& s, PanelContext& ctx) {
     }
     // Perplexity of the text, before -> after.
     const TextPerplexity* before = find_perplexity(s, s.baseline);
-    const TextPerplexity* after = find_perplexity(s, s.forward);
+    const TextPerplexity* after = s.forward && s.forward->plan == s.plan ? find_perplexity(s, s.forward) : nullptr;
     if (!s.forward || s.forward->tokens.size() < 2) return;
     const auto ppl = [](const TextPerplexity* p) {
         if (!p) return std::string("...");  // computing
@@ -502,7 +502,8 @@ std::string model_changes_status_json(const Session& s) {
     // Whether the panels show the plan yet: the pass under it has finished.
     // (s.plan is read from view.plan at the next frame: until then it is not current either.)
     const bool plan_read = model && s.plan_model == s.model.get() && s.plan_text == s.view.plan;
-    o.add("forward_current", plan_read && s.forward && s.forward->plan == s.plan && s.forward->tokens == s.tokens);
+    const bool current = plan_read && s.forward && s.forward->plan == s.plan && s.forward->tokens == s.tokens;
+    o.add("forward_current", current);
     o.add("baseline_is_forward", s.forward && s.forward == s.baseline);
     const auto ppl = [&](const std::shared_ptr<const ForwardResult>& pass) {
         const TextPerplexity* p = find_perplexity(s, pass);
@@ -511,7 +512,10 @@ std::string model_changes_status_json(const Session& s) {
         x.add("tokens", p->tokens).add("mean_nll", p->mean_nll).add("perplexity", p->perplexity);
         return x.str();
     };
-    o.add_raw("perplexity_before", ppl(s.baseline)).add_raw("perplexity_after", ppl(s.forward));
+    // null until the pass for the current text (and plan) has its perplexity: a caption that reads
+    // them waits rather than shows the numbers of the pass before.
+    const bool baseline_current = s.baseline && s.baseline->tokens == s.tokens;
+    o.add_raw("perplexity_before", baseline_current ? ppl(s.baseline) : "null").add_raw("perplexity_after", current ? ppl(s.forward) : "null");
     return o.str();
 }
 
