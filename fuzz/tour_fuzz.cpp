@@ -26,7 +26,7 @@ void check(bool ok) {
 void check_plan(const std::string& spec) {
     std::string error;
     check(attnlab::check_attention_spec(spec, error));
-    for (const auto [layers, heads] : {std::pair{4, 4}, std::pair{12, 12}}) {
+    for (const auto& [layers, heads] : {std::pair{4, 4}, std::pair{12, 12}}) {
         attnlab::AttentionPlan trained(layers, heads);
         check(attnlab::parse_attention_spec("all=ssmax:0.43,0.*=softmax", layers, heads, trained, error));
         for (const attnlab::AttentionPlan& base : {attnlab::AttentionPlan(layers, heads), trained}) {
