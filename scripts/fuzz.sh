@@ -47,7 +47,7 @@ sources_for() {
     analyze_input) echo src/analysis/query_analysis.cpp src/analysis/normalizers.cpp src/analysis/selection.cpp \
                         src/analysis/separability.cpp src/analysis/softmax.cpp \
                         src/base/json.cpp src/base/utf8.cpp src/base/random.cpp ;;
-    tour) echo src/app/tour/tour.cpp src/app/tour/builtin_tour.cpp src/app/view_state.cpp src/analysis/normalizers.cpp src/analysis/softmax.cpp \
+    tour) echo src/app/tour/tour.cpp src/app/tour/builtin_tour.cpp src/app/view_state.cpp src/model/attention_plan.cpp src/analysis/normalizers.cpp src/analysis/softmax.cpp \
                src/base/json.cpp src/base/utf8.cpp src/base/random.cpp ;;
     attention_spec) echo src/model/attention_plan.cpp src/model/normalize_rows.cpp ;;
   esac

@@ -1,6 +1,7 @@
 #include "analysis/attention_map.h"
 
 #include "model/gemm.h"
+#include "model/normalize_rows.h"
 
 #include <algorithm>
 #include <cassert>
@@ -48,6 +49,31 @@ void softmax_attention_rows(std::span<const float> q, std::span<const float> k, 
         float sum = 0.0f;
         for (int j = 0; j <= i; ++j) sum += (row[j] = std::exp(row[j] - top));
         for (int j = 0; j <= i; ++j) row[j] /= sum;
+        std::fill(row + i + 1, row + L, 0.0f);
+    }
+}
+
+void plan_attention_rows(std::span<const float> q, std::span<const float> k, int L, int d, int r0, int r1, const HeadPlan& how,
+                         std::vector<float>& out) {
+    if (how.is_default()) {
+        softmax_attention_rows(q, k, L, d, r0, r1, out);
+        return;
+    }
+    assert(0 <= r0 && r0 <= r1 && r1 <= L);
+    const int rows = r1 - r0;
+    out.assign(static_cast<size_t>(rows) * L, 0.0f);
+    gemm(rows, L, d, q.data() + static_cast<size_t>(r0) * d, d, k.data(), d, true, out.data(), L, 1.0f / std::sqrt(static_cast<float>(d)));
+    for (int r = 0; r < rows; ++r) {
+        const int i = r0 + r;
+        float* row = out.data() + static_cast<size_t>(r) * L;
+        if (how.normalizer.kind == NormalizerKind::Softmax) {  // at T != 1, as AttentionCapture::weights
+            const float top = *std::max_element(row, row + i + 1);
+            float sum = 0.0f;
+            for (int j = 0; j <= i; ++j) sum += (row[j] = std::exp((row[j] - top) / how.temperature));
+            for (int j = 0; j <= i; ++j) row[j] /= sum;
+        } else {
+            normalize_row(how, row, i + 1, row);
+        }
         std::fill(row + i + 1, row + L, 0.0f);
     }
 }

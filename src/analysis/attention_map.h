@@ -24,6 +24,11 @@ bool normalize_causal_rows(std::span<const float> scores, int L, const Normalize
 // each piece of work short.
 void softmax_attention_rows(std::span<const float> q, std::span<const float> k, int L, int d, int r0, int r1,
                             std::vector<float>& out);
+// The same rows under a head's plan entry (its normalizer and temperature), as the forward pass
+// and AttentionCapture::weights run it: softmax_attention_rows itself for the head as trained
+// (softmax at T = 1), so that a default plan keeps its numbers bit for bit.
+void plan_attention_rows(std::span<const float> q, std::span<const float> k, int L, int d, int r0, int r1, const HeadPlan& how,
+                         std::vector<float>& out);
 
 // A causal map reduced to bins x bins blocks, each the largest weight among its cells on or
 // below the diagonal (max-pooling keeps a single sharp key visible in a small picture). Position

@@ -52,8 +52,7 @@ void show_learned_head(AppState& app) {
     int layer = 0, head = 0;
     if (!strongest_learned_head(*t, layer, head)) return;
     s.view.panel = r.panel;
-    s.view.layer = layer;
-    s.view.head = head;
+    pick_head(s, layer, head);
 }
 
 void draw_about(bool* open) {
@@ -188,7 +187,12 @@ void draw_work(AppState& app) {
         ImGui::SameLine();
         ImGui::TextUnformatted(r.runner.label().c_str());
         ImGui::SameLine();
-        if (ImGui::SmallButton("Cancel")) r.runner.cancel();
+        if (ImGui::SmallButton("Cancel")) {
+            if (&r.runner == &s.model_work)
+                cancel_model_work(s);  // a new plan's pass: the change is abandoned, not retried
+            else
+                r.runner.cancel();
+        }
         remember_last_item(app.widgets, (std::string("work.cancel.") + r.id).c_str());
         ImGui::PopID();
     }
@@ -393,6 +397,7 @@ void app_status_members(const AppState& app, float pixel_ratio, std::string_view
     part("playground", [&] { return playground_status_json(app.playground); });
     part("text", [&] { return text_status_json(app.text, s); });
     part("attention", [&] { return attention_status_json(app.attention, s); });
+    part("model_changes", [&] { return model_changes_status_json(s); });
     part("distance", [&] { return distance_status_json(app.distance, s); });
     part("separability", [&] { return separability_status_json(app.separability, s); });
     part("gradient", [&] { return gradient_status_json(app.gradient, s); });

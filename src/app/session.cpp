@@ -93,6 +93,26 @@ bool same_query(const QueryKey& a, const QueryKey& b) {
            a.query == b.query && a.N == b.N && a.T == b.T && a.eps == b.eps && a.normalizer == b.normalizer;
 }
 
+const TextPerplexity* find_perplexity(const Session& s, const std::shared_ptr<const ForwardResult>& pass) {
+    if (!pass) return nullptr;
+    for (const auto& p : s.perplexities)
+        if (p->pass.lock() == pass) return p.get();
+    return nullptr;
+}
+
+void pick_head(Session& s, int layer, int head) {
+    s.view.layer = layer;
+    s.view.head = head;
+    const AttentionPlan& plan = s.plan;
+    // With the model as trained the view's normalizer and T stay as the reader (or a tour step)
+    // set them: every head runs the same, and the selector is a what-if for the open head.
+    if (!s.model || plan == s.model->model.trained_plan()) return;
+    if (layer < 0 || head < 0 || layer >= plan.n_layer() || head >= plan.n_head()) return;
+    const HeadPlan& h = plan.at(layer, head);
+    s.view.normalizer = normalizer_spec(h.normalizer);
+    s.view.T = h.temperature;
+}
+
 int chosen_query(const Session& s) {
     const int n = s.forward ? static_cast<int>(s.forward->tokens.size()) : static_cast<int>(s.tokens.size());
     if (n == 0) return 0;

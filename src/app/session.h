@@ -54,10 +54,20 @@ struct ForwardResult {
     AttentionCapture capture{true};  // every layer's Q/K/V and input residual stream
     std::vector<float> next_logits;  // (V): the model's scores for the token after the last
     AttentionPlan plan;              // each head's normalizer and temperature in this pass
+    // (L, C): the residual stream after the last layer, before the final layer norm: what the
+    // text's perplexity is computed from (next_token_nll), after the pass.
+    std::vector<float> final_residual;
+};
+
+// The text's perplexity under one pass: the mean over positions 0..L-2 of -ln p(token i+1 |
+// tokens 0..i), and its exp, as `attnlab perplexity` reports it.
+struct TextPerplexity {
+    std::weak_ptr<const ForwardResult> pass;
+    int tokens = 0;  // predicted positions: L - 1
+    double mean_nll = 0, perplexity = 0;
 };
 
 struct HeadSummaries;     // app/work/head_summaries.h: the all-heads summaries
-struct TemperatureProbe;  // app/work/model_tasks.h: "apply to the model"
 
 struct Session {
     Gpt2Tokenizer tokenizer;
@@ -70,16 +80,31 @@ struct Session {
 
     std::vector<int> tokens;      // view.text, encoded (clipped to the model's context)
     std::string tokens_text;      // the text `tokens` were made from
-    // The pass over `tokens` with the model as trained; null before the first, and lagging
-    // `tokens` while a new pass runs.
-    std::shared_ptr<const ForwardResult> forward;
-    std::vector<int> pass_tokens;         // the tokens of the forward pass in flight (or last started)
-    std::vector<int> failed_pass_tokens;  // the tokens whose pass failed: not retried every frame
+    // The attention plan the model runs: view.plan read against the model's trained plan
+    // (keep_forward_current). The trained plan when view.plan is "" or does not fit the model;
+    // plan_error says why it does not.
+    AttentionPlan plan;
+    std::string plan_text;  // the view.plan `plan` was read from
+    const LoadedModel* plan_model = nullptr;  // and the model it was read against
+    std::string plan_error;
 
-    std::shared_ptr<const TemperatureProbe> probe;    // the last "apply to the model", or null
+    // The pass over `tokens` under `plan`: what every panel shows. Null before the first, and
+    // lagging `tokens` or `plan` while a new pass runs.
+    std::shared_ptr<const ForwardResult> forward;
+    // The pass over the same tokens with the model's trained plan: the "before" of the model
+    // changes. The same object as `forward` when the plan is the trained one, so that a Reset
+    // shows the numbers from before at once and bit for bit.
+    std::shared_ptr<const ForwardResult> baseline;
+    std::vector<int> pass_tokens;         // the tokens of the forward pass in flight (or last started)
+    AttentionPlan pass_plan;              // and its plan
+    std::vector<int> failed_pass_tokens;  // the tokens and plan whose pass failed: not retried every frame
+    AttentionPlan failed_pass_plan;
+
+    // The text's perplexity under `forward` and `baseline` (each computed after its pass).
+    std::vector<std::shared_ptr<const TextPerplexity>> perplexities;
     std::shared_ptr<const HeadSummaries> summaries;   // for `forward`, or null while computing
 
-    TaskRunner model_work;  // forward passes, generation, "apply to the model"
+    TaskRunner model_work;  // forward passes, generation, the perplexity
     TaskRunner background;  // the all-heads summaries
 
     std::string message;  // an error or notice for the reader, shown until dismissed
@@ -127,6 +152,13 @@ struct ChosenQueryView {
 
 // chosen_query_slice for such a panel: when there is no slice, `view` is cleared and says why.
 bool chosen_query_slice(const Session& s, QuerySlice& out, ChosenQueryView& view);
+
+// The perplexity computed for `pass`, or null (not yet, or no pass).
+const TextPerplexity* find_perplexity(const Session& s, const std::shared_ptr<const ForwardResult>& pass);
+
+// Picks a head (a click on the head grid, a learned head): the view's layer and head, and its
+// normalizer and temperature as the plan runs that head, so that "Apply" starts from what is.
+void pick_head(Session& s, int layer, int head);
 
 // The position the view's query points at in `forward` (view.query, -1 = last), clamped.
 int chosen_query(const Session& s);

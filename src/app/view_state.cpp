@@ -5,6 +5,7 @@
 
 #include "analysis/normalizers.h"
 #include "base/json.h"
+#include "model/attention_plan.h"
 
 namespace attnlab {
 
@@ -98,6 +99,8 @@ std::string view_state_json(const ViewState& s, const ViewState* base) {
     if (differs(&ViewState::T)) o.add("T", s.T);
     if (differs(&ViewState::normalizer)) o.add("normalizer", s.normalizer);
     if (differs(&ViewState::eps)) o.add("eps", s.eps);
+    // Written even when "" (as trained): a tour step going back to the model as trained must say so.
+    if (differs(&ViewState::plan)) o.add("plan", s.plan);
     return o.str();
 }
 
@@ -163,6 +166,18 @@ bool read_view_state(const json::Value& obj, ViewState& out, std::string& error)
         s.normalizer = v->as_string();
     }
     if (!read_positive(obj, "eps", s.eps, error)) return false;
+    if (const json::Value* v = obj.find("plan")) {
+        std::string why;
+        if (!v->is_string()) {
+            error = bad("plan", "the attention plan as text, e.g. \"all=sparsemax\" (\"\" = as trained)", *v);
+            return false;
+        }
+        if (!check_attention_spec(v->as_string(), why)) {
+            error = "plan: " + why;
+            return false;
+        }
+        s.plan = v->as_string();
+    }
     out = std::move(s);
     error.clear();
     return true;

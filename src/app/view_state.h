@@ -27,11 +27,17 @@ struct ViewState {
     double T = 1.0;                // attention temperature of the chosen head
     std::string normalizer = "softmax";  // one of kNormalizerNames
     double eps = 1e-3;             // Lemma 2's perturbation size
+    // The model's attention plan as text (model/attention_plan.h), relative to the model's trained
+    // plan: "" = the model as trained. Read before a model has loaded, so only its grammar is
+    // checked here (check_attention_spec); the session parses it against the model.
+    std::string plan;
+
 
     bool operator==(const ViewState&) const = default;
 };
 
-// {"v":1,"text":...,"model":...,"panel":...,"layer":..,"head":..,"query":..,"N":..,"T":..,"normalizer":..,"eps":..}
+// {"v":1,"text":...,"model":...,"panel":...,"layer":..,"head":..,"query":..,"N":..,"T":..,"normalizer":..,"eps":..,
+//  "plan":...}. A link made before plans existed has no "plan": it keeps the view's (a fresh page: as trained).
 // With a base: only the keys whose value differs from base's (and "v").
 std::string view_state_json(const ViewState& s, const ViewState* base = nullptr);
 

@@ -11,7 +11,7 @@ namespace {
 
 // Limits of the plan's parameters: wide enough for every experiment, narrow enough that the
 // forward pass stays finite in fp32.
-constexpr double kMinT = 1e-4, kMaxT = 1e4;
+constexpr double kMinT = kMinHeadT, kMaxT = kMaxHeadT;
 constexpr double kMaxAlpha = 1000.0;
 constexpr double kMaxScale = 1000.0;
 constexpr int kMaxIndex = 1 << 16;          // layers and heads, when no model is at hand
@@ -273,9 +273,11 @@ bool check_attention_spec(std::string_view spec, std::string& error) {
     return walk_spec(spec, kMaxIndex, kMaxIndex, [](int, int, int, int, const HeadPlan&) {}, error);
 }
 
-std::string attention_spec(const AttentionPlan& plan) {
+std::string attention_spec(const AttentionPlan& plan) { return attention_spec(plan, AttentionPlan(plan.n_layer(), plan.n_head())); }
+
+std::string attention_spec(const AttentionPlan& plan, const AttentionPlan& base) {
     const int L = plan.n_layer(), H = plan.n_head();
-    if (plan.is_default()) return "";
+    if (plan == base) return "";
     const HeadPlan& first = plan.at(0, 0);
     bool all_same = true;
     for (int l = 0; l < L && all_same; ++l)
@@ -283,15 +285,23 @@ std::string attention_spec(const AttentionPlan& plan) {
     if (all_same) return "all=" + head_spec(first);
     std::string out;
     const auto item = [&](const std::string& heads, const HeadPlan& hp) { out.append(out.empty() ? "" : ",").append(heads).append("=").append(head_spec(hp)); };
+    // A head is written only where it differs from the base: the text says what was changed.
+    const auto changed = [&](int l, int h) { return !(plan.at(l, h) == base.at(l, h)); };
     for (int l = 0; l < L; ++l) {
-        bool layer_same = true;
-        for (int h = 1; h < H && layer_same; ++h) layer_same = plan.at(l, h) == plan.at(l, 0);
+        bool layer_same = true, layer_changed = changed(l, 0);
+        for (int h = 1; h < H; ++h) {
+            layer_same = layer_same && plan.at(l, h) == plan.at(l, 0);
+            layer_changed = layer_changed || changed(l, h);
+        }
+        if (!layer_changed) continue;
+        // A whole layer in one item when it shares one setting and the item rewrites no head of
+        // the base that the plan keeps (it would write the same value back, so it is still exact).
         if (layer_same) {
-            if (!plan.at(l, 0).is_default()) item(std::to_string(l) + ".*", plan.at(l, 0));
+            item(std::to_string(l) + ".*", plan.at(l, 0));
             continue;
         }
         for (int h = 0; h < H; ++h)
-            if (!plan.at(l, h).is_default()) item(std::to_string(l) + "." + std::to_string(h), plan.at(l, h));
+            if (changed(l, h)) item(std::to_string(l) + "." + std::to_string(h), plan.at(l, h));
     }
     return out;
 }

@@ -53,6 +53,9 @@ std::string normalizer_name(const Normalizer& n);
 // others as normalizer_name (entmax at alpha 1.5 is "entmax-1.5"). Parsing it gives n back.
 std::string normalizer_spec(const Normalizer& n);
 
+// The temperatures a plan may give a head (beyond them a head is one-hot or flat to fp32).
+inline constexpr double kMinHeadT = 1e-4, kMaxHeadT = 1e4;
+
 struct HeadPlan {
     Normalizer normalizer;
     float temperature = 1.0f;
@@ -95,5 +98,8 @@ bool check_attention_spec(std::string_view spec, std::string& error);
 // non-default setting; otherwise items per layer ("L.*=...") where a whole layer shares one,
 // and per head. Parsing it into a default plan gives the plan back.
 std::string attention_spec(const AttentionPlan& plan);
+// The same relative to `base` (of the same shape; a model's trained plan): items only for the heads
+// where plan differs from base, "" when they are equal. Parsing it into a copy of base gives plan.
+std::string attention_spec(const AttentionPlan& plan, const AttentionPlan& base);
 
 }  // namespace attnlab

@@ -77,6 +77,48 @@ TEST_CASE("softmax_attention_rows matches plain loops, in any row blocks", "[att
     }
 }
 
+TEST_CASE("plan_attention_rows: a head's plan entry, against the double-precision normalizers", "[attention_map]") {
+    const int L = 19, d = 8;
+    const std::vector<float> q = gaussian(L * d, 11, 2.0), k = gaussian(L * d, 12, 2.0);
+    for (const char* spec : {"softmax", "softmax@0.5", "sparsemax", "entmax-1.5@2", "ssmax:0.43", "sa-softmax"}) {
+        INFO(spec);
+        AttentionPlan plan(1, 1);
+        std::string error;
+        REQUIRE(parse_attention_spec(std::string("all=") + spec, 1, 1, plan, error));
+        const HeadPlan& how = plan.at(0, 0);
+        for (int block : {4, 19}) {
+            for (int r0 = 0; r0 < L; r0 += block) {
+                const int r1 = std::min(L, r0 + block);
+                std::vector<float> rows;
+                plan_attention_rows(q, k, L, d, r0, r1, how, rows);
+                REQUIRE(rows.size() == size_t(r1 - r0) * L);
+                for (int i = r0; i < r1; ++i) {
+                    // The scores in double from the same q and k, then the analysis layer's normalizer.
+                    std::vector<double> scores(size_t(i) + 1);
+                    for (int j = 0; j <= i; ++j) {
+                        double dot = 0;
+                        for (int c = 0; c < d; ++c) dot += double(q[size_t(i) * d + c]) * k[size_t(j) * d + c];
+                        scores[size_t(j)] = dot / std::sqrt(double(d));
+                    }
+                    const std::vector<double> ref = normalize(how.normalizer, scores, how.temperature);
+                    for (int j = 0; j < L; ++j) {
+                        const float got = rows[size_t(i - r0) * L + j];
+                        if (j <= i)
+                            REQUIRE(got == Approx(ref[size_t(j)]).margin(1e-5));  // fp32 scores of size ~10
+                        else
+                            REQUIRE(got == 0.0f);
+                    }
+                }
+            }
+        }
+    }
+    // The head as trained is softmax_attention_rows itself, bit for bit.
+    std::vector<float> a, b;
+    plan_attention_rows(q, k, L, d, 3, 17, HeadPlan{}, a);
+    softmax_attention_rows(q, k, L, d, 3, 17, b);
+    REQUIRE(a == b);
+}
+
 TEST_CASE("normalize_causal_rows applies the normalizer to each row's visible scores", "[attention_map]") {
     const int L = 9;
     std::vector<float> scores = gaussian(L * L, 7, 3.0);

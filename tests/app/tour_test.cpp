@@ -169,9 +169,10 @@ TEST_CASE("tour: the built-in tour reads, in the paper's order, with live number
     CHECK(t.title == "What softmax can and cannot select");
     REQUIRE(t.steps.size() >= 6);
     REQUIRE(t.steps.size() <= 9);
-    // Lemma 1, Theorem 1, the critical N, Theorem 2, Lemma 2, the normalizers, after a selecting head.
+    // Lemma 1, Theorem 1, the critical N, Theorem 2, Lemma 2, the normalizers, after a selecting
+    // head; then a normalizer inside the model.
     const Panel order[] = {Panel::Attention, Panel::Playground, Panel::Distance, Panel::Distance, Panel::Separability,
-                           Panel::Gradient, Panel::Gradient, Panel::Playground};
+                           Panel::Gradient, Panel::Gradient, Panel::Playground, Panel::Attention};
     REQUIRE(t.steps.size() == std::size(order));
     for (size_t i = 0; i < t.steps.size(); ++i) {
         INFO("step " << i + 1);
@@ -184,4 +185,11 @@ TEST_CASE("tour: the built-in tour reads, in the paper's order, with live number
     }
     CHECK(t.steps[0].strongest_head);
     CHECK(t.steps[6].view.T < 0.1);
+    // Every step before the last runs the model as trained; the last swaps every head to
+    // sparsemax, and its caption compares the next token and the perplexity before and after.
+    for (size_t i = 0; i + 1 < t.steps.size(); ++i) CHECK(t.steps[i].view.plan.empty());
+    CHECK(t.steps.back().view.plan == "all=sparsemax");
+    for (const char* key : {"{attention.baseline_top10.0.token}", "{attention.top10.0.token}", "{model_changes.perplexity_before.perplexity}",
+                            "{model_changes.perplexity_after.perplexity}"})
+        CHECK(t.steps.back().caption.find(key) != std::string::npos);
 }

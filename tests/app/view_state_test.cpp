@@ -21,6 +21,7 @@ ViewState sample() {
     s.T = 0.1 + 0.2;  // not a short decimal: the round trip must keep every bit
     s.normalizer = "entmax-1.5";
     s.eps = 1e-7;
+    s.plan = "all=sparsemax,1.*=ssmax:0.43@2,0.3=entmax:1.25";
     return s;
 }
 
@@ -35,6 +36,7 @@ void require_same(const ViewState& a, const ViewState& b) {
     CHECK(a.T == b.T);
     CHECK(a.normalizer == b.normalizer);
     CHECK(a.eps == b.eps);
+    CHECK(a.plan == b.plan);
 }
 
 // Parses `json` into a copy of sample(); expects failure with `fragment` in the message and
@@ -60,7 +62,8 @@ TEST_CASE("view state: JSON round trip keeps every field exactly", "[view_state]
     require_same(out, in);
     // And the writer's keys are the documented ones (a hand-written link must keep working).
     for (const char* key : {"\"v\":1", "\"text\":", "\"model\":", "\"panel\":\"separability\"", "\"layer\":7",
-                            "\"head\":11", "\"query\":42", "\"N\":9", "\"T\":", "\"normalizer\":\"entmax-1.5\"", "\"eps\":"})
+                            "\"head\":11", "\"query\":42", "\"N\":9", "\"T\":", "\"normalizer\":\"entmax-1.5\"", "\"eps\":",
+                            "\"plan\":\"all=sparsemax,1.*=ssmax:0.43@2,0.3=entmax:1.25\""})
         CHECK(json.find(key) != std::string::npos);
 }
 
@@ -153,4 +156,52 @@ TEST_CASE("view state: not JSON, not an object", "[view_state]") {
     require_refused("\"text\"", "must be a JSON object, got a string");
     require_refused("null", "must be a JSON object");
     require_refused(std::string(5000, '[') + std::string(5000, ']'), "not JSON");  // depth limit, no stack overflow
+}
+
+TEST_CASE("view state: the attention plan travels in a link", "[view_state]") {
+    // A link made before plans existed has no "plan": the model as trained, and a plan already
+    // in the view is kept (missing keys keep their value).
+    ViewState old;
+    std::string error;
+    REQUIRE(parse_view_state(R"({"v":1,"text":"hi","panel":"attention","layer":1,"head":2,"T":1,"normalizer":"softmax"})", old, error));
+    CHECK(old.plan.empty());
+    CHECK(old.text == "hi");
+    CHECK(old.layer == 1);
+
+    // The model as trained says so: a tour step or link that goes back to it must undo a plan.
+    ViewState trained;
+    CHECK(view_state_json(trained).find(R"("plan":"")") != std::string::npos);
+    ViewState undone;
+    undone.plan = "all=sparsemax";
+    REQUIRE(parse_view_state(view_state_json(trained), undone, error));
+    CHECK(undone.plan.empty());
+
+    // A plan round-trips, and "" comes back as "" over a changed view.
+    ViewState changed;
+    changed.plan = "2.5=sparsemax@0.5";
+    const std::string json = view_state_json(changed);
+    CHECK(json.find(R"("plan":"2.5=sparsemax@0.5")") != std::string::npos);
+    ViewState back;
+    REQUIRE(parse_view_state(json, back, error));
+    CHECK(back.plan == "2.5=sparsemax@0.5");
+    REQUIRE(parse_view_state(R"({"plan":""})", back, error));
+    CHECK(back.plan.empty());
+
+    // Relative to a base (tour steps): only a changed plan is written, and "" is written when
+    // the step goes back to the model as trained.
+    CHECK(view_state_json(changed, &changed).find("plan") == std::string::npos);
+    CHECK(view_state_json(trained, &changed).find(R"("plan":"")") != std::string::npos);
+}
+
+TEST_CASE("view state: a bad plan is refused with what is wrong", "[view_state]") {
+    require_refused(R"({"plan": 3})", "plan must be the attention plan as text");
+    require_refused(R"({"plan": "all=softermax"})", "plan: item 1");
+    require_refused(R"({"plan": "all=softermax"})", "softermax");
+    require_refused(R"({"plan": "all"})", "no '='");
+    require_refused(R"({"plan": "x.1=sparsemax"})", "names no heads");
+    require_refused(R"({"plan": "0.1=sparsemax@-1"})", "temperature");
+    require_refused(R"({"plan": "all=sparsemax,"})", "item 2 is empty");
+    require_refused(R"({"plan": "all=entmax:0.5"})", "plan: item 1");
+    // One bad key among good ones: nothing is applied.
+    require_refused(R"({"layer": 1, "plan": "all=ssmax:nan"})", "plan: item 1");
 }

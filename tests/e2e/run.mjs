@@ -1,6 +1,6 @@
 // Browser end-to-end test of the static site: headless Debian Chromium driven by playwright-core.
 //
-//   node tests/e2e/run.mjs --site dist --out build/e2e [--cli build/native/attnlab] [--only playground|model|tiny|tour|phone] [--layout]
+//   node tests/e2e/run.mjs --site dist --out build/e2e [--cli build/native/attnlab] [--only playground|model|tiny|tour|plan|phone] [--layout]
 //
 // Serves the site on a free loopback port. First the plain page (which loads the built-in model,
 // AttnLab tiny, by itself), at devicePixelRatio 1 and 2: the first frame arrives, nothing is logged as an error, the picture is not blank, the
@@ -26,6 +26,7 @@ import { makeFixtures } from "./fixtures.mjs";
 import { visitorWithModel, malformedHashes, brokenModels, threadedAndSliced, serviceWorker } from "./model_suite.mjs";
 import { tinyModel } from "./tiny_suite.mjs";
 import { tours } from "./tour_suite.mjs";
+import { planSuite } from "./plan_suite.mjs";
 import { phones } from "./phone_suite.mjs";
 
 const args = parseArgs(process.argv.slice(2));
@@ -242,6 +243,7 @@ async function main() {
     }
     if (only === "all" || only === "tiny") await part("the built-in model", () => tinyModel({ browser, server, out }));
     if (only === "all" || only === "tour") await part("tours", () => tours({ browser, server, out }));
+    if (only === "all" || only === "plan") await part("normalizers inside the model", () => planSuite({ browser, server, out }));
     // The layout check fails until the small-screen layout lands (issue 27, point 1): off unless asked.
     const layout = args.layout === true || process.env.LAYOUT === "1";
     if ((only === "all" || only === "phone") && fixtures) await part("phones and tablets", () => phones({ browser, server, cli, out, layout }));

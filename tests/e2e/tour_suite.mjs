@@ -9,10 +9,12 @@ import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { check, waitFor, waitNotBusy, status, state, widget, openPage as openPageIn } from "./lib.mjs";
 
 // The panels of the built-in tour, in the paper's order (src/app/tour/builtin_tour.cpp).
-const BUILTIN_PANELS = ["attention", "playground", "distance", "distance", "separability", "gradient", "gradient", "playground"];
+const BUILTIN_PANELS = ["attention", "playground", "distance", "distance", "separability", "gradient", "gradient", "playground", "attention"];
 const ELLIPSIS = "\u2026";
 // %.3g as the captions print numbers (whole numbers in full).
 const g3 = (x) => (Number.isInteger(x) ? String(x) : String(Number(x.toPrecision(3))));
+// As the captions print any number (tour.cpp shown_value): whole, or at least 1000, in full.
+const shown3 = (x) => (Number.isInteger(x) || Math.abs(x) >= 1000 ? x.toFixed(0) : g3(x));
 
 // huggingface.co is never reached (the network is closed); /missing/ is a 404 on purpose.
 const openPage = (context, url) => openPageIn(context, url, { ignoreRequests: [/huggingface\.co/, /\/missing\//] });
@@ -94,6 +96,13 @@ async function builtinTour(page, out) {
                                      `At T = 0.5 the exact`, 10000) &&
                        (await status(page)).tour.caption.includes(`tight bound 1/(2T) gives ${g3(1 / (2 * 0.5))}.`);
       check(followed, "with T changed mid-step, the caption follows it (tight bound 1)", (await status(page)).tour.caption);
+    } else if (k === 8) {
+      const mc = st.model_changes, m = st.model;
+      check(view.plan === "all=sparsemax" && mc.changed_heads === m.n_layer * m.n_head && mc.forward_current &&
+            c.includes(st.attention.top10[0].token) && c.includes(st.attention.baseline_top10[0].token) &&
+            c.includes(shown3(mc.perplexity_before.perplexity)) && c.includes(shown3(mc.perplexity_after.perplexity)),
+            "step 9 runs every head on sparsemax; its caption gives the next token and the perplexity before and after",
+            `${view.plan} ${mc.changed_heads}: ${c}`);
     } else if (k === 3) {
       const reading = st.distance.N_star > 0 ? `N* = ${st.distance.N_star} ` : "no N* up to N = ";
       check(c.includes(reading), "step 4's caption gives the critical N of the all-heads summary", `${st.distance.N_star}: ${c}`);

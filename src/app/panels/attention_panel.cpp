@@ -22,6 +22,18 @@ namespace {
 constexpr const char* kNormalizers[] = {"softmax", "sparsemax", "entmax-1.5", "ssmax", "sa-softmax"};
 constexpr int kTopK = 10;
 
+// One head's setting in words: "sparsemax", "ssmax:0.43 at T = 2".
+std::string setting_in_words(const HeadPlan& h) {
+    std::string out = normalizer_spec(h.normalizer);
+    if (h.temperature != 1.0f) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, " at T = %.3g", static_cast<double>(h.temperature));
+        out += buf;
+    }
+    return out;
+}
+
+
 // ---- the open head ------------------------------------------------------------------------
 
 // Brings the open head's scores, weights and runs up to date with the view. Cheap when nothing
@@ -87,6 +99,18 @@ void draw_map(AttentionPanel& p, PanelContext& ctx, ImVec2 size) {
     const float font = ImGui::GetFontSize();
     const ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text), faint = ImGui::GetColorU32(ImGuiCol_TextDisabled);
     ImGui::Text("Layer %d, head %d: %s, T = %.3g", p.map_layer, p.map_head, p.map_normalizer.c_str(), p.map_T);
+    // The selector re-shapes this head's scores as a preview; say so when the model runs it otherwise.
+    if (s.forward && p.map_layer < s.forward->plan.n_layer() && p.map_head < s.forward->plan.n_head()) {
+        const HeadPlan& runs = s.forward->plan.at(p.map_layer, p.map_head);
+        Normalizer shown;
+        std::string unused;
+        if (!parse_normalizer(p.map_normalizer, shown, unused) || !(shown == runs.normalizer) ||
+            static_cast<float>(p.map_T) != runs.temperature) {
+            ImGui::SameLine();
+            ImGui::TextDisabled("(a preview: the model runs this head with %s; \"Apply to the model\" runs it so)",
+                                setting_in_words(runs).c_str());
+        }
+    }
     if (!p.map_error.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, plot::colors::vermillion);
         ImGui::TextWrapped("%s", p.map_error.c_str());
@@ -193,16 +217,45 @@ void draw_row(const Session& s, const QuerySlice& slice, ImVec2 size) {
     plot::end();
 }
 
-void draw_controls(AttentionPanel& p, PanelContext& ctx) {
+// The normalizer selector: a kind, and for SSMax and general entmax its parameter. The view keeps
+// the normalizer as the plan's text writes it ("ssmax:0.43"), so "Apply" applies exactly it.
+void draw_normalizer_selector(PanelContext& ctx) {
     Session& s = ctx.session;
     const float font = ImGui::GetFontSize();
+    Normalizer n;
+    std::string unused;
+    const bool known = parse_normalizer(s.view.normalizer, n, unused);
     ImGui::SetNextItemWidth(font * 8);
-    if (ImGui::BeginCombo("normalizer", s.view.normalizer.c_str())) {
-        for (const char* name : kNormalizers)
-            if (ImGui::Selectable(name, s.view.normalizer == name)) s.view.normalizer = name;
+    if (ImGui::BeginCombo("normalizer", known ? normalizer_name(n).c_str() : s.view.normalizer.c_str())) {
+        for (const char* name : kNormalizers) {
+            Normalizer pick = n;  // keeps SSMax's s when switching back to it
+            if (!parse_normalizer(name, pick, unused)) continue;
+            if (ImGui::Selectable(name, known && normalizer_name(n) == name)) s.view.normalizer = normalizer_spec(pick);
+        }
         ImGui::EndCombo();
     }
     remember_last_item(ctx.widgets, "attention.normalizer");
+    if (!known) return;
+    if (n.kind == NormalizerKind::Ssmax || (n.kind == NormalizerKind::Entmax && n.alpha != 1.5)) {
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(font * 6);
+        const bool ssmax = n.kind == NormalizerKind::Ssmax;
+        float v = static_cast<float>(ssmax ? n.scale : n.alpha);
+        if (ImGui::DragFloat(ssmax ? "s##ssmax" : "alpha##entmax", &v, 0.01f, ssmax ? -10.0f : 1.0f, 10.0f, "%.3g",
+                             ImGuiSliderFlags_AlwaysClamp)) {
+            (ssmax ? n.scale : n.alpha) = v;
+            s.view.normalizer = normalizer_spec(n);
+        }
+        remember_last_item(ctx.widgets, "attention.normalizer_parameter");
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip(ssmax ? "SSMax's s: the logits are scaled by s log n, n the keys a query sees." : "Entmax's alpha (1 = softmax, 2 = sparsemax).");
+    }
+}
+
+void draw_controls(AttentionPanel& p, PanelContext& ctx) {
+    Session& s = ctx.session;
+    const float font = ImGui::GetFontSize();
+    draw_normalizer_selector(ctx);
     ImGui::SameLine();
     ImGui::SetNextItemWidth(font * 12);
     temperature_slider("temperature T", s.view.T);
@@ -214,81 +267,164 @@ void draw_controls(AttentionPanel& p, PanelContext& ctx) {
     remember_last_item(ctx.widgets, "attention.N");
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Top-N: how many keys count as selected (highlighted in the bars).");
     ImGui::SameLine();
-    const bool can_apply = s.model && s.forward && s.forward->tokens == s.tokens;
-    ImGui::BeginDisabled(!can_apply);
+    if (ImGui::SmallButton("T = 1")) s.view.T = 1.0;
+    // Apply: the selector's normalizer at T, to the open head, its layer, or every head.
+    ImGui::BeginDisabled(!s.model);
+    static constexpr const char* kScopes[] = {"this head", "this layer", "every head"};
+    ImGui::SetNextItemWidth(font * 7);
+    int scope = static_cast<int>(p.apply_scope);
+    if (ImGui::Combo("##apply_scope", &scope, kScopes, 3)) p.apply_scope = static_cast<ApplyScope>(scope);
+    remember_last_item(ctx.widgets, "attention.apply_scope");
+    ImGui::SameLine();
     if (ImGui::Button("Apply to the model")) {
         p.apply_error.clear();
-        start_probe(s, p.apply_error);
+        apply_to_model(s, p.apply_scope, p.apply_error);
     }
     ImGui::EndDisabled();
     remember_last_item(ctx.widgets, "attention.apply");
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-        ImGui::SetTooltip("Runs the model again with this head's attention temperature set to T\n"
-                          "and compares its next-token top-10 with the model as trained.");
-    ImGui::SameLine();
-    if (ImGui::SmallButton("T = 1")) s.view.T = 1.0;
-    if (s.view.normalizer != "softmax") {
-        ImGui::SameLine();
-        ImGui::TextDisabled("(the model itself runs softmax: \"apply\" uses T only)");
-    }
+        ImGui::SetTooltip("Runs the model with the selected normalizer at T in %s (layer %d%s),\n"
+                          "inside the forward pass: the later layers see what the changed heads compute.\n"
+                          "Every panel then shows the changed model; \"Model changes\" compares it with the model as trained.",
+                          kScopes[scope], s.view.layer, p.apply_scope == ApplyScope::Head ? (", head " + std::to_string(s.view.head)).c_str() : "");
     if (!p.apply_error.empty()) {
         ImGui::SameLine();
         ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(plot::colors::vermillion), "%s", p.apply_error.c_str());
     }
 }
 
-// The next-token lists, recomputed only when the pass or the probe changes (each is a few
-// passes over the 50257 logits: too much to redo every frame while a slider is dragged).
-void update_top10(AttentionPanel& p, const Session& s, const TemperatureProbe* probe) {
-    if (p.top_pass.lock() == s.forward && p.top_probe.lock().get() == probe && (probe != nullptr) == !p.after.empty()) return;
+// The heads `plan` changes from `trained`, grouped by setting: "sparsemax in every head",
+// "ssmax:0.43 in layer 2 (every head); softmax at T = 0.5 in layer 0, head 3".
+std::string plan_in_words(const AttentionPlan& plan, const AttentionPlan& trained) {
+    const int L = plan.n_layer(), H = plan.n_head();
+    std::vector<std::pair<std::string, std::vector<int>>> groups;  // setting -> changed heads (layer-major)
+    for (int l = 0; l < L; ++l)
+        for (int h = 0; h < H; ++h) {
+            if (plan.at(l, h) == trained.at(l, h)) continue;
+            const std::string what = setting_in_words(plan.at(l, h));
+            auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == what; });
+            if (it == groups.end()) it = groups.insert(groups.end(), {what, {}});
+            it->second.push_back(l * H + h);
+        }
+    std::string out;
+    for (const auto& [what, heads] : groups) {
+        out.append(out.empty() ? "" : "; ").append(what).append(" in ");
+        if (static_cast<int>(heads.size()) == L * H) {
+            out += "every head";
+            continue;
+        }
+        // Whole layers by number, the other heads one by one (at most a few, then a count).
+        std::string parts;
+        int listed = 0, more = 0;
+        for (size_t i = 0; i < heads.size();) {
+            const int l = heads[i] / H;
+            size_t j = i;
+            while (j < heads.size() && heads[j] / H == l) ++j;
+            std::string part = static_cast<int>(j - i) == H ? "layer " + std::to_string(l) + " (every head)" : "";
+            for (size_t k = i; part.empty() && k < j; ++k) {
+                if (listed >= 6) {
+                    ++more;
+                    continue;
+                }
+                parts.append(parts.empty() ? "" : ", ").append("layer " + std::to_string(l) + ", head " + std::to_string(heads[k] % H));
+                ++listed;
+            }
+            if (!part.empty()) parts.append(parts.empty() ? "" : ", ").append(part);
+            i = j;
+        }
+        out += parts;
+        if (more > 0) out += " and " + std::to_string(more) + " more heads";
+    }
+    return out;
+}
+
+// The model changes: the plan in words and as text, Reset, and the text's perplexity before -> after.
+void draw_model_changes(const Session& s, PanelContext& ctx) {
+    Session& ms = ctx.session;
+    if (!s.model) return;
+    const AttentionPlan& trained = s.model->model.trained_plan();
+    if (!s.plan_error.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, plot::colors::vermillion);
+        ImGui::TextWrapped("%s", s.plan_error.c_str());
+        ImGui::PopStyleColor();
+    }
+    const bool changed = s.plan != trained;
+    ImGui::TextUnformatted("Model changes:");
+    ImGui::SameLine();
+    if (!changed) {
+        ImGui::TextDisabled("none, the model as trained. \"Apply to the model\" changes heads.");
+    } else {
+        ImGui::TextWrapped("%s", plan_in_words(s.plan, trained).c_str());
+        ImGui::TextDisabled("as text: %s", s.view.plan.c_str());
+        ImGui::SameLine();
+    }
+    if (changed || !s.view.plan.empty()) {
+        if (ImGui::SmallButton("Reset")) reset_model_changes(ms);
+        remember_last_item(ctx.widgets, "attention.reset_plan");
+    }
+    // Perplexity of the text, before -> after.
+    const TextPerplexity* before = find_perplexity(s, s.baseline);
+    const TextPerplexity* after = s.forward && s.forward->plan == s.plan ? find_perplexity(s, s.forward) : nullptr;
+    if (!s.forward || s.forward->tokens.size() < 2) return;
+    const auto ppl = [](const TextPerplexity* p) {
+        if (!p) return std::string("...");  // computing
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.4g", p->perplexity);
+        return std::string(buf);
+    };
+    if (changed)
+        ImGui::Text("Perplexity of the text: %s as trained -> %s changed (%d predicted tokens)", ppl(before).c_str(), ppl(after).c_str(),
+                    static_cast<int>(s.forward->tokens.size()) - 1);
+    else
+        ImGui::Text("Perplexity of the text: %s (%d predicted tokens)", ppl(after).c_str(), static_cast<int>(s.forward->tokens.size()) - 1);
+}
+
+// The next-token lists, recomputed only when a pass changes (each is a few passes over the 50257
+// logits: too much to redo every frame while a slider is dragged).
+void update_top10(AttentionPanel& p, const Session& s) {
+    const bool compare = s.baseline && s.baseline != s.forward && s.baseline->tokens == s.forward->tokens;
+    if (p.top_pass.lock() == s.forward && p.top_baseline.lock() == (compare ? s.baseline : nullptr) && compare == !p.before.empty()) return;
     p.top_pass = s.forward;
-    p.top_probe = probe ? s.probe : nullptr;
-    p.before = top_probabilities(s.forward->next_logits, kTopK);
-    p.after.clear();
+    p.top_baseline = compare ? s.baseline : nullptr;
+    p.after = top_probabilities(s.forward->next_logits, kTopK);
+    p.before.clear();
     p.was_rank.clear();
-    if (!probe) return;
-    p.after = top_probabilities(probe->logits, kTopK);
-    for (const TokenProbability& a : p.after) p.was_rank.push_back(token_probability(s.forward->next_logits, a.id).rank);
+    if (!compare) return;
+    p.before = top_probabilities(s.baseline->next_logits, kTopK);
+    for (const TokenProbability& a : p.after) p.was_rank.push_back(token_probability(s.baseline->next_logits, a.id).rank);
 }
 
 void draw_top10(AttentionPanel& p, const Session& s) {
     if (!s.forward) return;
-    const TemperatureProbe* probe = s.probe && s.probe->tokens == s.forward->tokens ? s.probe.get() : nullptr;
-    update_top10(p, s, probe);
+    update_top10(p, s);
+    const bool compare = !p.before.empty();
     ImGui::Spacing();
     ImGui::TextUnformatted("Next token after the text: top 10");
-    if (probe) {
-        ImGui::TextDisabled("after: layer %d, head %d at T = %.3g", probe->layer, probe->head, probe->T);
-        if (probe->layer != s.view.layer || probe->head != s.view.head || probe->T != s.view.T)
-            ImGui::TextDisabled("(the controls changed since: apply again to update)");
-    } else {
-        ImGui::TextDisabled("\"Apply to the model\" fills the right-hand columns.");
-    }
-    const std::vector<TokenProbability>& top = p.before;
-    const std::vector<TokenProbability>& after = p.after;
+    if (!compare) ImGui::TextDisabled("\"Apply to the model\" adds the changed model's columns.");
     const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
     // Separate ids: a table keeps its column widths, and the two layouts differ.
-    if (!ImGui::BeginTable(probe ? "##top10_after" : "##top10", probe ? 6 : 3, flags)) return;
+    if (!ImGui::BeginTable(compare ? "##top10_after" : "##top10", compare ? 6 : 3, flags)) return;
     ImGui::TableSetupColumn("#");
     ImGui::TableSetupColumn("as trained");
     ImGui::TableSetupColumn("p");
-    if (probe) {
-        ImGui::TableSetupColumn("with T");
+    if (compare) {
+        ImGui::TableSetupColumn("changed");
         ImGui::TableSetupColumn("p ");
         ImGui::TableSetupColumn("rank change");
     }
     ImGui::TableHeadersRow();
+    const std::vector<TokenProbability>& left = compare ? p.before : p.after;
     const auto token_text = [&](int id) { return chip_label(s.tokenizer.token_bytes(id)); };
-    for (int r = 0; r < static_cast<int>(top.size()); ++r) {
+    for (int r = 0; r < static_cast<int>(left.size()); ++r) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
         ImGui::Text("%d", r + 1);
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(token_text(top[static_cast<size_t>(r)].id).c_str());
+        ImGui::TextUnformatted(token_text(left[static_cast<size_t>(r)].id).c_str());
         ImGui::TableNextColumn();
-        ImGui::Text("%.3g", top[static_cast<size_t>(r)].p);
-        if (!probe || r >= static_cast<int>(after.size())) continue;
-        const TokenProbability& a = after[static_cast<size_t>(r)];
+        ImGui::Text("%.3g", left[static_cast<size_t>(r)].p);
+        if (!compare || r >= static_cast<int>(p.after.size())) continue;
+        const TokenProbability& a = p.after[static_cast<size_t>(r)];
         const int was = p.was_rank[static_cast<size_t>(r)];  // 0-based, as trained
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(token_text(a.id).c_str());
@@ -334,6 +470,7 @@ void draw_attention_panel(AttentionPanel& p, PanelContext& ctx) {
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float left_w = std::clamp(avail.x * 0.42f, font * 20.0f, font * 40.0f);
     ImGui::BeginChild("##attention_left", ImVec2(left_w, 0), true);
+    draw_model_changes(s, ctx);
     draw_head_grid(p.grid, ctx, ImGui::GetContentRegionAvail().x);
     draw_top10(p, s);
     ImGui::EndChild();
@@ -344,6 +481,42 @@ void draw_attention_panel(AttentionPanel& p, PanelContext& ctx) {
     draw_row(s, slice, ImVec2(0, std::max(font * 10.0f, ImGui::GetContentRegionAvail().y - ImGui::GetFrameHeightWithSpacing())));
     ImGui::TextDisabled("Re-shaped the %d x %d map in %.2f ms.", p.L, p.L, p.reshape_ms);
     ImGui::EndChild();
+}
+
+std::string model_changes_status_json(const Session& s) {
+    json::ObjectBuilder o;
+    o.add("spec", s.view.plan).add("error", s.plan_error);
+    const bool model = s.model != nullptr;
+    const AttentionPlan* trained = model ? &s.model->model.trained_plan() : nullptr;
+    o.add("effective", model ? attention_spec(s.plan, *trained) : std::string());
+    int changed = 0;
+    json::ArrayBuilder heads;
+    for (int l = 0; model && l < s.plan.n_layer(); ++l)
+        for (int h = 0; h < s.plan.n_head(); ++h)
+            if (!(s.plan.at(l, h) == trained->at(l, h))) {
+                ++changed;
+                heads.add_raw(json::ArrayBuilder().add(l).add(h).str());
+            }
+    o.add("changed_heads", changed).add_raw("heads", heads.str());
+    o.add("words", model ? plan_in_words(s.plan, *trained) : std::string());
+    // Whether the panels show the plan yet: the pass under it has finished.
+    // (s.plan is read from view.plan at the next frame: until then it is not current either.)
+    const bool plan_read = model && s.plan_model == s.model.get() && s.plan_text == s.view.plan;
+    const bool current = plan_read && s.forward && s.forward->plan == s.plan && s.forward->tokens == s.tokens;
+    o.add("forward_current", current);
+    o.add("baseline_is_forward", s.forward && s.forward == s.baseline);
+    const auto ppl = [&](const std::shared_ptr<const ForwardResult>& pass) {
+        const TextPerplexity* p = find_perplexity(s, pass);
+        if (!p) return std::string("null");
+        json::ObjectBuilder x;
+        x.add("tokens", p->tokens).add("mean_nll", p->mean_nll).add("perplexity", p->perplexity);
+        return x.str();
+    };
+    // null until the pass for the current text (and plan) has its perplexity: a caption that reads
+    // them waits rather than shows the numbers of the pass before.
+    const bool baseline_current = s.baseline && s.baseline->tokens == s.tokens;
+    o.add_raw("perplexity_before", baseline_current ? ppl(s.baseline) : "null").add_raw("perplexity_after", current ? ppl(s.forward) : "null");
+    return o.str();
 }
 
 std::string attention_status_json(const AttentionPanel& p, const Session& s) {
@@ -363,14 +536,9 @@ std::string attention_status_json(const AttentionPanel& p, const Session& s) {
     }
     add_head_grid_status(p.grid, s, o);
     o.add("L", p.L).add("bins", p.bins).add("max_weight", static_cast<double>(p.max_weight)).add("reshape_ms", p.reshape_ms);
+    // top10: the model as it runs now (under the plan); baseline_top10: as trained.
     o.add_raw("top10", s.forward ? top_json(s.forward->next_logits, s.tokenizer) : "null");
-    const bool probe = s.probe && s.forward && s.probe->tokens == s.forward->tokens;
-    o.add_raw("probe_top10", probe ? top_json(s.probe->logits, s.tokenizer) : "null");
-    if (probe) {
-        json::ObjectBuilder pr;
-        pr.add("layer", s.probe->layer).add("head", s.probe->head).add("T", s.probe->T);
-        o.add_raw("probe", pr.str());
-    }
+    o.add_raw("baseline_top10", s.baseline ? top_json(s.baseline->next_logits, s.tokenizer) : "null");
     return o.str();
 }
 

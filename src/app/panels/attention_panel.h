@@ -1,6 +1,8 @@
 #pragma once
 // Panel 2, Attention map: the layer x head thumbnails, the open head's heatmap, one query's
-// weights as bars, the normalizer and temperature controls, and "apply to the model".
+// weights as bars, the normalizer and temperature controls, "apply to the model" with its scope,
+// the model changes (the plan, Reset, the text's perplexity before -> after), and the next-token
+// top-10 before and after.
 #include <memory>
 #include <string>
 #include <vector>
@@ -9,6 +11,7 @@
 #include "app/panels/head_grid.h"
 #include "app/plot/heatmap.h"
 #include "app/panel_context.h"
+#include "app/work/model_tasks.h"
 
 namespace attnlab {
 
@@ -30,10 +33,11 @@ struct AttentionPanel {
     double reshape_ms = 0.0;  // the last re-shape (normalize every row + runs)
 
     std::string apply_error;
+    ApplyScope apply_scope = ApplyScope::Head;
 
-    // The next-token top-10 as trained and with the probe, and each "after" token's rank as trained.
-    std::weak_ptr<const ForwardResult> top_pass;
-    std::weak_ptr<const TemperatureProbe> top_probe;
+    // The next-token top-10 of the model as it runs (after) and, when the plan changes the model,
+    // as trained (before), and each "after" token's rank as trained.
+    std::weak_ptr<const ForwardResult> top_pass, top_baseline;
     std::vector<TokenProbability> before, after;
     std::vector<int> was_rank;
 };
@@ -41,7 +45,13 @@ struct AttentionPanel {
 void draw_attention_panel(AttentionPanel& panel, PanelContext& ctx);
 
 // The panel's part of window.attnlab.status(): {layer, head, query, T, normalizer, N, row,
-// selected, top10, probe_top10, ...} and the head grid's fields (add_head_grid_status).
+// selected, top10, baseline_top10, ...} and the head grid's fields (add_head_grid_status).
 std::string attention_status_json(const AttentionPanel& panel, const Session& s);
+
+// window.attnlab.status().model_changes: {spec (view.plan), effective (the plan the model runs,
+// relative to its trained plan), error, changed_heads, heads [[layer, head]...], words,
+// forward_current, baseline_is_forward, perplexity_before, perplexity_after ({tokens, mean_nll,
+// perplexity} or null while computing)}.
+std::string model_changes_status_json(const Session& s);
 
 }  // namespace attnlab

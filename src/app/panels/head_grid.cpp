@@ -131,7 +131,15 @@ void draw_head_grid(HeadGrid& g, PanelContext& ctx, float width) {
     const int layers = cap.layers(), heads = cap.n_head();
     const float font = ImGui::GetFontSize(), label_w = font * 2.2f, gap = std::max(2.0f, font * 0.15f);
     const float thumb = std::clamp((width - label_w) / heads - gap, font * 1.2f, font * 4.0f);
-    ImGui::TextUnformatted("Every head as trained (softmax, T = 1)");
+    const AttentionPlan& trained = s.model ? s.model->model.trained_plan() : s.forward->plan;
+    const auto is_changed = [&](int l, int h) { return !(s.forward->plan.at(l, h) == trained.at(l, h)); };
+    int changed = 0;
+    for (int l = 0; l < layers; ++l)
+        for (int h = 0; h < heads; ++h) changed += is_changed(l, h);
+    if (changed == 0)
+        ImGui::TextUnformatted("Every head as trained (softmax, T = 1)");
+    else
+        ImGui::Text("Every head as the model runs now (%d changed, outlined in purple)", changed);
     const AttentionThumbnails* t = g.thumbnails.done.get();
     if (!t && g.thumbnails.work.busy()) {
         ImGui::SameLine();
@@ -173,10 +181,7 @@ void draw_head_grid(HeadGrid& g, PanelContext& ctx, float width) {
             const ImVec2 a(row0.x + label_w + h * (thumb + gap), row0.y), b(a.x + thumb, a.y + thumb);
             ImGui::SetCursorScreenPos(a);
             ImGui::PushID(h);
-            if (ImGui::InvisibleButton("##thumb", ImVec2(thumb, thumb))) {
-                s.view.layer = l;
-                s.view.head = h;
-            }
+            if (ImGui::InvisibleButton("##thumb", ImVec2(thumb, thumb))) pick_head(s, l, h);
             ImGui::PopID();
             std::string rect_name = "attention.thumb.";
             rect_name.append(std::to_string(l)).append(".").append(std::to_string(h));
@@ -184,6 +189,12 @@ void draw_head_grid(HeadGrid& g, PanelContext& ctx, float width) {
             const size_t index = static_cast<size_t>(l * heads + h);
             dl->AddRectFilled(a, b, IM_COL32(242, 242, 242, 255));
             if (t) heatmap::draw_runs(dl, t->runs[index], a, b);
+            // A head the model changes: a purple inner frame and corner, under the pattern marks.
+            if (is_changed(l, h)) {
+                const float in = std::max(2.0f, thumb * 0.12f);
+                dl->AddRect(ImVec2(a.x + in, a.y + in), ImVec2(b.x - in, b.y - in), plot::colors::purple, 0, 0, 2.0f);
+                dl->AddTriangleFilled(ImVec2(a.x, a.y), ImVec2(a.x + thumb * 0.3f, a.y), ImVec2(a.x, a.y + thumb * 0.3f), plot::colors::purple);
+            }
             const bool chosen = l == s.view.layer && h == s.view.head;
             if (chosen) dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), plot::colors::vermillion, 0, 0, 3.0f);
             for (HeadPattern k : kHeadPatterns) {

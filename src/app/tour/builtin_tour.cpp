@@ -55,6 +55,12 @@ const char* builtin_tour_json() {
       "title": "Other normalizers",
       "caption": "On {playground.L} synthetic logits softmax's largest weight is {playground.max_weight}, and every token keeps some weight. Sparsemax gives {playground.normalizers.sparsemax.max_weight} and leaves weight on {playground.normalizers.sparsemax.support} tokens only, exact zeros elsewhere; SSMax, which scales the logits by log L, gives {playground.normalizers.ssmax.max_weight}. Try: on the Attention map, pick another normalizer and press apply to the model.",
       "view": {"panel": "playground", "T": 1}
+    },
+    {
+      "title": "Sparsemax inside the model",
+      "caption": "Now every head of the model itself runs sparsemax, inside the forward pass, so each layer reads what the changed heads before it computed; the model was trained with softmax. The likeliest next token was {attention.baseline_top10.0.token} (p = {attention.baseline_top10.0.p}); now it is {attention.top10.0.token} (p = {attention.top10.0.p}). The text's perplexity goes from {model_changes.perplexity_before.perplexity} to {model_changes.perplexity_after.perplexity}. Try: press Reset under Model changes for the model as trained, or apply sparsemax to one head only and compare.",
+      "highlight": "attention.reset_plan",
+      "view": {"panel": "attention", "normalizer": "sparsemax", "T": 1, "plan": "all=sparsemax"}
     }
   ]
 })json";

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "analysis/normalizers.h"
 #include "analysis/separability.h"
 #include "analysis/softmax.h"
 #include "analysis/softmax_sweeps.h"
@@ -199,7 +200,9 @@ private:
 
     void query(int t) {
         const std::vector<double> l = hv_.logits(t);
-        const std::vector<double> w = softmax(l, 1.0);
+        // The weights the head ran in this pass: its plan entry (softmax at T = 1 as trained).
+        const HeadPlan& how = forward_->plan.at(hv_.layer, hv_.head);
+        const std::vector<double> w = how.is_default() ? softmax(l, 1.0) : normalize(how.normalizer, l, how.temperature);
         const auto index = static_cast<std::uint64_t>(head_);
         const auto x = hv_.values.topRows(t + 1);
 

@@ -1,11 +1,12 @@
 #pragma once
 // The all-heads summaries behind panels 3-5, computed in the background for each forward pass:
-// per head, over a subsample of query positions, with the model as trained (softmax, T = 1, as
-// the paper's experiments):
+// per head, over a subsample of query positions, with each head's weights as the pass ran them
+// (its plan entry; softmax at T = 1 for the model as trained, as the paper's experiments):
 //   - mean d_A, d_B, E[d_A], E[d_B] over queries for each N of a fixed grid (Theorem 1), and from
 //     those the KS test's critical N (Algorithm 3);
 //   - mean N_s/N and its bounds (R) over queries for N = 1..64 (Theorem 2, Figure 3);
-//   - mean g(T, eps) and mean ||J||_2 over queries on a T grid (Lemma 2, Figure 4).
+//   - mean g(T, eps) and mean ||J||_2 over queries on a T grid (Lemma 2, Figure 4): softmax's
+//     own sensitivity, which the lemma is about, on the pass's logits whatever the plan.
 // The work goes one unit at a time (a block of one head's Gram matrix, or one query of one
 // head) so that a step stays short even at L = 1024 in the single-threaded page.
 #include <memory>

@@ -39,7 +39,7 @@ public:
             previous_sum_ = induction_sum_ = 0.0;
         }
         const int r1 = std::min(L, row_ + rows_per_step_);
-        softmax_attention_rows(q_, k_, L, d, row_, r1, rows_);
+        plan_attention_rows(q_, k_, L, d, row_, r1, forward_->plan.at(layer, head), rows_);
         pool_rows_max(map_, rows_, row_, r1);
         previous_sum_ += previous_token_sum(rows_, L, row_, r1);  // the same rows the thumbnail shows
         induction_sum_ += induction_sum(rows_, targets_, row_, r1);

@@ -1,5 +1,5 @@
 #pragma once
-// The head grid's background work: every head's map as trained, for one forward pass, max-pooled
+// The head grid's background work: every head's map as the pass ran it (its plan), for one forward pass, max-pooled
 // into thumbnails and scored for the two patterns the grid marks (previous-token and induction
 // heads; the analyses are previous_token_weight and induction_score in src/analysis/attention_map.h).
 #include <memory>
@@ -24,7 +24,7 @@ struct ByPattern {
     const T& operator[](HeadPattern p) const { return p == HeadPattern::PreviousToken ? previous_token : induction; }
 };
 
-// Every head's map as trained (softmax, T = 1), each max-pooled to at most kThumbnailBins
+// Every head's map under the pass's plan (softmax at T = 1 as trained), each max-pooled to at most kThumbnailBins
 // square blocks, for one forward pass.
 struct AttentionThumbnails {
     // 20 x 20 blocks: a thumbnail is ~40 pixels wide, and 144 of them are redrawn every frame.

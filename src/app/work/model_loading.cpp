@@ -70,7 +70,9 @@ void install_model(Session& s, std::shared_ptr<const LoadedModel> model) {
     s.model_work.cancel();
     s.background.cancel();
     s.forward.reset();
-    s.probe.reset();
+    s.baseline.reset();
+    s.perplexities.clear();
+    s.plan_model = nullptr;  // read view.plan again against the new model
     s.summaries.reset();
     s.tokens.clear();
     s.tokens_text.clear();  // re-tokenize: the new model's context may differ

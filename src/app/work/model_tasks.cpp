@@ -14,6 +14,7 @@ namespace {
 
 constexpr const char* kForwardLabel = "Forward pass";
 constexpr const char* kGenerateLabel = "Generating";
+constexpr const char* kPerplexityLabel = "Perplexity of the text";
 
 // Feeds a token sequence to a Gpt2State a chunk at a time (the KV cache carries over between
 // chunks). The chunks depend on the token count alone, never on timing: a chunk's matrix products
@@ -52,11 +53,14 @@ struct ChunkedPrefill {
 // residual rows but the whole key/value cache so far, so forwarding every chunk would copy the
 // cache again each time (quadratic in the length). Instead this keeps the queries and residual
 // rows as they come and hands the capture one call covering every position at the last chunk.
+// It also keeps the residual stream after the last layer, for the text's perplexity.
 class ChunkedCapture final : public AttentionObserver {
 public:
-    ChunkedCapture(AttentionCapture& capture, int total) : capture_(capture), total_(total) {}
+    ChunkedCapture(AttentionCapture& capture, std::vector<float>& final_residual, int total)
+        : capture_(capture), final_residual_(final_residual), total_(total) {}
 
     void on_layer(const LayerQkv& x) override {
+        width_ = x.n_head * x.head_dim;
         if (static_cast<int>(layers_.size()) <= x.layer) layers_.resize(static_cast<size_t>(x.layer) + 1);
         Rows& r = layers_[static_cast<size_t>(x.layer)];
         const size_t values = static_cast<size_t>(x.n) * x.n_head * x.head_dim;
@@ -72,24 +76,29 @@ public:
         r = Rows{};  // the capture has its copy
     }
 
+    // Every chunk's rows (the capture itself only hears of the layers at the last chunk).
+    void on_output(int, int n, const float* x) override {
+        final_residual_.insert(final_residual_.end(), x, x + static_cast<size_t>(n) * width_);
+    }
+
 private:
     struct Rows {
         std::vector<float> q, residual;  // (positions so far, C)
     };
     AttentionCapture& capture_;
+    std::vector<float>& final_residual_;
     int total_;
+    int width_ = 0;  // C, from the layers' calls
     std::vector<Rows> layers_;
 };
 
-// A pass over the text: with `capture`, the forward pass every panel reads (session.forward);
-// with a temperature override, "apply to the model" (session.probe).
+// A pass over the text under one plan, with the capture every panel reads: session.forward when
+// it is the session's plan, session.baseline when it is the trained plan (or both).
 class PassTask final : public Task {
 public:
-    PassTask(std::shared_ptr<const LoadedModel> model, std::vector<int> tokens, bool capture, AttentionPlan plan,
-             int probe_layer, int probe_head, double probe_T)
+    PassTask(std::shared_ptr<const LoadedModel> model, std::vector<int> tokens, AttentionPlan plan)
         : model_(std::move(model)), state_(model_->model), result_(std::make_shared<ForwardResult>()),
-          collector_(result_->capture, static_cast<int>(tokens.size())), capture_(capture),
-          layer_(probe_layer), head_(probe_head), T_(probe_T) {
+          collector_(result_->capture, result_->final_residual, static_cast<int>(tokens.size())) {
         result_->tokens = std::move(tokens);
         result_->plan = plan;
         state_.plan = std::move(plan);
@@ -97,29 +106,21 @@ public:
 
     bool step() override {
         const std::span<const int> tokens = result_->tokens;
-        if (!prefill_.step(state_, tokens, result_->next_logits, error_, capture_ ? &collector_ : nullptr)) return false;
+        if (!prefill_.step(state_, tokens, result_->next_logits, error_, &collector_)) return false;
         report_progress(static_cast<double>(prefill_.done) / static_cast<double>(tokens.size()));
         return !prefill_.finished(tokens);
     }
 
     void finish(Session& s) override {
         if (!error_.empty()) {
-            s.message = std::string(capture_ ? "The forward pass failed: " : "\"Apply to the model\" failed: ") + error_;
-            if (capture_) s.failed_pass_tokens = result_->tokens;  // do not retry the same input every frame
+            s.message = "The forward pass failed: " + error_;
+            s.failed_pass_tokens = result_->tokens;  // do not retry the same input every frame
+            s.failed_pass_plan = result_->plan;
             return;
         }
         if (s.model != model_ || s.tokens != result_->tokens) return;  // the text or the model changed meanwhile
-        if (capture_) {
-            s.forward = result_;
-            return;
-        }
-        auto probe = std::make_shared<TemperatureProbe>();
-        probe->layer = layer_;
-        probe->head = head_;
-        probe->T = T_;
-        probe->tokens = result_->tokens;
-        probe->logits = std::move(result_->next_logits);
-        s.probe = std::move(probe);
+        if (result_->plan == s.plan) s.forward = result_;
+        if (result_->plan == model_->model.trained_plan()) s.baseline = result_;
     }
 
 private:
@@ -127,22 +128,66 @@ private:
     Gpt2State state_;
     std::shared_ptr<ForwardResult> result_;
     ChunkedCapture collector_;
-    bool capture_;
-    int layer_, head_;
-    double T_;
     ChunkedPrefill prefill_;
     std::string error_;
+};
+
+// The text's perplexity from a finished pass's final residual stream: next_token_nll a block of
+// positions per step. The blocks depend on the token count alone (as ChunkedPrefill's), so the
+// same pass gives the same bits every time.
+class PerplexityTask final : public Task {
+public:
+    PerplexityTask(std::shared_ptr<const LoadedModel> model, std::shared_ptr<const ForwardResult> pass)
+        : model_(std::move(model)), pass_(std::move(pass)) {
+        const std::vector<int>& t = pass_->tokens;
+        if (t.size() > 1) targets_.assign(t.begin() + 1, t.end());
+    }
+
+    bool step() override {
+        constexpr int kRows = 32;  // GPT-2 small: 32 x 768 x 50257 multiply-adds, ~0.1 s in the page
+        const int total = static_cast<int>(targets_.size()), C = model_->model.config().n_embd;
+        if (done_ >= total) return false;
+        const int n = std::min(kRows, total - done_);
+        next_token_nll(model_->model, pass_->final_residual.data() + static_cast<size_t>(done_) * C, n,
+                       std::span<const int>(targets_).subspan(static_cast<size_t>(done_), static_cast<size_t>(n)), nll_);
+        for (double v : nll_) sum_ += v;  // in position order: the same sum every time
+        done_ += n;
+        report_progress(static_cast<double>(done_) / total);
+        return done_ < total;
+    }
+
+    void finish(Session& s) override {
+        auto out = std::make_shared<TextPerplexity>();
+        out->pass = pass_;
+        out->tokens = static_cast<int>(targets_.size());
+        out->mean_nll = out->tokens > 0 ? sum_ / out->tokens : std::nan("");
+        out->perplexity = std::exp(out->mean_nll);
+        std::erase_if(s.perplexities, [&](const auto& p) {
+            const auto pass = p->pass.lock();
+            return !pass || (pass != s.forward && pass != s.baseline) || pass == pass_;
+        });
+        s.perplexities.push_back(std::move(out));
+    }
+
+private:
+    std::shared_ptr<const LoadedModel> model_;
+    std::shared_ptr<const ForwardResult> pass_;
+    std::vector<int> targets_;
+    std::vector<double> nll_;
+    double sum_ = 0;
+    int done_ = 0;
 };
 
 // Greedy or sampled continuation: prefill the prompt in chunks, then one new token per step.
 class GenerateTask final : public Task {
 public:
     GenerateTask(std::shared_ptr<const LoadedModel> model, std::string prompt_text, std::vector<int> prompt, int eot,
-                 const GenerateOptions& o, int count, std::shared_ptr<GeneratedText> out)
+                 const GenerateOptions& o, int count, std::shared_ptr<GeneratedText> out, AttentionPlan plan)
         : model_(std::move(model)), state_(model_->model), prompt_text_(std::move(prompt_text)), prompt_(std::move(prompt)),
           eot_(eot), count_(count), rng_(o.seed), out_(std::move(out)) {
         sampling_.temperature = o.sample ? std::max(o.temperature, 1e-3f) : 0.0f;
         sampling_.top_k = o.sample ? std::max(o.top_k, 0) : 0;
+        state_.plan = std::move(plan);  // generation runs the model the panels show
     }
 
     bool step() override {
@@ -203,6 +248,42 @@ private:
 
 int context_limit(const Session& s) { return s.model ? s.model->model.config().n_positions : 1024; }
 
+namespace {
+
+// view.plan read against the model, when either changed. A plan that does not fit this model (a
+// link made for another) leaves the model as trained, says why, and stays in the view: the
+// model it was made for may be on its way.
+void keep_plan_current(Session& s) {
+    if (s.plan_model == s.model.get() && s.plan_text == s.view.plan) return;
+    s.plan_model = s.model.get();
+    s.plan_text = s.view.plan;
+    s.plan_error.clear();
+    const Gpt2Model& m = s.model->model;
+    AttentionPlan plan = m.trained_plan();
+    std::string error;
+    if (!parse_attention_spec(s.view.plan, m.config().n_layer, m.config().n_head, plan, error)) {
+        s.plan_error = "The model changes \"" + s.view.plan + "\" do not fit this model (" + error + "); it runs as trained.";
+        s.message = s.plan_error;
+        plan = m.trained_plan();
+    }
+    s.plan = std::move(plan);
+}
+
+bool fits(const std::shared_ptr<const ForwardResult>& pass, const std::vector<int>& tokens, const AttentionPlan& plan) {
+    return pass && pass->tokens == tokens && pass->plan == plan;
+}
+
+// The perplexity of `pass` when it has none yet and the model is free: true when started.
+bool start_perplexity(Session& s, const std::shared_ptr<const ForwardResult>& pass) {
+    if (!pass || find_perplexity(s, pass)) return false;
+    if (s.model_work.busy() && s.model_work.label() == kPerplexityLabel) return true;  // one at a time
+    if (s.model_work.busy()) return false;
+    s.model_work.start(std::make_unique<PerplexityTask>(s.model, pass), kPerplexityLabel);
+    return true;
+}
+
+}  // namespace
+
 void keep_forward_current(Session& s) {
     if (s.view.text != s.tokens_text) {
         std::vector<int> tokens;
@@ -213,46 +294,63 @@ void keep_forward_current(Session& s) {
         s.tokens_text = s.view.text;
     }
     if (!s.model) return;
+    keep_plan_current(s);
     if (s.tokens.empty()) {
-        if (s.forward) {
-            s.forward.reset();
-            s.probe.reset();
-        }
+        s.forward.reset();
+        s.baseline.reset();
+        s.perplexities.clear();
         return;
     }
-    if (s.forward && s.forward->tokens == s.tokens) return;
+    const AttentionPlan& trained = s.model->model.trained_plan();
+    // A pass already made serves whichever plan it ran: back to the trained plan is instant.
+    if (!fits(s.baseline, s.tokens, trained) && fits(s.forward, s.tokens, trained)) s.baseline = s.forward;
+    if (!fits(s.forward, s.tokens, s.plan) && fits(s.baseline, s.tokens, s.plan)) s.forward = s.baseline;
     // Generation finishes by changing the text; a pass started now would only cancel it.
     if (s.model_work.busy() && s.model_work.label().starts_with(kGenerateLabel)) return;
-    const bool running = s.model_work.busy() && s.model_work.label() == kForwardLabel && s.pass_tokens == s.tokens;
-    if (running || s.failed_pass_tokens == s.tokens) return;
+    const AttentionPlan* need = !fits(s.forward, s.tokens, s.plan) ? &s.plan : !fits(s.baseline, s.tokens, trained) ? &trained : nullptr;
+    if (!need) {
+        if (!start_perplexity(s, s.forward)) start_perplexity(s, s.baseline);
+        return;
+    }
+    const bool running = s.model_work.busy() && s.model_work.label() == kForwardLabel && s.pass_tokens == s.tokens && s.pass_plan == *need;
+    if (running || (s.failed_pass_tokens == s.tokens && s.failed_pass_plan == *need)) return;
     s.pass_tokens = s.tokens;
+    s.pass_plan = *need;
     s.failed_pass_tokens.clear();
-    s.probe.reset();
-    const Gpt2Config& c = s.model->model.config();
-    s.model_work.start(std::make_unique<PassTask>(s.model, s.tokens, true, AttentionPlan(c.n_layer, c.n_head), 0, 0, 1.0), kForwardLabel);
+    s.model_work.start(std::make_unique<PassTask>(s.model, s.tokens, *need), kForwardLabel);
 }
 
-bool start_probe(Session& s, std::string& error) {
+bool apply_to_model(Session& s, ApplyScope scope, std::string& error) {
     if (!s.model) {
         error = "Load a model first.";
         return false;
     }
-    if (!s.forward || s.forward->tokens != s.tokens) {
-        error = "Wait for the forward pass over the text to finish.";
+    HeadPlan head;
+    if (!parse_normalizer(s.view.normalizer, head.normalizer, error)) return false;
+    if (!(s.view.T >= kMinHeadT && s.view.T <= kMaxHeadT)) {
+        error = "The temperature must be a number from 0.0001 to 10000.";
         return false;
     }
-    if (!(s.view.T > 0.0) || !std::isfinite(s.view.T)) {
-        error = "The temperature must be a positive number.";
-        return false;
-    }
+    head.temperature = static_cast<float>(s.view.T);
+    keep_plan_current(s);
     const Gpt2Config& c = s.model->model.config();
-    const int layer = std::clamp(s.view.layer, 0, c.n_layer - 1), head = std::clamp(s.view.head, 0, c.n_head - 1);
-    AttentionPlan t(c.n_layer, c.n_head);
-    t.set(layer, head, HeadPlan{Normalizer{}, static_cast<float>(s.view.T)});
-    char label[96];
-    std::snprintf(label, sizeof label, "Apply to the model: layer %d, head %d at T = %.3g", layer, head, s.view.T);
-    s.model_work.start(std::make_unique<PassTask>(s.model, s.forward->tokens, false, std::move(t), layer, head, s.view.T), label);
+    const int layer = std::clamp(s.view.layer, 0, c.n_layer - 1), which = std::clamp(s.view.head, 0, c.n_head - 1);
+    AttentionPlan plan = s.plan;
+    for (int l = 0; l < c.n_layer; ++l)
+        for (int h = 0; h < c.n_head; ++h)
+            if (scope == ApplyScope::All || (l == layer && (scope == ApplyScope::Layer || h == which))) plan.set(l, h, head);
+    s.view.plan = attention_spec(plan, s.model->model.trained_plan());
     return true;
+}
+
+void reset_model_changes(Session& s) { s.view.plan.clear(); }
+
+void cancel_model_work(Session& s) {
+    const bool plan_pass = s.model_work.busy() && s.model_work.label() == kForwardLabel && s.model && s.pass_plan != s.model->model.trained_plan();
+    s.model_work.cancel();
+    if (!plan_pass) return;
+    // Back to the plan the panels show; with no pass to show, to the model as trained.
+    s.view.plan = s.forward ? attention_spec(s.forward->plan, s.model->model.trained_plan()) : "";
 }
 
 bool start_generation(Session& s, const GenerateOptions& options, std::shared_ptr<GeneratedText> out, std::string& error) {
@@ -277,7 +375,7 @@ bool start_generation(Session& s, const GenerateOptions& options, std::shared_pt
     char label[64];
     std::snprintf(label, sizeof label, "%s %d tokens", kGenerateLabel, count);
     s.model_work.start(std::make_unique<GenerateTask>(s.model, s.view.text, std::move(prompt), s.tokenizer.eot_id(), options,
-                                                      count, std::move(out)),
+                                                      count, std::move(out), s.plan),
                        label);
     return true;
 }

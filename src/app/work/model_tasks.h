@@ -1,6 +1,7 @@
 #pragma once
-// The model's long work as Tasks: the forward pass over the text, generation, and the pass
-// with one head's temperature overridden ("apply to the model").
+// The model's long work as Tasks: the forward pass over the text under the attention plan (and
+// under the trained plan, for the "before" of the model changes), the text's perplexity after
+// each pass, and generation under the plan.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -10,24 +11,31 @@
 
 namespace attnlab {
 
-struct TemperatureProbe {
-    int layer = 0, head = 0;
-    double T = 1.0;
-    std::vector<int> tokens;    // the pass's input: forward->tokens when it was started
-    std::vector<float> logits;  // (V): next-token scores with the override
-};
-
 // Called every frame: re-tokenizes the text when it changed (clipped to the model's context, or
-// to 1024 tokens without a model) and starts a forward pass when the tokens differ from the
-// last pass's. A new pass drops the last "apply to the model" result.
+// to 1024 tokens without a model), reads view.plan against the model (Session::plan), and starts
+// the pass that is missing: first the one under the plan (what the panels show), then the one
+// under the trained plan (the baseline), then each one's perplexity. A pass that is already there
+// is reused: going back to the trained plan (Reset) runs nothing.
 void keep_forward_current(Session& s);
 
 // The context the text is clipped to: the model's n_positions, or GPT-2's 1024 without a model.
 int context_limit(const Session& s);
 
-// "Apply to the model": the text's pass again with (view.layer, view.head) at temperature view.T
-// (softmax; the model has no other normalizer). False with a reason when it cannot start.
-bool start_probe(Session& s, std::string& error);
+// Which heads "Apply to the model" changes.
+enum class ApplyScope { Head, Layer, All };
+
+// "Apply to the model": the view's normalizer (with its parameter) at the view's T, for the view's
+// head, its layer, or every head, on top of the current plan; view.plan is rewritten (relative to
+// the trained plan) and keep_forward_current runs the model again. False with a reason when the
+// normalizer or T is not valid or there is no model.
+bool apply_to_model(Session& s, ApplyScope scope, std::string& error);
+
+// Back to the model as trained (view.plan = "").
+void reset_model_changes(Session& s);
+
+// The Cancel button of the model's work. Cancelling the pass for a new plan also takes the plan
+// back to the one the panels show (the change is abandoned, not retried every frame).
+void cancel_model_work(Session& s);
 
 struct GenerateOptions {
     bool sample = false;      // false: greedy

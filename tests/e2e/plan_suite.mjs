@@ -1,0 +1,172 @@
+// Normalizers inside the model (issue 26): on the built-in model, applying sparsemax to every head
+// changes the next-token table and the text's perplexity; the "before" columns stay the model as
+// trained, bit for bit; Reset (the button) brings back exactly the numbers from before; "Apply to
+// the model" (the button) changes the open head only; generation runs the plan; the plan travels in
+// a share link; a link made before plans existed still opens; a bad plan fails cleanly.
+//
+//   node tests/e2e/run.mjs --site dist --out build/e2e --only plan
+import path from "node:path";
+import { deflateRawSync } from "node:zlib";
+import { check, waitFor, status, state, findWidget, openTab, openPage as openPageIn } from "./lib.mjs";
+
+const openPage = (context, url) => openPageIn(context, url, { ignoreRequests: [/huggingface\.co/] });
+
+// The pass under the view's plan has finished, with its perplexity and the baseline's, and the
+// head grid is drawn for it.
+const planSettled = (page, spec, timeout = 30000) => waitFor(page, (spec) => {
+  const st = window.attnlab.status();
+  const mc = st.model_changes;
+  return st.model.loaded && st.tokens > 0 && st.forward_tokens === st.tokens && mc.spec === spec && mc.forward_current &&
+         mc.perplexity_before && mc.perplexity_after && st.attention.thumbnails_ready && !st.busy;
+}, spec, timeout);
+
+// What the page shows that the plan may change, as exact JSON (numbers as the page prints them:
+// every bit of a double survives JSON.stringify).
+function numbers(st) {
+  return {
+    top10: JSON.stringify(st.attention.top10),
+    baseline_top10: JSON.stringify(st.attention.baseline_top10),
+    before: JSON.stringify(st.model_changes.perplexity_before),
+    after: JSON.stringify(st.model_changes.perplexity_after),
+    previous_token: JSON.stringify(st.attention.previous_token?.weights),
+    induction: JSON.stringify(st.attention.induction?.weights),
+  };
+}
+
+const linkFor = (obj) => `#s=${deflateRawSync(JSON.stringify(obj)).toString("base64url")}`;
+
+async function click(page, name) {
+  const w = await findWidget(page, name);
+  if (!w) return false;
+  await page.mouse.click(w.cx, w.cy);
+  return true;
+}
+
+// Greedy generation from the current text (the Generate button): what it appended, with the text
+// put back as it was afterwards.
+async function greedyContinuation(page) {
+  const before = (await state(page)).text;
+  await openTab(page, "text");
+  await page.waitForTimeout(200);
+  const clicked = await click(page, "text.greedy") && await click(page, "text.generate");
+  const grew = clicked && await waitFor(page, (t) => window.attnlab.state().text !== t, before, 20000);
+  const after = (await state(page)).text;
+  await page.evaluate((t) => window.attnlab.setState({ text: t, panel: "attention" }), before);
+  return grew ? after.slice(before.length) : null;
+}
+
+export async function planSuite({ browser, server, out }) {
+  console.log("normalizers inside the model (the built-in model):");
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: "block" });
+  try {
+    const { page, errors, ready } = await openPage(context, `${server.origin}/`);
+    if (!check(ready, "the page starts")) return;
+    await page.evaluate(() => window.attnlab.setState({ panel: "attention" }));
+    if (!check(await planSettled(page, "", 60000), "the built-in model runs as trained: plan \"\", its perplexity computed",
+               JSON.stringify((await status(page)).model_changes))) return;
+    let st = await status(page);
+    const m = st.model;
+    const trained = numbers(st);
+    const ppl = st.model_changes.perplexity_after;
+    check(st.model_changes.changed_heads === 0 && st.model_changes.baseline_is_forward && trained.before === trained.after &&
+          ppl.tokens === st.tokens - 1 && ppl.perplexity > 1 && Math.abs(Math.log(ppl.perplexity) - ppl.mean_nll) < 1e-12,
+          "as trained: no head changed, before = after, L - 1 predicted tokens, perplexity = exp(mean NLL) > 1",
+          JSON.stringify(st.model_changes));
+
+    // 1. Every head on sparsemax (setState, as a link or a tour step would).
+    const t0 = Date.now();
+    let r = await page.evaluate(() => window.attnlab.setState({ plan: "all=sparsemax" }));
+    check(r.ok, "setState({plan: \"all=sparsemax\"}) is accepted", JSON.stringify(r));
+    // Timed, not asserted: the re-run (pass and perplexity), then everything (thumbnails, summaries).
+    await waitFor(page, () => { const mc = window.attnlab.status().model_changes; return mc.forward_current && mc.perplexity_after; },
+                  undefined, 30000);
+    const rerun = (Date.now() - t0) / 1000;
+    const settled = await planSettled(page, "all=sparsemax");
+    const seconds = (Date.now() - t0) / 1000;
+    st = await status(page);
+    let now = numbers(st);
+    console.log(`        every head on sparsemax: pass and perplexity in ${rerun.toFixed(2)} s, with the grid and the summaries ${seconds.toFixed(2)} s`);
+    check(settled && st.model_changes.changed_heads === m.n_layer * m.n_head && st.model_changes.heads.length === m.n_layer * m.n_head,
+          `every head of the ${m.n_layer} x ${m.n_head} model is changed`, JSON.stringify(st.model_changes).slice(0, 200));
+    check(/sparsemax in every head/.test(st.model_changes.words), "the model changes say it in words", st.model_changes.words);
+    check(now.top10 !== trained.top10 && now.after !== trained.after,
+          "the next-token top-10 and the text's perplexity change", `${trained.after} -> ${now.after}`);
+    check(now.baseline_top10 === trained.top10 && now.before === trained.before,
+          "the \"before\" top-10 and perplexity are exactly the model as trained", `${now.before} vs ${trained.before}`);
+    check(now.previous_token !== trained.previous_token,
+          "the head grid's scores are recomputed under the plan (previous-token weights differ)");
+    await page.screenshot({ path: path.join(out, "plan-all-sparsemax.png") });
+
+    // Generation runs the plan: its greedy continuation starts with the changed model's top token.
+    const g = await greedyContinuation(page);
+    await planSettled(page, "all=sparsemax");
+    st = await status(page);
+    check(g !== null && g.length > 0 && g.startsWith(st.attention.top10[0].token) && numbers(st).top10 === now.top10,
+          "greedy generation under the plan continues with the changed model's top token (and the text put back gives the same top-10)",
+          `${JSON.stringify(g)} vs ${JSON.stringify(st.attention.top10[0].token)} (as trained: ${JSON.stringify(st.attention.baseline_top10[0].token)})`);
+
+    // 2. Reset, the button: the exact numbers from before, at once (no pass runs).
+    await openTab(page, "attention");
+    const reset = await click(page, "attention.reset_plan");
+    const back = reset && await planSettled(page, "");
+    st = await status(page);
+    now = numbers(st);
+    check(back && st.model_changes.baseline_is_forward && (await state(page)).plan === "",
+          "Reset (the button) takes the plan back to \"\" and shows the baseline pass", JSON.stringify(st.model_changes).slice(0, 200));
+    check(now.top10 === trained.top10 && now.after === trained.after && now.before === trained.before &&
+          now.previous_token === trained.previous_token && now.induction === trained.induction,
+          "after Reset the top-10, the perplexity and the grid's scores are exactly those from before", `${now.after} vs ${trained.after}`);
+
+    // 3. "Apply to the model", the button, on the open head only.
+    r = await page.evaluate(() => window.attnlab.setState({ layer: 1, head: 2, normalizer: "sparsemax", T: 1 }));
+    await page.waitForTimeout(200);
+    const applied = await click(page, "attention.apply") && await planSettled(page, "1.2=sparsemax");
+    st = await status(page);
+    check(applied && st.model_changes.changed_heads === 1 && JSON.stringify(st.model_changes.heads) === "[[1,2]]",
+          "\"Apply to the model\" (this head) changes layer 1, head 2 only", `${JSON.stringify(st.model_changes).slice(0, 200)}`);
+    now = numbers(st);
+    check(now.before === trained.before && now.baseline_top10 === trained.top10, "the baseline stays the model as trained");
+    const oneHead = now;
+
+    // 4. The plan in a share link: a fresh page opens it, with the same numbers.
+    const link = await page.evaluate(() => window.attnlab.shareLink());
+    const other = await openPage(context, link);
+    const reopened = other.ready && await planSettled(other.page, "1.2=sparsemax", 60000);
+    const st2 = reopened ? await status(other.page) : null;
+    check(reopened && (await state(other.page)).plan === "1.2=sparsemax" && numbers(st2).after === oneHead.after &&
+          numbers(st2).top10 === oneHead.top10,
+          "a share link carries the plan: a fresh page runs it and shows the same perplexity and top-10", link.slice(0, 80));
+    await other.page.close();
+
+    // 5. A link made before plans existed (no "plan" key) opens as trained.
+    const old = await openPage(context, `${server.origin}/?v=old${linkFor({ v: 1, panel: "attention", layer: 1, head: 0, N: 5, T: 1, normalizer: "softmax" })}`);
+    const oldOk = old.ready && await planSettled(old.page, "", 60000);
+    check(oldOk && (await state(old.page)).plan === "" && numbers(await status(old.page)).after === trained.after &&
+          (await status(old.page)).error === "",
+          "a link without \"plan\" (made before plans) opens, the model as trained, no message");
+    await old.page.close();
+
+    // 6. Bad plans fail cleanly.
+    r = await page.evaluate(() => window.attnlab.setState({ plan: "all=softermax" }));
+    check(!r.ok && /plan/.test(r.error) && /softermax/.test(r.error) && (await state(page)).plan === "1.2=sparsemax",
+          "setState with a plan that does not parse is refused, naming it; the plan is kept", JSON.stringify(r));
+    const bad = await openPage(context, `${server.origin}/?v=bad${linkFor({ v: 1, panel: "attention", plan: "all=sparsemax@-2" })}`);
+    const said = bad.ready && await waitFor(bad.page, () => window.attnlab.status().error !== "", undefined, 10000);
+    const badSt = await status(bad.page);
+    check(said && /plan/.test(badSt.error) && /temperature/.test(badSt.error), "a link with a malformed plan says what is wrong with it",
+          badSt.error);
+    await bad.page.close();
+    const unfit = await openPage(context, `${server.origin}/?v=unfit${linkFor({ v: 1, panel: "attention", plan: "9.0=sparsemax" })}`);
+    const unfitOk = unfit.ready && await planSettled(unfit.page, "9.0=sparsemax", 60000);
+    const unfitSt = await status(unfit.page);
+    check(unfitOk && unfitSt.model_changes.changed_heads === 0 && /do not fit/.test(unfitSt.model_changes.error) &&
+          numbers(unfitSt).after === trained.after,
+          "a plan for a bigger model (layer 9 on 4 layers) says it does not fit, and the model runs as trained",
+          unfitSt.model_changes.error);
+    await unfit.page.close();
+
+    check(errors.length === 0, "no exception or console error", errors.join(" | "));
+  } finally {
+    await context.close();
+  }
+}
