@@ -37,7 +37,7 @@ const Command kCommands[] = {
 void usage(FILE* out) {
     std::fprintf(out, "usage: attnlab COMMAND [OPTIONS]\n\ncommands:\n");
     for (const Command& c : kCommands) std::fprintf(out, "  %s\n", c.summary);
-    std::fprintf(out, "\nSPEC, an attention plan (the model's own by default):\n  %s", attnlab::kAttentionOptionHelp);
+    std::fprintf(out, "\nSPEC, an attention plan (the model's own by default):\n%s", attnlab::kAttentionOptionHelp);
 }
 
 }  // namespace
