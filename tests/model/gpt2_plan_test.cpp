@@ -84,9 +84,15 @@ std::vector<float> lower_triangle(const std::vector<float>& m, int T) {
 }
 
 // The largest |ours - ref| with ours the weights above (every head's lower triangle in order).
+// Above the diagonal, the keys a query cannot see (-inf scores), every weight must be exactly 0.
 double weight_error(const std::vector<std::vector<float>>& heads, int T, const std::vector<double>& ref) {
     std::vector<float> all;
     for (const std::vector<float>& w : heads) {
+        REQUIRE(w.size() == static_cast<size_t>(T) * T);
+        int masked_nonzero = 0;
+        for (int i = 0; i < T; ++i)
+            for (int j = i + 1; j < T; ++j) masked_nonzero += w[static_cast<size_t>(i) * T + j] != 0.0f;
+        CHECK(masked_nonzero == 0);
         const std::vector<float> tri = lower_triangle(w, T);
         all.insert(all.end(), tri.begin(), tri.end());
     }
