@@ -2,7 +2,7 @@
 // test judges them by (app/widget_rects), in a headless ImGui frame: no window, no GL. Expected
 // places are worked out here from the screen's size, ImGui's style and the font size, not read
 // back from the code under test.
-#include <catch2/catch_test_macros.hpp>
+#include <catch2/catch.hpp>
 #include <imgui.h>
 
 #include <functional>
@@ -44,7 +44,7 @@ TwoPanes draw_two_panes(float w, float h) {
     frame(w, h, [&] {
         const Panes panes = begin_panes("##panes", 20.0f, 30.0f);
         got.stacked = panes.stacked;
-        begin_pane(panes, "##a", ImGui::GetFontSize() * 20.0f, true);
+        begin_pane(panes, "##a", ImGui::GetFontSize() * 20.0f, false);
         got.first = ImGui::GetCursorScreenPos();
         ImGui::Button("a", ImVec2(-1, ImGui::GetFontSize() * 3));
         end_pane(panes);
