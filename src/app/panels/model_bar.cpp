@@ -94,11 +94,13 @@ void draw_loaded_model(const Session& s) {
     }
     const Gpt2Config& c = s.model->model.config();
     ImGui::AlignTextToFramePadding();
+    ImGui::PushTextWrapPos(0.0f);  // a long name wraps on a phone
     if (!s.model->name.empty()) {
         ImGui::Text("Model: %s", s.model->name.c_str());
     } else {
         ImGui::Text("Model: %s", short_source(s.model->source).c_str());
     }
+    ImGui::PopTextWrapPos();
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%s%s", s.model->builtin ? "Built into AttnLab (no download): " : "", s.model->source.c_str());
     char shape[160];

@@ -12,6 +12,8 @@ namespace {
 // phone held sideways has about 11): they stack and scroll instead. A desktop at 1280 x 800 has
 // about 44 at 100% and 26 at 150%.
 constexpr float kMinPanelLines = 20.0f;
+// The room a stacked pane leaves right of its sliders and fields for their labels, in font sizes.
+constexpr float kLabelEm = 8.0f;
 
 }  // namespace
 
@@ -38,7 +40,13 @@ void begin_pane(const Panes& panes, const char* id, float width, bool border) {
     }
     ImGui::PushID(id);
     ImGui::BeginGroup();
-    ImGui::PushTextWrapPos(0.0f);  // a line of text longer than a phone is wide wraps
+    // A line of text longer than a phone is wide wraps at the window's edge (in window space: 0
+    // would mean each table column's edge, and a table sized to fit its text would shrink to
+    // one letter a line).
+    ImGui::PushTextWrapPos(ImGui::GetContentRegionMax().x);
+    // Sliders and fields leave room for their labels (ImGui's default, 65% of the width, leaves
+    // a phone too little for "temperature T").
+    ImGui::PushItemWidth(-ImGui::GetFontSize() * kLabelEm);
 }
 
 void end_pane(const Panes& panes) {
@@ -46,6 +54,7 @@ void end_pane(const Panes& panes) {
         ImGui::EndChild();
         return;
     }
+    ImGui::PopItemWidth();
     ImGui::PopTextWrapPos();
     ImGui::EndGroup();
     ImGui::PopID();
