@@ -157,7 +157,9 @@ void draw_help_panel(HelpPanel& panel, PanelContext& ctx) {
             "tourStep(k), tourLink(), startTour().");
         ImGui::PopTextWrapPos();
     }
+    ImGui::PushTextWrapPos(wrap);
     ImGui::TextDisabled("The formulas, worked examples and the full table of differences: docs/science.md.");
+    ImGui::PopTextWrapPos();
     ImGui::EndChild();
 }
 

@@ -73,8 +73,10 @@ void draw_gpt2_button(ModelLoading& loading, PanelContext& ctx, ModelSource* sou
                                                            st.phase == FetchStatus::Phase::Ready);
     const std::string label = "Load GPT-2 small (" + megabytes(kDefaultModelBytes) + ")";
     const float w = ImGui::CalcTextSize(label.c_str()).x + 2 * ImGui::GetStyle().FramePadding.x;
-    ImGui::SameLine(0, ImGui::GetFontSize());
-    if (ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();  // no room beside the model line
+    // Beside the model line (a font size apart) when there is room, else under it. (A SameLine()
+    // undone by NewLine() would still stretch the window's layout to where the button would have gone.)
+    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    if (ImGui::GetItemRectMax().x + ImGui::GetFontSize() + w <= right) ImGui::SameLine(0, ImGui::GetFontSize());
     ImGui::BeginDisabled(on_its_way);
     if (ImGui::Button(label.c_str())) start_model_download(loading, s, *source, kDefaultModelUrl);
     ImGui::EndDisabled();
@@ -85,8 +87,13 @@ void draw_gpt2_button(ModelLoading& loading, PanelContext& ctx, ModelSource* sou
                                           "browser's cache afterwards. The model the paper measures.");
 }
 
-// "Model: AttnLab tiny (…), not GPT-2 · 4 layers × 4 heads · 128 dims · …", or the no-model line.
-void draw_loaded_model(const Session& s) {
+// A screen too short to give the bar four lines (a phone held sideways): the model's shape and the
+// address row fold behind a button, so that the panel keeps the height.
+bool short_screen() { return ImGui::GetMainViewport()->WorkSize.y < ImGui::GetFontSize() * 28.0f; }
+
+// "Model: AttnLab tiny (…), not GPT-2 · 4 layers × 4 heads · 128 dims · …" (the shape when
+// `shape_shown`), or the no-model line.
+void draw_loaded_model(const Session& s, bool shape_shown) {
     if (!s.model) {
         ImGui::AlignTextToFramePadding();
         ImGui::TextDisabled("No model loaded — the Softmax playground and Help work without one.");
@@ -103,6 +110,7 @@ void draw_loaded_model(const Session& s) {
     ImGui::PopTextWrapPos();
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%s%s", s.model->builtin ? "Built into AttnLab (no download): " : "", s.model->source.c_str());
+    if (!shape_shown) return;
     char shape[160];
     std::snprintf(shape, sizeof shape, "· %d layers × %d heads · %d dims · context %d · %.1f M parameters", c.n_layer, c.n_head,
                   c.n_embd, c.n_positions, static_cast<double>(s.model->model.parameter_count()) / 1e6);
@@ -270,9 +278,15 @@ void draw_fetch_row(PanelContext& ctx, ModelSource& source, const FetchStatus& s
 void draw_model_bar(ModelBar& bar, ModelLoading& loading, PanelContext& ctx, ModelSource* source) {
     Session& s = ctx.session;
     ImGui::PushID("model_bar");
-    draw_loaded_model(s);
+    const bool folded = short_screen() && !bar.unfolded;
+    draw_loaded_model(s, !folded);
     if (source) draw_cache_copy(s, source->status());
     draw_gpt2_button(loading, ctx, source);
+    if (short_screen()) {
+        same_line_if_fits(button_width("More…"));
+        if (ImGui::Button(folded ? "More…" : "Less")) bar.unfolded = !bar.unfolded;
+        remember_last_item(ctx.widgets, "model.more");
+    }
     if (!source) {
         ImGui::TextDisabled("This build cannot load models.");
         ImGui::PopID();
@@ -290,7 +304,7 @@ void draw_model_bar(ModelBar& bar, ModelLoading& loading, PanelContext& ctx, Mod
         std::snprintf(bar.url, sizeof bar.url, "%s", start.c_str());
     }
 
-    draw_source_row(bar, loading, ctx, *source);
+    if (!folded) draw_source_row(bar, loading, ctx, *source);
     ImGui::PushTextWrapPos(0.0f);  // a phone wraps the longer sentences
     draw_fetch_row(ctx, *source, source->status());  // after this frame's clicks
     ImGui::PopTextWrapPos();
