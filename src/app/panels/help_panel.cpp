@@ -109,6 +109,7 @@ void draw_help_panel(HelpPanel& panel, PanelContext& ctx) {
     (void)ctx;
     ImGui::BeginChild("##help", ImVec2(0, 0), false);
     const float wrap = ImGui::GetContentRegionAvail().x - ImGui::GetFontSize();
+    ImGui::PushTextWrapPos(wrap);  // every line, titles too: a phone is narrower than some
     ImGui::PushTextWrapPos(wrap);
     ImGui::TextWrapped(
         "AttnLab is a companion to \"Limitations of Normalization in Attention Mechanism\" (Mudarisov, Burtsev, "
@@ -157,7 +158,6 @@ void draw_help_panel(HelpPanel& panel, PanelContext& ctx) {
             "tourStep(k), tourLink(), startTour().");
         ImGui::PopTextWrapPos();
     }
-    ImGui::PushTextWrapPos(wrap);
     ImGui::TextDisabled("The formulas, worked examples and the full table of differences: docs/science.md.");
     ImGui::PopTextWrapPos();
     ImGui::EndChild();
