@@ -83,6 +83,22 @@ function visiblePart(w, size) {
   return x1 - x0 > 4 && y1 - y0 > 4 ? { x: x0, y: y0, w: x1 - x0, h: y1 - y0, cx: (x0 + x1) / 2, cy: (y0 + y1) / 2 } : null;
 }
 
+// Scrolls the panel until widget `name` is wholly shown (a phone held sideways shows little of a
+// stacked panel at once): the mouse wheel over the panel's scrollbar, at its right edge, where no
+// widget is. (The finger's own swipes are checked on the tokens pane.) The widget, or null.
+async function reveal(page, size, name) {
+  for (let i = 0; i < 12; i++) {
+    const r = await findWidget(page, name);
+    if (!r) return null;
+    const v = r.visible;
+    if (v.h >= r.h - 1 && v.y >= 0 && v.y + v.h <= size.height) return r;
+    await page.mouse.move(size.width - 12, size.height * 0.7);
+    await page.mouse.wheel(0, r.y + r.h / 2 > size.height / 2 ? 120 : -120);
+    await pause(page, 250);
+  }
+  return findWidget(page, name);
+}
+
 async function show(page, panel) {
   await page.evaluate((p) => window.attnlab.setState({ panel: p }), panel);
   await waitFor(page, (p) => window.attnlab.status().panel === p, panel, 5000);
@@ -92,7 +108,7 @@ async function show(page, panel) {
 // --- the checks --------------------------------------------------------------------------------------
 async function sliderDrag(page, finger, size, tag) {
   await show(page, "playground");
-  const s = visiblePart(await findWidget(page, "playground.temperature"), size);
+  const s = visiblePart(await reveal(page, size, "playground.temperature"), size);
   if (!check(s, `${tag}: the temperature slider is on screen`, JSON.stringify(await findWidget(page, "playground.temperature")))) return;
   // A tap in the middle sets the value there (a slider jumps to a press); the drag from there
   // must then carry it on to where the finger lifts.
@@ -109,6 +125,7 @@ async function sliderDrag(page, finger, size, tag) {
 async function tapHead(page, finger, size, tag) {
   await show(page, "attention");
   await waitFor(page, () => window.attnlab.status().attention?.thumbnails_ready, undefined, 20000);
+  await reveal(page, size, "attention.thumb.0.0");
   const widgets = (await status(page)).widgets;
   const grid = widgets["attention.grid"];
   // A thumbnail (attention.thumb.<layer>.<head>) wholly in view, other than the head open now.
@@ -129,7 +146,7 @@ async function swipeTokens(page, finger, size, tag) {
   // (The built-in model reads at most 256 tokens: the text is clipped to them.)
   await waitFor(page, () => { const s = window.attnlab.status(); return s.tokens >= 200 && s.forward_tokens === s.tokens; }, undefined, 30000);
   await pause(page, 300);
-  const pane = visiblePart(await findWidget(page, "text.chips"), size);
+  const pane = visiblePart(await reveal(page, size, "text.chips"), size);
   if (!check(pane && pane.h > 30, `${tag}: the tokens pane is on screen`, JSON.stringify(await findWidget(page, "text.chips")))) return;
   const query = (await state(page)).query;
   const travel = Math.min(pane.h * 0.6, 200);
@@ -178,9 +195,9 @@ async function longPress(page, finger, size, tag) {
   check(chosen, `${tag}: a tap on a token selects it`, `query ${query} -> ${(await state(page)).query}`);
 }
 
-async function typing(page, finger, cdp, cli, tag) {
+async function typing(page, finger, cdp, cli, size, tag) {
   await show(page, "text");
-  const box = await findWidget(page, "text.input");
+  const box = await reveal(page, size, "text.input");
   if (!check(box, `${tag}: the text box is drawn`)) return;
   await finger.tap(page, box.x + Math.min(box.w / 2, 100), box.y + Math.min(box.h / 2, 20));
   const focused = await waitFor(page, () => { const i = window.attnlab.status().input; return i.text_wanted && i.text_focused; }, undefined, 5000);
@@ -366,7 +383,7 @@ export async function phones({ browser, server, cli, out }) {
       await tapHead(page, finger, size, tag);
       await swipeTokens(page, finger, size, tag);
       if (size === SIZES[0]) await longPress(page, finger, size, tag);
-      await typing(page, finger, cdp, cli, tag);
+      await typing(page, finger, cdp, cli, size, tag);
       if (size === SIZES[0]) await pinch(page, finger, size, tag);
       await panels(page, size, tag, out);
       check(errors.length === 0, `${tag}: no console errors`, errors.join(" | "));
