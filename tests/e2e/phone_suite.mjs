@@ -94,7 +94,11 @@ async function reveal(page, size, name) {
     if (v.h >= r.h - 1 && v.y >= 0 && v.y + v.h <= size.height) return r;
     await page.mouse.move(size.width - 12, size.height * 0.7);
     await page.mouse.wheel(0, r.y + r.h / 2 > size.height / 2 ? 120 : -120);
-    await pause(page, 250);
+    // Until the panel has stopped moving (a wheel may arrive as several events).
+    for (let last = null, now = JSON.stringify(await findWidget(page, name)); now !== last; ) {
+      await pause(page, 200);
+      [last, now] = [now, JSON.stringify(await findWidget(page, name))];
+    }
   }
   return findWidget(page, name);
 }
@@ -133,7 +137,8 @@ async function tapHead(page, finger, size, tag) {
   const want = Object.entries(widgets).map(([name, r]) => {
     const m = /^attention\.thumb\.(\d+)\.(\d+)$/.exec(name);
     return m && { layer: Number(m[1]), head: Number(m[2]), x: r.x + r.w / 2, y: r.y + r.h / 2, seen: visiblePart(r, size), r };
-  }).filter((t) => t && t.seen && t.seen.w >= t.r.w - 1 && t.seen.h >= t.r.h - 1 && !(t.layer === open.layer && t.head === open.head)).pop();
+  }).filter((t) => t && t.seen && t.seen.w >= t.r.w - 1 && t.seen.h >= t.r.h - 1 && t.r.visible.h >= t.r.h - 1 &&
+              !(t.layer === open.layer && t.head === open.head)).shift();
   if (!check(want, `${tag}: a head thumbnail is on screen`, JSON.stringify(grid))) return;
   await finger.tap(page, want.x, want.y);
   const opened = await waitFor(page, (w) => { const v = window.attnlab.state(); return v.layer === w.layer && v.head === w.head; }, want, 5000);
@@ -146,7 +151,7 @@ async function swipeTokens(page, finger, size, tag) {
   // (The built-in model reads at most 256 tokens: the text is clipped to them.)
   await waitFor(page, () => { const s = window.attnlab.status(); return s.tokens >= 200 && s.forward_tokens === s.tokens; }, undefined, 30000);
   await pause(page, 300);
-  const pane = visiblePart(await reveal(page, size, "text.chips"), size);
+  const pane = visiblePart(await findWidget(page, "text.chips"), size);
   if (!check(pane && pane.h > 30, `${tag}: the tokens pane is on screen`, JSON.stringify(await findWidget(page, "text.chips")))) return;
   const query = (await state(page)).query;
   const travel = Math.min(pane.h * 0.6, 200);
@@ -195,9 +200,9 @@ async function longPress(page, finger, size, tag) {
   check(chosen, `${tag}: a tap on a token selects it`, `query ${query} -> ${(await state(page)).query}`);
 }
 
-async function typing(page, finger, cdp, cli, size, tag) {
+async function typing(page, finger, cdp, cli, tag) {
   await show(page, "text");
-  const box = await reveal(page, size, "text.input");
+  const box = await findWidget(page, "text.input");
   if (!check(box, `${tag}: the text box is drawn`)) return;
   await finger.tap(page, box.x + Math.min(box.w / 2, 100), box.y + Math.min(box.h / 2, 20));
   const focused = await waitFor(page, () => { const i = window.attnlab.status().input; return i.text_wanted && i.text_focused; }, undefined, 5000);
@@ -383,7 +388,7 @@ export async function phones({ browser, server, cli, out }) {
       await tapHead(page, finger, size, tag);
       await swipeTokens(page, finger, size, tag);
       if (size === SIZES[0]) await longPress(page, finger, size, tag);
-      await typing(page, finger, cdp, cli, size, tag);
+      await typing(page, finger, cdp, cli, tag);
       if (size === SIZES[0]) await pinch(page, finger, size, tag);
       await panels(page, size, tag, out);
       check(errors.length === 0, `${tag}: no console errors`, errors.join(" | "));
