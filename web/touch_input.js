@@ -16,7 +16,8 @@
 // keeps the text. With a mouse and a real keyboard nothing changes: GLFW reads the keys as before.
 //
 // The screen. device() says which size class the page is in and the UI scale that suits it
-// (window.attnlab.status().device); the app's layout reads them (issue 27, point 1).
+// (window.attnlab.status().device); the app starts at that scale, and its panels stack on a
+// narrow screen by the room they have (src/app/panels/pane_layout.h).
 "use strict";
 (function () {
   const canvas = document.getElementById("canvas");
@@ -154,6 +155,8 @@
       }
     },
     textInputFocused: () => document.activeElement === field,
+    // Read by the app every frame (it follows it until the reader picks a scale): kept cheap.
+    defaultUiScale: () => DEFAULT_UI_SCALE[sizeClass()],
     device() {
       const size = sizeClass();
       return { size_class: size, default_ui_scale: DEFAULT_UI_SCALE[size], viewport: { width: innerWidth, height: innerHeight },

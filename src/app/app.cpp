@@ -2,12 +2,14 @@
 
 #include <imgui.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 #include "app/analysis_export.h"
 #include "app/work/head_summaries.h"
 #include "app/work/model_tasks.h"
+#include "app/panels/pane_layout.h"
 #include "app/plot/plot.h"
 #include "base/parallel.h"
 
@@ -55,10 +57,16 @@ void show_learned_head(AppState& app) {
     pick_head(s, layer, head);
 }
 
+// `em` font sizes, or the screen's width less a margin on a phone.
+float popup_width(float em) {
+    const float font = ImGui::GetFontSize();
+    return std::min(font * em, ImGui::GetMainViewport()->WorkSize.x - font * 2.0f);
+}
+
 void draw_about(bool* open) {
     if (!*open) return;
     ImGui::OpenPopup("About AttnLab");
-    ImGui::SetNextWindowSize(ImVec2(ImGui::GetFontSize() * 34, 0), ImGuiCond_Appearing);
+    ImGui::SetNextWindowSize(ImVec2(popup_width(34.0f), 0), ImGuiCond_Appearing);
     if (ImGui::BeginPopupModal("About AttnLab", open)) {
         ImGui::TextWrapped(
             "AttnLab shows, on real and synthetic attention, what softmax attention can and cannot select. It "
@@ -84,7 +92,7 @@ void draw_share_popup(AppState& app) {
         ImGui::OpenPopup("Share this view");
         share.open = false;
     }
-    ImGui::SetNextWindowSize(ImVec2(ImGui::GetFontSize() * 36, 0), ImGuiCond_Appearing);
+    ImGui::SetNextWindowSize(ImVec2(popup_width(36.0f), 0), ImGuiCond_Appearing);
     if (!ImGui::BeginPopup("Share this view")) return;
     if (share.tour)
         ImGui::TextWrapped(share.copied ? "The tour's link is on the clipboard. Opening it plays the tour from step 1, with "
@@ -184,9 +192,9 @@ void draw_work(AppState& app) {
         char overlay[32];
         std::snprintf(overlay, sizeof overlay, "%.0f%%", 100.0 * r.runner.progress());
         ImGui::ProgressBar(static_cast<float>(r.runner.progress()), ImVec2(w, 0), overlay);
-        ImGui::SameLine();
+        same_line_if_fits(ImGui::CalcTextSize(r.runner.label().c_str()).x);
         ImGui::TextUnformatted(r.runner.label().c_str());
-        ImGui::SameLine();
+        same_line_if_fits(button_width("Cancel"));
         if (ImGui::SmallButton("Cancel")) {
             if (&r.runner == &s.model_work)
                 cancel_model_work(s);  // a new plan's pass: the change is abandoned, not retried
@@ -203,12 +211,16 @@ void draw_work(AppState& app) {
 struct Tab {
     Panel panel;
     const char* title;
+    const char* short_title;  // where the titles do not fit on one line
 };
 constexpr Tab kTabs[] = {
-    {Panel::Text, "Text & tokens"},          {Panel::Attention, "Attention map"},
-    {Panel::Distance, "Selection distance"}, {Panel::Separability, "Separability"},
-    {Panel::Gradient, "Temperature & gradients"}, {Panel::Playground, "Softmax playground"},
-    {Panel::Help, "Help"},
+    {Panel::Text, "Text & tokens", "Text"},
+    {Panel::Attention, "Attention map", "Attention"},
+    {Panel::Distance, "Selection distance", "Distance"},
+    {Panel::Separability, "Separability", "Separability"},
+    {Panel::Gradient, "Temperature & gradients", "Gradients"},
+    {Panel::Playground, "Softmax playground", "Playground"},
+    {Panel::Help, "Help", "Help"},
 };
 
 namespace {
@@ -225,6 +237,87 @@ void draw_panel(AppState& app, Panel panel, PanelContext& ctx) {
     }
 }
 
+// Whether ImGui's tab bar shows every title whole on one line (its tabs shrink when they do not).
+bool tab_titles_fit() {
+    const ImGuiStyle& style = ImGui::GetStyle();
+    float w = 0.0f;
+    for (const Tab& tab : kTabs) w += ImGui::CalcTextSize(tab.title).x + 2.0f * style.FramePadding.x + 1.0f + style.ItemInnerSpacing.x;
+    return w <= ImGui::GetContentRegionAvail().x;
+}
+
+void draw_tab_bar(AppState& app, PanelContext& ctx) {
+    Session& s = app.session;
+    // A tab chosen from outside (a link, setState) is selected once; afterwards clicks rule.
+    const bool external = s.view.panel != app.shown_panel;
+    if (!ImGui::BeginTabBar("##panels")) return;
+    for (const Tab& tab : kTabs) {
+        const ImGuiTabItemFlags f = external && tab.panel == s.view.panel ? ImGuiTabItemFlags_SetSelected : 0;
+        const bool open = ImGui::BeginTabItem(tab.title, nullptr, f);
+        remember_last_item(app.widgets, (std::string("tab.") + panel_name(tab.panel)).c_str());
+        if (!open) continue;
+        if (!external) s.view.panel = tab.panel;
+        app.shown_panel = tab.panel;
+        draw_panel(app, tab.panel, ctx);
+        ImGui::EndTabItem();
+    }
+    ImGui::EndTabBar();
+}
+
+// On a narrow screen: the short titles as buttons that wrap onto a second line, the open one lit.
+void draw_wrapped_tabs(AppState& app, PanelContext& ctx) {
+    Session& s = app.session;
+    for (const Tab& tab : kTabs) {
+        if (&tab != kTabs) same_line_if_fits(button_width(tab.short_title));
+        const bool open = tab.panel == s.view.panel;
+        ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetColorU32(open ? ImGuiCol_TabActive : ImGuiCol_Tab));
+        if (ImGui::Button(tab.short_title)) s.view.panel = tab.panel;
+        ImGui::PopStyleColor();
+        remember_last_item(app.widgets, (std::string("tab.") + panel_name(tab.panel)).c_str());
+    }
+    ImGui::Separator();
+    // app.shown_panel stays the tab bar's: should the bar come back (a tablet turned), it
+    // selects the panel chosen here.
+    ImGui::PushID("##panel");
+    draw_panel(app, s.view.panel, ctx);
+    ImGui::PopID();
+}
+
+// The menu bar: every command in it on a wide screen; without the subtitle when that does not
+// fit; on a phone, all of them folded into one menu.
+void draw_menu_bar(AppState& app) {
+    if (!ImGui::BeginMenuBar()) return;
+    const char* subtitle = "what softmax attention can and cannot select";
+    const float pad = ImGui::GetStyle().ItemSpacing.x * 2.0f;
+    const auto text_w = [](const char* t) { return ImGui::CalcTextSize(t).x; };
+    float commands = text_w("AttnLab") + text_w(app.copy_link ? "Copy link" : "Copy view state") + text_w("Export analysis (JSON)") +
+                     text_w("TourViewHelp") + 6.0f * pad;
+    if (app.file_export) commands += text_w(app.file_export->last_message().c_str()) + pad;
+    const float room = ImGui::GetWindowWidth();
+    ImGui::TextUnformatted("AttnLab");
+    if (commands + text_w(subtitle) + pad <= room) ImGui::TextDisabled("%s", subtitle);
+    const bool folded = commands > room;
+    const bool open = !folded || ImGui::BeginMenu("Menu");
+    if (folded) remember_last_item(app.widgets, "menu.menu");
+    if (open) {
+        draw_share_and_export_menu(app);
+        draw_tour_menu(tour_host(app));
+        draw_view_menu(app);
+        if (ImGui::BeginMenu("Help")) {
+            if (ImGui::MenuItem("About AttnLab")) app.show_about = true;
+            ImGui::EndMenu();
+        }
+        if (folded) ImGui::EndMenu();
+    }
+    ImGui::EndMenuBar();
+}
+
+// Until the reader chooses a UI scale, the one that suits the screen.
+void keep_ui_scale(AppState& app) {
+    if (app.ui_scale != app.ui_scale_set) app.ui_scale_chosen = true;  // changed since the last frame
+    if (!app.ui_scale_chosen && app.screen_ui_scale > 0.0f) app.ui_scale = app.screen_ui_scale;
+    app.ui_scale_set = app.ui_scale;
+}
+
 }  // namespace
 
 void draw_app(AppState& app) {
@@ -239,6 +332,7 @@ void draw_app(AppState& app) {
     keep_summaries_current(s);
     keep_head_thumbnails(app.attention.grid.thumbnails, s);
     show_learned_head(app);
+    keep_ui_scale(app);
 
     const ImGuiViewport* vp = ImGui::GetMainViewport();
     ImGui::SetNextWindowPos(vp->WorkPos);
@@ -249,18 +343,7 @@ void draw_app(AppState& app) {
     ImGui::Begin("AttnLab", nullptr, flags);
     ImGui::PopStyleVar();
 
-    if (ImGui::BeginMenuBar()) {
-        ImGui::TextUnformatted("AttnLab");
-        ImGui::TextDisabled("what softmax attention can and cannot select");
-        draw_share_and_export_menu(app);
-        draw_tour_menu(tour_host(app));
-        draw_view_menu(app);
-        if (ImGui::BeginMenu("Help")) {
-            if (ImGui::MenuItem("About AttnLab")) app.show_about = true;
-            ImGui::EndMenu();
-        }
-        ImGui::EndMenuBar();
-    }
+    draw_menu_bar(app);
 
     plot::set_file_export(app.file_export);
     plot::set_widget_rects(&app.widgets);
@@ -269,21 +352,8 @@ void draw_app(AppState& app) {
     draw_work(app);
     draw_message(app);
 
-    // A tab chosen from outside (a link, setState) is selected once; afterwards clicks rule.
-    const bool external = s.view.panel != app.shown_panel;
-    if (ImGui::BeginTabBar("##panels")) {
-        for (const Tab& tab : kTabs) {
-            const ImGuiTabItemFlags f = external && tab.panel == s.view.panel ? ImGuiTabItemFlags_SetSelected : 0;
-            const bool open = ImGui::BeginTabItem(tab.title, nullptr, f);
-            remember_last_item(app.widgets, (std::string("tab.") + panel_name(tab.panel)).c_str());
-            if (!open) continue;
-            if (!external) s.view.panel = tab.panel;
-            app.shown_panel = tab.panel;
-            draw_panel(app, tab.panel, ctx);
-            ImGui::EndTabItem();
-        }
-        ImGui::EndTabBar();
-    }
+    if (tab_titles_fit()) draw_tab_bar(app, ctx);
+    else draw_wrapped_tabs(app, ctx);
     ImGui::End();
     draw_about(&app.show_about);
     draw_share_popup(app);
@@ -415,6 +485,7 @@ void app_status_members(const AppState& app, float pixel_ratio, std::string_view
     part("tour", [&] { return tour_status_json(app.tour); });
     part("ui_scale", [&] { return json::number(static_cast<double>(app.ui_scale)); });
     part("widgets", [&] { return widget_rects_json(app.widgets, pixel_ratio); });
+    part("windows", [&] { return drawn_windows_json(pixel_ratio); });
 }
 
 }  // namespace

@@ -71,6 +71,11 @@ struct AppState {
     TourPlayer tour;
     // The UI scale (1 = 100%), for a room: the platform rebuilds its fonts when it changes.
     float ui_scale = 1.0f;
+    // The scale that suits the screen (status().device.default_ui_scale on the web; 0: none
+    // known), which ui_scale follows until the reader chooses one (View, a pinch, a tour's scale).
+    float screen_ui_scale = 0.0f;
+    bool ui_scale_chosen = false;
+    float ui_scale_set = 1.0f;  // ui_scale as keep_ui_scale left it: a change since is a choice
     // Full screen, where the platform can (null: it cannot). The answer to is_full_screen.
     std::function<void(bool on)> set_full_screen;
     std::function<bool()> is_full_screen;

@@ -102,6 +102,7 @@ int main() {
         host,
         [] {
             follow_pinch(app.ui_scale, host.pinch());
+            app.screen_ui_scale = attnlab::page_screen_ui_scale();
             attnlab::draw_app(app);
             fall_back_after_running_out(app, model_source);
             host.set_ui_scale(app.ui_scale);

@@ -84,6 +84,9 @@ EM_JS(char*, js_device_json, (), {
     stringToUTF8(json, ptr, size);
     return ptr;
 });
+EM_JS(double, js_screen_ui_scale, (), {
+    return window.attnlabTouch ? Number(window.attnlabTouch.defaultUiScale()) || 0 : 0;
+});
 // Sets the canvas's backing store; GLFW hears of it through Browser's resize listeners.
 // (glfwSetWindowSize would ask for fullscreen whenever the size equals the screen's.)
 EM_JS(void, js_set_canvas_size, (int width, int height), { Browser.setCanvasSize(width, height); });
@@ -179,6 +182,8 @@ void page_copy_tour_link(const std::string& tour_json) { js_copy_tour_link(tour_
 void page_pick_tour_file() { js_pick_tour_file(); }
 void page_set_full_screen(bool on) { js_set_full_screen(on ? 1 : 0); }
 bool page_is_full_screen() { return js_is_full_screen() != 0; }
+
+float page_screen_ui_scale() { return static_cast<float>(js_screen_ui_scale()); }
 
 CanvasSize canvas_size() {
     double css_w = 0, css_h = 0;

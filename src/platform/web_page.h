@@ -68,6 +68,9 @@ bool page_is_full_screen();
 // One frame `ms` from now (and none before, unless an event asks): for work that wants its progress
 // shown at a modest rate, not at the frame rate.
 void page_redraw_in(double ms);
+// The UI scale that suits this screen (status().device.default_ui_scale: 1.25 on phones and
+// tablets, 1 on a desktop); 0 when the page does not say.
+float page_screen_ui_scale();
 
 // Runs the page until it is closed. `status` adds the app's fields to window.attnlab.status().
 // Does not return: Emscripten unwinds main() and keeps the runtime alive.

@@ -1,6 +1,6 @@
 // Browser end-to-end test of the static site: headless Debian Chromium driven by playwright-core.
 //
-//   node tests/e2e/run.mjs --site dist --out build/e2e [--cli build/native/attnlab] [--only playground|model|tiny|tour|plan|phone] [--layout]
+//   node tests/e2e/run.mjs --site dist --out build/e2e [--cli build/native/attnlab] [--only playground|model|tiny|tour|plan|phone]
 //
 // Serves the site on a free loopback port. First the plain page (which loads the built-in model,
 // AttnLab tiny, by itself), at devicePixelRatio 1 and 2: the first frame arrives, nothing is logged as an error, the picture is not blank, the
@@ -13,7 +13,7 @@
 // previous-token head marked in the grid, and "Load GPT-2 small" in one click. Then tours
 // (tour_suite.mjs): the built-in tour played, a tour recorded and opened from its link, bad links.
 // Then phones and tablets in mobile emulation (phone_suite.mjs): touch, the on-screen keyboard's
-// text element, a pinch, small memory (the layout check only with --layout, until it can pass).
+// text element, a pinch, small memory, and every panel's picture with nothing cut off.
 // Firefox and WebKit have their own runner, engines.mjs.
 // Screenshots and exported files stay in --out; result.txt gets "N passed, N failed".
 import { mkdir, writeFile } from "node:fs/promises";
@@ -244,9 +244,7 @@ async function main() {
     if (only === "all" || only === "tiny") await part("the built-in model", () => tinyModel({ browser, server, out }));
     if (only === "all" || only === "tour") await part("tours", () => tours({ browser, server, out }));
     if (only === "all" || only === "plan") await part("normalizers inside the model", () => planSuite({ browser, server, out }));
-    // The layout check fails until the small-screen layout lands (issue 27, point 1): off unless asked.
-    const layout = args.layout === true || process.env.LAYOUT === "1";
-    if ((only === "all" || only === "phone") && fixtures) await part("phones and tablets", () => phones({ browser, server, cli, out, layout }));
+    if ((only === "all" || only === "phone") && fixtures) await part("phones and tablets", () => phones({ browser, server, cli, out }));
     if (fixtures && only !== "phone") {
       const env = { browser, server, isolatedServer, cli, out, siteHasThreads: existsSync(path.join(site, "attnlab-mt.js")) };
       await part("a visitor with a model", () => visitorWithModel(env));

@@ -9,6 +9,7 @@
 #include "analysis/selection.h"
 #include "app/work/model_tasks.h"
 #include "app/plot/plot.h"
+#include "app/panels/pane_layout.h"
 #include "app/panels/temperature_slider.h"
 #include "app/panels/text_panel.h"
 #include "base/json.h"
@@ -120,7 +121,9 @@ void draw_map(AttentionPanel& p, PanelContext& ctx, ImVec2 size) {
     }
     const int L = p.L;
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const float label_w = font * 6.0f, bar_w = font * 1.1f, bar_labels = font * 5.0f;
+    // The row labels give way on a narrow screen, so that the map keeps the width.
+    const float label_w = avail.x < font * 30.0f ? std::max(font * 3.5f, avail.x * 0.15f) : font * 6.0f;
+    const float bar_w = font * 1.1f, bar_labels = font * 5.0f;
     const float top = font * 2.4f, bottom = font * 2.6f;
     const float side = std::max(font * 4.0f, std::min(avail.x - label_w - bar_w - bar_labels - font, avail.y - top - bottom));
     const ImVec2 origin = ImGui::GetCursorScreenPos();
@@ -237,9 +240,9 @@ void draw_normalizer_selector(PanelContext& ctx) {
     remember_last_item(ctx.widgets, "attention.normalizer");
     if (!known) return;
     if (n.kind == NormalizerKind::Ssmax || (n.kind == NormalizerKind::Entmax && n.alpha != 1.5)) {
-        ImGui::SameLine();
-        ImGui::SetNextItemWidth(font * 6);
         const bool ssmax = n.kind == NormalizerKind::Ssmax;
+        same_line_if_fits(labelled_width(font * 6, ssmax ? "s" : "alpha"));
+        ImGui::SetNextItemWidth(font * 6);
         float v = static_cast<float>(ssmax ? n.scale : n.alpha);
         if (ImGui::DragFloat(ssmax ? "s##ssmax" : "alpha##entmax", &v, 0.01f, ssmax ? -10.0f : 1.0f, 10.0f, "%.3g",
                              ImGuiSliderFlags_AlwaysClamp)) {
@@ -256,26 +259,27 @@ void draw_controls(AttentionPanel& p, PanelContext& ctx) {
     Session& s = ctx.session;
     const float font = ImGui::GetFontSize();
     draw_normalizer_selector(ctx);
-    ImGui::SameLine();
+    same_line_if_fits(labelled_width(font * 12, "temperature T"));
     ImGui::SetNextItemWidth(font * 12);
     temperature_slider("temperature T", s.view.T);
     remember_last_item(ctx.widgets, "attention.temperature");
-    ImGui::SameLine();
+    same_line_if_fits(labelled_width(font * 8, "N"));
     ImGui::SetNextItemWidth(font * 8);
     const int n_max = std::max(1, static_cast<int>(s.forward ? s.forward->tokens.size() : s.tokens.size()) - 1);
     ImGui::SliderInt("N", &s.view.N, 1, n_max, "%d", ImGuiSliderFlags_AlwaysClamp);
     remember_last_item(ctx.widgets, "attention.N");
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Top-N: how many keys count as selected (highlighted in the bars).");
-    ImGui::SameLine();
+    same_line_if_fits(button_width("T = 1"));
     if (ImGui::SmallButton("T = 1")) s.view.T = 1.0;
     // Apply: the selector's normalizer at T, to the open head, its layer, or every head.
     ImGui::BeginDisabled(!s.model);
     static constexpr const char* kScopes[] = {"this head", "this layer", "every head"};
+    same_line_if_fits(font * 7);
     ImGui::SetNextItemWidth(font * 7);
     int scope = static_cast<int>(p.apply_scope);
     if (ImGui::Combo("##apply_scope", &scope, kScopes, 3)) p.apply_scope = static_cast<ApplyScope>(scope);
     remember_last_item(ctx.widgets, "attention.apply_scope");
-    ImGui::SameLine();
+    same_line_if_fits(button_width("Apply to the model"));
     if (ImGui::Button("Apply to the model")) {
         p.apply_error.clear();
         apply_to_model(s, p.apply_scope, p.apply_error);
@@ -287,10 +291,13 @@ void draw_controls(AttentionPanel& p, PanelContext& ctx) {
                           "inside the forward pass: the later layers see what the changed heads compute.\n"
                           "Every panel then shows the changed model; \"Model changes\" compares it with the model as trained.",
                           kScopes[scope], s.view.layer, p.apply_scope == ApplyScope::Head ? (", head " + std::to_string(s.view.head)).c_str() : "");
+    // Notes wrap at the window's edge when they do not fit beside the buttons.
+    ImGui::PushTextWrapPos(0.0f);
     if (!p.apply_error.empty()) {
-        ImGui::SameLine();
+        same_line_if_fits(ImGui::CalcTextSize(p.apply_error.c_str()).x);
         ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(plot::colors::vermillion), "%s", p.apply_error.c_str());
     }
+    ImGui::PopTextWrapPos();
 }
 
 // The heads `plan` changes from `trained`, grouped by setting: "sparsemax in every head",
@@ -469,18 +476,27 @@ void draw_attention_panel(AttentionPanel& p, PanelContext& ctx) {
     const float font = ImGui::GetFontSize();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float left_w = std::clamp(avail.x * 0.42f, font * 20.0f, font * 40.0f);
-    ImGui::BeginChild("##attention_left", ImVec2(left_w, 0), true);
+    const Panes panes = begin_panes("##attention_panes", 20.0f, 30.0f);
+    begin_pane(panes, "##attention_left", left_w, true);
     draw_model_changes(s, ctx);
     draw_head_grid(p.grid, ctx, ImGui::GetContentRegionAvail().x);
     draw_top10(p, s);
-    ImGui::EndChild();
-    ImGui::SameLine();
-    ImGui::BeginChild("##attention_right", ImVec2(0, 0), false);
-    const float h = ImGui::GetContentRegionAvail().y;
-    draw_map(p, ctx, ImVec2(0, std::max(font * 12.0f, h * 0.62f)));
-    draw_row(s, slice, ImVec2(0, std::max(font * 10.0f, ImGui::GetContentRegionAvail().y - ImGui::GetFrameHeightWithSpacing())));
+    end_pane(panes);
+    beside(panes);
+    begin_pane(panes, "##attention_right", 0, false);
+    if (panes.stacked) {
+        // The map as wide as the screen (less its labels), taller than the view when that is short.
+        const float w = ImGui::GetContentRegionAvail().x;
+        draw_map(p, ctx, ImVec2(0, std::clamp(w - font * 5.0f, font * 14.0f, std::max(panes.view_h, font * 18.0f))));
+        draw_row(s, slice, ImVec2(0, stacked_plot_height(panes, w)));
+    } else {
+        const float h = ImGui::GetContentRegionAvail().y;
+        draw_map(p, ctx, ImVec2(0, std::max(font * 12.0f, h * 0.62f)));
+        draw_row(s, slice, ImVec2(0, std::max(font * 10.0f, ImGui::GetContentRegionAvail().y - ImGui::GetFrameHeightWithSpacing())));
+    }
     ImGui::TextDisabled("Re-shaped the %d x %d map in %.2f ms.", p.L, p.L, p.reshape_ms);
-    ImGui::EndChild();
+    end_pane(panes);
+    end_panes(panes);
 }
 
 std::string model_changes_status_json(const Session& s) {

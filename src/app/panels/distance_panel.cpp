@@ -146,11 +146,13 @@ void draw_table(const DistancePanel& p) {
     ImGui::EndTable();
 }
 
-// The all-heads summary: per-head means against N as boxes over heads, and the KS test.
-void draw_summary(DistancePanel& p, Session& s, WidgetRects& widgets, ImVec2 size) {
+// The all-heads summary: per-head means against N as boxes over heads, and the KS test, each
+// `pair.w` x `plot_h` px, side by side or one above the other.
+void draw_summary(DistancePanel& p, Session& s, WidgetRects& widgets, const PlotPair& pair, float plot_h) {
     const HeadSummaries* hs = s.summaries.get();
     if (!hs || !hs->complete) {
-        draw_summaries_pending(s, "##summary_wait", "Summary over all heads", "every head, a sample of queries; the chosen head above is live", size);
+        draw_summaries_pending(s, "##summary_wait", "Summary over all heads", "every head, a sample of queries; the chosen head above is live",
+                               ImVec2(ImGui::GetContentRegionAvail().x, plot_h));
         return;
     }
     const int reading = p.reading;
@@ -172,10 +174,10 @@ void draw_summary(DistancePanel& p, Session& s, WidgetRects& widgets, ImVec2 siz
         x_d.push_back(hs->distance_Ns[k] * 0.94);
         x_e.push_back(hs->distance_Ns[k] / 0.94);
     }
-    const float w = (size.x - ImGui::GetStyle().ItemSpacing.x) * 0.5f;
+    const ImVec2 size(pair.w, plot_h);
     char title[128];
     std::snprintf(title, sizeof title, "All %zu heads: per-head mean over %zu queries", hs->heads.size(), hs->queries.size());
-    if (plot::begin("##summary_boxes", ImVec2(w, size.y), {"selection size N", plot::Scale::Log, 0.7, hs->distance_Ns.back() * 1.4},
+    if (plot::begin("##summary_boxes", size, {"selection size N", plot::Scale::Log, 0.7, hs->distance_Ns.back() * 1.4},
                     {reading ? "mean d_B" : "mean d_A", plot::Scale::Log, {}, {}, 6.0}, title)) {
         plot::boxes(reading ? "d_B top-N" : "d_A top-N", x_d, lo[0], q1[0], med[0], q3[0], hi[0], 1.06, plot::colors::blue);
         plot::boxes(reading ? "E[d_B] random" : "E[d_A] random", x_e, lo[1], q1[1], med[1], q3[1], hi[1], 1.06, plot::colors::orange);
@@ -184,14 +186,14 @@ void draw_summary(DistancePanel& p, Session& s, WidgetRects& widgets, ImVec2 siz
         plot::end();
     }
     remember_last_item(widgets, "distance.summary");
-    ImGui::SameLine();
+    if (pair.side_by_side) ImGui::SameLine();
     std::vector<double> ks_N, ks_p;
     for (const CriticalNScan& c : hs->critical.scan) {
         ks_N.push_back(c.N);
         ks_p.push_back(std::max(c.ks.p_value, 1e-300));
     }
     const std::vector<double> level_x = {0.7, hs->distance_Ns.back() * 1.4}, level_y(2, hs->ks_level);
-    if (plot::begin("##ks", ImVec2(w, size.y), {"selection size N", plot::Scale::Log, 0.7, hs->distance_Ns.back() * 1.4},
+    if (plot::begin("##ks", size, {"selection size N", plot::Scale::Log, 0.7, hs->distance_Ns.back() * 1.4},
                     {"KS p-value", plot::Scale::Log, {}, 1.5, 12.0}, "d_A vs E[d_A] across heads: two-sample KS test")) {
         plot::line("level 0.01", level_x, level_y, {plot::colors::grey, plot::Dash::Dashed, 1.5f});
         plot::line("p-value", ks_N, ks_p, {plot::colors::blue, plot::Dash::Solid, 2.0f, true});
@@ -242,7 +244,8 @@ void draw_distance_panel(DistancePanel& p, PanelContext& ctx) {
         return;
     update(p, s);
 
-    begin_top_n_controls(s, ctx.widgets, p, "##distance_controls", "Theorem 1: how far the tokens a head leaves out lie from what it selects.",
+    const Panes panes = begin_panes("##distance_panes", kControlsEm, 30.0f);
+    begin_top_n_controls(panes, s, ctx.widgets, p, "##distance_controls", "Theorem 1: how far the tokens a head leaves out lie from what it selects.",
                          "distance.N");
     ImGui::RadioButton("(A) sum of norms", &p.reading, 0);
     remember_last_item(ctx.widgets, "distance.reading_A");
@@ -258,27 +261,30 @@ void draw_distance_panel(DistancePanel& p, PanelContext& ctx) {
                   "x_i are the head's value vectors. (R): reconstructed from the paper's proofs (its printed bound could not be "
                   "read in full). E[d]: %d seeded random N-subsets per point.",
                   kSamples);
-    end_top_n_controls(note);
+    end_top_n_controls(panes, note);
 
-    ImGui::BeginChild("##distance_plots", ImVec2(0, 0), false);
+    begin_pane(panes, "##distance_plots", 0, false);
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float sp = ImGui::GetStyle().ItemSpacing.y;
-    const float h = (avail.y - sp) * 0.5f, w = (avail.x - ImGui::GetStyle().ItemSpacing.x) * 0.5f;
+    const PlotPair pair = plot_pair(avail.x);
+    const float rows = pair.side_by_side ? 2.0f : 4.0f, w = pair.w;
+    const float h = panes.stacked ? stacked_plot_height(panes, w) : (avail.y - sp * (rows - 1.0f)) / rows;
     if (p.ready) {
         char title[128];
         std::snprintf(title, sizeof title, "Query %d (L = %d): distance against N", p.key.query, p.key.query + 1);
         draw_curves("##by_N", title, "selection size N", p.Ns, p.by_N, p.reading, p.N_used, "view's N", ImVec2(w, h));
         remember_last_item(ctx.widgets, "distance.plot_N");
-        ImGui::SameLine();
+        if (pair.side_by_side) ImGui::SameLine();
         std::snprintf(title, sizeof title, "Prefixes of the text, last token as query, N = %d", p.N_used);
         draw_curves("##by_L", title, "context length L (tokens seen)", p.Ls, p.by_L, p.reading, p.key.query + 1, "chosen query",
                     ImVec2(w, h));
         remember_last_item(ctx.widgets, "distance.plot_L");
     } else {
-        ImGui::Dummy(ImVec2(avail.x, h));
+        ImGui::Dummy(ImVec2(avail.x, pair.side_by_side ? h : 2.0f * h + sp));
     }
-    draw_summary(p, s, ctx.widgets, ImVec2(avail.x, h));
-    ImGui::EndChild();
+    draw_summary(p, s, ctx.widgets, pair, h);
+    end_pane(panes);
+    end_panes(panes);
 }
 
 std::string distance_status_json(const DistancePanel& p, const Session& s) {

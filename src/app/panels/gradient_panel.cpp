@@ -146,8 +146,9 @@ void draw_gradient_panel(GradientPanel& p, PanelContext& ctx) {
     const bool have_forward = s.forward != nullptr;
     if (have_forward) update(p, s);
 
-    const float controls_w = ImGui::GetFontSize() * 21.0f;
-    ImGui::BeginChild("##grad_controls", ImVec2(controls_w, 0), true);
+    const float controls_w = ImGui::GetFontSize() * kControlsEm;
+    const Panes panes = begin_panes("##grad_panes", kControlsEm, 30.0f);
+    begin_pane(panes, "##grad_controls", controls_w, true);
     ImGui::TextWrapped("Lemma 2: how much the weights move when the logits move, against the temperature T.");
     ImGui::RadioButton("chosen head and query", &p.mode, 0);
     remember_last_item(ctx.widgets, "gradient.mode");
@@ -198,11 +199,12 @@ void draw_gradient_panel(GradientPanel& p, PanelContext& ctx) {
                        "bound. T = 1 is GPT-2 as trained; the paper's T is ours times sqrt(d_head).");
     if (!p.note.empty()) ImGui::TextWrapped("%s", p.note.c_str());
     ImGui::PopStyleColor();
-    ImGui::EndChild();
-    ImGui::SameLine();
+    end_pane(panes);
+    beside(panes);
 
-    ImGui::BeginChild("##grad_plots", ImVec2(0, 0), false);
-    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    begin_pane(panes, "##grad_plots", 0, false);
+    ImVec2 avail = ImGui::GetContentRegionAvail();
+    if (panes.stacked) avail.y = stacked_plot_height(panes, avail.x, 0.8f);
     if (p.mode == 1) {
         draw_heads(s, avail);
     } else if (have_forward && p.ready) {
@@ -211,7 +213,8 @@ void draw_gradient_panel(GradientPanel& p, PanelContext& ctx) {
         ImGui::TextWrapped("%s", have_forward ? p.error.c_str() : "No attention yet.");
     }
     remember_last_item(ctx.widgets, "gradient.plot");
-    ImGui::EndChild();
+    end_pane(panes);
+    end_panes(panes);
 }
 
 std::string gradient_status_json(const GradientPanel& p, const Session& s) {

@@ -227,7 +227,7 @@ void draw_head_grid(HeadGrid& g, PanelContext& ctx, float width) {
     }
     ImGui::PopStyleVar();
     const ImVec2 end = ImGui::GetCursorScreenPos();
-    ctx.widgets["attention.grid"] = {rows0.x + label_w, rows0.y, heads * (thumb + gap) - gap, end.y - rows0.y - gap};
+    remember_rect(ctx.widgets, "attention.grid", ImVec2(rows0.x + label_w, rows0.y), ImVec2(rows0.x + label_w + heads * (thumb + gap) - gap, end.y - gap));
     if (t) {
         ImGui::TextDisabled("Each thumbnail: %d x %d blocks, each the largest weight in it,", t->maps.empty() ? 0 : t->maps[0].bins,
                             t->maps.empty() ? 0 : t->maps[0].bins);

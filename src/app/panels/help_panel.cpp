@@ -3,6 +3,7 @@
 #include <imgui.h>
 
 #include <iterator>
+#include <string>
 
 namespace attnlab {
 
@@ -105,6 +106,17 @@ void topics(const Topic* list, size_t n, float wrap) {
     }
 }
 
+// A section's header: `title`, or `short_title` where the panel is too narrow for it (a phone):
+// a header's title does not wrap. The id stays the same either way.
+bool section(const char* title, const char* short_title, ImGuiTreeNodeFlags flags) {
+    const bool fits = ImGui::CalcTextSize(title).x + ImGui::GetFontSize() * 2.0f <= ImGui::GetContentRegionAvail().x;
+    ImGui::PushID(title);
+    const std::string label = std::string(fits ? title : short_title) + "###section";
+    const bool open = ImGui::CollapsingHeader(label.c_str(), flags);
+    ImGui::PopID();
+    return open;
+}
+
 }  // namespace
 
 void draw_help_panel(HelpPanel& panel, PanelContext& ctx) {
@@ -112,6 +124,7 @@ void draw_help_panel(HelpPanel& panel, PanelContext& ctx) {
     (void)ctx;
     ImGui::BeginChild("##help", ImVec2(0, 0), false);
     const float wrap = ImGui::GetContentRegionAvail().x - ImGui::GetFontSize();
+    ImGui::PushTextWrapPos(wrap);  // every line, titles too: a phone is narrower than some
     ImGui::PushTextWrapPos(wrap);
     ImGui::TextWrapped(
         "AttnLab is a companion to \"Limitations of Normalization in Attention Mechanism\" (Mudarisov, Burtsev, "
@@ -131,11 +144,11 @@ void draw_help_panel(HelpPanel& panel, PanelContext& ctx) {
             ImGui::PopTextWrapPos();
             ImGui::Spacing();
         }
-    if (ImGui::CollapsingHeader("Where AttnLab departs from the paper", ImGuiTreeNodeFlags_DefaultOpen))
+    if (section("Where AttnLab departs from the paper", "Departures from the paper", ImGuiTreeNodeFlags_DefaultOpen))
         topics(kDepartures, std::size(kDepartures), wrap);
     if (ImGui::CollapsingHeader("Findings of our own checks"))
         topics(kFindings, std::size(kFindings), wrap);
-    if (ImGui::CollapsingHeader("Tours: a guided path through the paper, for a class", ImGuiTreeNodeFlags_DefaultOpen)) {
+    if (section("Tours: a guided path through the paper, for a class", "Tours", ImGuiTreeNodeFlags_DefaultOpen)) {
         ImGui::PushTextWrapPos(wrap);
         ImGui::TextWrapped("%s",
             "Tour > Play \"What softmax can and cannot select\" walks through the paper in eight live steps on the model "
@@ -161,6 +174,7 @@ void draw_help_panel(HelpPanel& panel, PanelContext& ctx) {
         ImGui::PopTextWrapPos();
     }
     ImGui::TextDisabled("The formulas, worked examples and the full table of differences: docs/science.md.");
+    ImGui::PopTextWrapPos();
     ImGui::EndChild();
 }
 

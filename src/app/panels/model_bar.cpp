@@ -7,6 +7,7 @@
 #include <cstring>
 #include <span>
 
+#include "app/panels/pane_layout.h"
 #include "app/plot/plot.h"
 #include "base/json.h"
 
@@ -72,8 +73,10 @@ void draw_gpt2_button(ModelLoading& loading, PanelContext& ctx, ModelSource* sou
                                                            st.phase == FetchStatus::Phase::Ready);
     const std::string label = "Load GPT-2 small (" + megabytes(kDefaultModelBytes) + ")";
     const float w = ImGui::CalcTextSize(label.c_str()).x + 2 * ImGui::GetStyle().FramePadding.x;
-    ImGui::SameLine(0, ImGui::GetFontSize());
-    if (ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();  // no room beside the model line
+    // Beside the model line (a font size apart) when there is room, else under it. (A SameLine()
+    // undone by NewLine() would still stretch the window's layout to where the button would have gone.)
+    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    if (ImGui::GetItemRectMax().x + ImGui::GetFontSize() + w <= right) ImGui::SameLine(0, ImGui::GetFontSize());
     ImGui::BeginDisabled(on_its_way);
     if (ImGui::Button(label.c_str())) start_model_download(loading, s, *source, kDefaultModelUrl);
     ImGui::EndDisabled();
@@ -84,8 +87,13 @@ void draw_gpt2_button(ModelLoading& loading, PanelContext& ctx, ModelSource* sou
                                           "browser's cache afterwards. The model the paper measures.");
 }
 
-// "Model: AttnLab tiny (…), not GPT-2 · 4 layers × 4 heads · 128 dims · …", or the no-model line.
-void draw_loaded_model(const Session& s) {
+// A screen too short to give the bar four lines (a phone held sideways): the model's shape and the
+// address row fold behind a button, so that the panel keeps the height.
+bool short_screen() { return ImGui::GetMainViewport()->WorkSize.y < ImGui::GetFontSize() * 28.0f; }
+
+// "Model: AttnLab tiny (…), not GPT-2 · 4 layers × 4 heads · 128 dims · …" (the shape when
+// `shape_shown`), or the no-model line.
+void draw_loaded_model(const Session& s, bool shape_shown) {
     if (!s.model) {
         ImGui::AlignTextToFramePadding();
         ImGui::TextDisabled("No model loaded — the Softmax playground and Help work without one.");
@@ -93,18 +101,25 @@ void draw_loaded_model(const Session& s) {
     }
     const Gpt2Config& c = s.model->model.config();
     ImGui::AlignTextToFramePadding();
+    ImGui::PushTextWrapPos(0.0f);  // a long name wraps on a phone
     if (!s.model->name.empty()) {
         ImGui::Text("Model: %s", s.model->name.c_str());
     } else {
         ImGui::Text("Model: %s", short_source(s.model->source).c_str());
     }
+    ImGui::PopTextWrapPos();
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%s%s", s.model->builtin ? "Built into AttnLab (no download): " : "", s.model->source.c_str());
-    ImGui::SameLine();
-    ImGui::TextDisabled("· %d layers × %d heads · %d dims · context %d · %.1f M parameters", c.n_layer, c.n_head,
-                        c.n_embd, c.n_positions, static_cast<double>(s.model->model.parameter_count()) / 1e6);
+    if (!shape_shown) return;
+    char shape[160];
+    std::snprintf(shape, sizeof shape, "· %d layers × %d heads · %d dims · context %d · %.1f M parameters", c.n_layer, c.n_head,
+                  c.n_embd, c.n_positions, static_cast<double>(s.model->model.parameter_count()) / 1e6);
+    same_line_if_fits(ImGui::CalcTextSize(shape).x);
+    ImGui::PushTextWrapPos(0.0f);  // on a phone, under the name and wrapped
+    ImGui::TextDisabled("%s", shape);
+    ImGui::PopTextWrapPos();
     if (!s.model->warnings.empty()) {
-        ImGui::SameLine();
+        same_line_if_fits(ImGui::CalcTextSize("(00 warnings)").x);
         ImGui::PushStyleColor(ImGuiCol_Text, plot::colors::vermillion);
         ImGui::Text("(%d warning%s)", static_cast<int>(s.model->warnings.size()), s.model->warnings.size() == 1 ? "" : "s");
         ImGui::PopStyleColor();
@@ -131,13 +146,14 @@ const char* cache_copy_name(FetchStatus::CacheCopy c) {
 // being written, a reload would download it again, so that state is shown until it ends.
 void draw_cache_copy(const Session& s, const FetchStatus& st) {
     if (!s.model || s.model->source != st.url || st.phase != FetchStatus::Phase::Idle) return;
-    ImGui::SameLine();
     if (st.cache_copy == FetchStatus::CacheCopy::Saving) {
-        const std::string done = mb_number(st.cache_saved_bytes) + " / " + megabytes(st.total_bytes);
-        ImGui::TextDisabled("· saving a copy in this browser (%s)…", done.c_str());
+        const std::string done = "· saving a copy in this browser (" + mb_number(st.cache_saved_bytes) + " / " + megabytes(st.total_bytes) + ")…";
+        same_line_if_fits(ImGui::CalcTextSize(done.c_str()).x);
+        ImGui::TextDisabled("%s", done.c_str());
         if (ImGui::IsItemHovered())
             ImGui::SetTooltip("Until it is saved, reloading the page downloads the model again.");
     } else if (st.cache_copy == FetchStatus::CacheCopy::Kept) {
+        same_line_if_fits(ImGui::CalcTextSize("· kept in this browser").x);
         ImGui::TextDisabled("· kept in this browser");
         if (ImGui::IsItemHovered())
             ImGui::SetTooltip("The next visit reads it from this browser's cache, without downloading it. "
@@ -154,16 +170,25 @@ void draw_source_row(ModelBar& bar, ModelLoading& loading, PanelContext& ctx, Mo
     if (web) buttons += ImGui::CalcTextSize("Clear cached model").x + 2 * style.FramePadding.x + style.ItemSpacing.x;
 
     ImGui::AlignTextToFramePadding();
-    ImGui::TextUnformatted(web ? "Model URL" : "Model file");
+    const char* label = web ? "Model URL" : "Model file";
+    ImGui::TextUnformatted(label);
     ImGui::SameLine();
-    ImGui::SetNextItemWidth(std::max(ImGui::GetFontSize() * 10, ImGui::GetContentRegionAvail().x - buttons));
+    // The buttons beside the field when it keeps 14 font sizes; else the field takes the line
+    // and the buttons wrap below it (a phone).
+    const float room = ImGui::GetContentRegionAvail().x - buttons;
+    const bool one_row = room >= ImGui::GetFontSize() * 14;
+    const auto next_button = [one_row](const char* text) {
+        if (one_row) ImGui::SameLine();
+        else same_line_if_fits(button_width(text));
+    };
+    ImGui::SetNextItemWidth(one_row ? std::max(ImGui::GetFontSize() * 10, room) : -1.0f);
     const bool enter = ImGui::InputTextWithHint("##model_url", web ? "https://…/model.safetensors" : "path/to/model.safetensors",
                                                 bar.url, sizeof bar.url, ImGuiInputTextFlags_EnterReturnsTrue);
     remember_last_item(ctx.widgets, "model.url");
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip(web ? "A .safetensors checkpoint; config.json is fetched from the same folder when present."
                               : "A .safetensors checkpoint on disk; config.json beside it is read when present.");
-    ImGui::SameLine();
+    next_button("Load");
     const std::string url(bar.url);
     ImGui::BeginDisabled(url.empty());
     const bool load = ImGui::Button("Load");
@@ -171,14 +196,14 @@ void draw_source_row(ModelBar& bar, ModelLoading& loading, PanelContext& ctx, Mo
     remember_last_item(ctx.widgets, "model.load");
     if ((load || enter) && !url.empty()) begin_load(loading, ctx.session, source, url);
     if (web) {
-        ImGui::SameLine();
+        next_button("Open file…");
         if (ImGui::Button("Open file…")) {
             forget_failure(loading, ctx.session);
             source.pick_file();
         }
         remember_last_item(ctx.widgets, "model.open_file");
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("Choose a .safetensors file (and its config.json), or drop it anywhere on the page.");
-        ImGui::SameLine();
+        next_button("Clear cached model");
         ImGui::BeginDisabled(!source.has_cache());
         if (ImGui::Button("Clear cached model")) {
             loading.shown_notice.clear();
@@ -202,7 +227,7 @@ void draw_fetch_row(PanelContext& ctx, ModelSource& source, const FetchStatus& s
         case FetchStatus::Phase::Probing:
             ImGui::AlignTextToFramePadding();
             ImGui::Text("Asking for the size of %s…", name.c_str());
-            ImGui::SameLine();
+            same_line_if_fits(button_width("Cancel"));
             if (ImGui::Button("Cancel")) source.cancel();
             remember_last_item(ctx.widgets, "model.cancel");
             break;
@@ -212,10 +237,10 @@ void draw_fetch_row(PanelContext& ctx, ModelSource& source, const FetchStatus& s
                 ImGui::Text("%s is %s (cached: %s). Download?", name.c_str(), megabytes(st.total_bytes).c_str(), st.cached ? "yes" : "no");
             else
                 ImGui::Text("%s: the server does not say how large it is (cached: %s). Download?", name.c_str(), st.cached ? "yes" : "no");
-            ImGui::SameLine();
+            same_line_if_fits(button_width("Download"));
             if (ImGui::Button("Download")) source.download(st.url);
             remember_last_item(ctx.widgets, "model.confirm");
-            ImGui::SameLine();
+            same_line_if_fits(button_width("Cancel"));
             if (ImGui::Button("Cancel")) source.cancel();
             remember_last_item(ctx.widgets, "model.cancel");
             break;
@@ -236,9 +261,9 @@ void draw_fetch_row(PanelContext& ctx, ModelSource& source, const FetchStatus& s
             }
             ImGui::AlignTextToFramePadding();
             ImGui::Text(st.cached ? "Reading %s from this browser's cache" : "Downloading %s", name.c_str());
-            ImGui::SameLine();
+            same_line_if_fits(ImGui::GetFontSize() * 22);
             ImGui::ProgressBar(fraction, ImVec2(ImGui::GetFontSize() * 22, 0), text.c_str());
-            ImGui::SameLine();
+            same_line_if_fits(button_width("Cancel"));
             if (ImGui::Button("Cancel")) source.cancel();
             remember_last_item(ctx.widgets, "model.cancel");
             break;
@@ -253,9 +278,15 @@ void draw_fetch_row(PanelContext& ctx, ModelSource& source, const FetchStatus& s
 void draw_model_bar(ModelBar& bar, ModelLoading& loading, PanelContext& ctx, ModelSource* source) {
     Session& s = ctx.session;
     ImGui::PushID("model_bar");
-    draw_loaded_model(s);
+    const bool folded = short_screen() && !bar.unfolded;
+    draw_loaded_model(s, !folded);
     if (source) draw_cache_copy(s, source->status());
     draw_gpt2_button(loading, ctx, source);
+    if (short_screen()) {
+        same_line_if_fits(button_width("More…"));
+        if (ImGui::Button(folded ? "More…" : "Less")) bar.unfolded = !bar.unfolded;
+        remember_last_item(ctx.widgets, "model.more");
+    }
     if (!source) {
         ImGui::TextDisabled("This build cannot load models.");
         ImGui::PopID();
@@ -273,8 +304,10 @@ void draw_model_bar(ModelBar& bar, ModelLoading& loading, PanelContext& ctx, Mod
         std::snprintf(bar.url, sizeof bar.url, "%s", start.c_str());
     }
 
-    draw_source_row(bar, loading, ctx, *source);
+    if (!folded) draw_source_row(bar, loading, ctx, *source);
+    ImGui::PushTextWrapPos(0.0f);  // a phone wraps the longer sentences
     draw_fetch_row(ctx, *source, source->status());  // after this frame's clicks
+    ImGui::PopTextWrapPos();
     ImGui::PopID();
     ImGui::Separator();
 }

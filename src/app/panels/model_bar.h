@@ -17,6 +17,7 @@ struct ModelBar {
     char url[2048] = "";      // the address (web) or path (desktop) field; filled on the first frame
     bool url_filled = false;
     std::string shown_request;  // the ModelLoading::requested_url last copied into the field
+    bool unfolded = false;      // on a short screen: the model's shape and the address row shown
 };
 
 // Draws the bar and takes its clicks (loading moves along in keep_model_loading). `source` may be

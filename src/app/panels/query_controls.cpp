@@ -38,9 +38,9 @@ bool begin_top_n_update(const Session& s, TopNQueryView& v, const char* query_ze
     return true;
 }
 
-void begin_top_n_controls(Session& s, WidgetRects& widgets, const TopNQueryView& v, const char* id, const char* theorem,
-                          const char* n_widget) {
-    ImGui::BeginChild(id, ImVec2(ImGui::GetFontSize() * 21.0f, 0), true);
+void begin_top_n_controls(const Panes& panes, Session& s, WidgetRects& widgets, const TopNQueryView& v, const char* id,
+                          const char* theorem, const char* n_widget) {
+    begin_pane(panes, id, ImGui::GetFontSize() * kControlsEm, true);
     ImGui::TextWrapped("%s Layer %d, head %d, query %d (%s, T = %.3g).", theorem, v.key.layer, v.key.head, v.key.query,
                        s.view.normalizer.c_str(), s.view.T);
     // These panels read the model as it runs: say so when it is not the model as trained.
@@ -50,13 +50,13 @@ void begin_top_n_controls(Session& s, WidgetRects& widgets, const TopNQueryView&
     draw_top_n_slider(s, widgets, n_widget);
 }
 
-void end_top_n_controls(const char* note) {
+void end_top_n_controls(const Panes& panes, const char* note) {
     ImGui::Spacing();
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
     ImGui::TextWrapped("%s", note);
     ImGui::PopStyleColor();
-    ImGui::EndChild();
-    ImGui::SameLine();
+    end_pane(panes);
+    beside(panes);
 }
 
 bool draw_why_or_lowered_n(const TopNQueryView& v, const Session& s) {

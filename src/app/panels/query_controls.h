@@ -4,6 +4,7 @@
 #include <imgui.h>
 
 #include "app/panel_context.h"
+#include "app/panels/pane_layout.h"
 
 namespace attnlab {
 
@@ -26,12 +27,17 @@ struct TopNQueryView : ChosenQueryView {
 // hands over the query's slice. The view's eps is the gradient panel's: it is not part of the key.
 bool begin_top_n_update(const Session& s, TopNQueryView& v, const char* query_zero, QuerySlice& slice);
 
-// The panel's controls column (`id`): `theorem`, the chosen head and query, and the top-N slider
-// (widget `n_widget`). The caller draws its own controls, then end_top_n_controls().
-void begin_top_n_controls(Session& s, WidgetRects& widgets, const TopNQueryView& v, const char* id, const char* theorem,
-                          const char* n_widget);
-// Closes the column with `note` (how the numbers were made) in grey; the plots go beside it.
-void end_top_n_controls(const char* note);
+// The width of such a panel's controls column, in font sizes.
+inline constexpr float kControlsEm = 21.0f;
+
+// The panel's controls column (`id`, the first of `panes`): `theorem`, the chosen head and query,
+// and the top-N slider (widget `n_widget`). The caller draws its own controls, then
+// end_top_n_controls().
+void begin_top_n_controls(const Panes& panes, Session& s, WidgetRects& widgets, const TopNQueryView& v, const char* id,
+                          const char* theorem, const char* n_widget);
+// Closes the column with `note` (how the numbers were made) in grey; the plots go beside it (or
+// below it, stacked).
+void end_top_n_controls(const Panes& panes, const char* note);
 
 // Under a separator: why the panel shows nothing (false), or, when the chosen query sees too few
 // tokens for the view's N, that N was lowered to N_used (true).

@@ -235,7 +235,8 @@ void draw_separability_panel(SeparabilityPanel& p, PanelContext& ctx) {
         return;
     update(p, s);
 
-    begin_top_n_controls(s, ctx.widgets, p, "##sep_controls", "Theorem 2: which of the top-N tokens a head can tell apart.", "separability.N");
+    const Panes panes = begin_panes("##sep_panes", kControlsEm, 30.0f);
+    begin_top_n_controls(panes, s, ctx.widgets, p, "##sep_controls", "Theorem 2: which of the top-N tokens a head can tell apart.", "separability.N");
     ImGui::RadioButton("PCA plane", &p.picture, 0);
     remember_last_item(ctx.widgets, "separability.picture_pca");
     ImGui::SameLine();
@@ -254,14 +255,26 @@ void draw_separability_panel(SeparabilityPanel& p, PanelContext& ctx) {
             ImGui::EndTable();
         }
     }
-    end_top_n_controls("x_i: the head's value vectors, scaled onto the unit sphere (M = 1). r: the distance from s to the nearest token "
+    end_top_n_controls(panes, "x_i: the head's value vectors, scaled onto the unit sphere (M = 1). r: the distance from s to the nearest token "
                        "left out; a selected token counts when strictly closer (the paper's Algorithm 4). The ball projects onto a disc "
                        "of the same radius: a token inside the ball is inside the disc, but a point in the disc may lie outside the "
                        "ball. (R): reconstructed bounds.");
 
-    ImGui::BeginChild("##sep_plots", ImVec2(0, 0), false);
+    begin_pane(panes, "##sep_plots", 0, false);
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float sp = ImGui::GetStyle().ItemSpacing.x;
+    if (panes.stacked) {  // one under the other, the picture square
+        const float h = stacked_plot_height(panes, avail.x);
+        if (p.ready) {
+            draw_geometry(p, s, ctx.widgets, ImVec2(avail.x, stacked_plot_height(panes, avail.x, 1.0f)));
+            draw_ratio_curve(p, ImVec2(avail.x, h));
+            remember_last_item(ctx.widgets, "separability.ratio");
+        }
+        draw_boxes(s, ctx.widgets, ImVec2(avail.x, h));
+        end_pane(panes);
+        end_panes(panes);
+        return;
+    }
     const float left_w = std::min(avail.x * 0.5f, avail.y * 0.62f), right_w = avail.x - left_w - sp;
     if (p.ready) {
         ImGui::BeginGroup();
@@ -274,7 +287,8 @@ void draw_separability_panel(SeparabilityPanel& p, PanelContext& ctx) {
         ImGui::Dummy(ImVec2(avail.x, avail.y * 0.62f));
     }
     draw_boxes(s, ctx.widgets, ImVec2(avail.x, 0));
-    ImGui::EndChild();
+    end_pane(panes);
+    end_panes(panes);
 }
 
 std::string separability_status_json(const SeparabilityPanel& p, const Session& s) {

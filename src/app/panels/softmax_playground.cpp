@@ -8,6 +8,7 @@
 
 #include "app/panels/temperature_slider.h"
 #include "app/plot/plot.h"
+#include "app/panels/pane_layout.h"
 #include "base/json.h"
 
 namespace attnlab {
@@ -203,20 +204,22 @@ void draw_normalizer_table(const SoftmaxPlayground& p) {
 
 void draw_softmax_playground(SoftmaxPlayground& p, WidgetRects& widgets) {
     const float controls_w = ImGui::GetFontSize() * 21.0f;
-    ImGui::BeginChild("##controls", ImVec2(controls_w, 0), true);
+    const Panes panes = begin_panes("##playground_panes", 21.0f, 28.0f);
+    begin_pane(panes, "##controls", controls_w, true);
     draw_controls(p, widgets);
     ImGui::Separator();
     draw_normalizer_table(p);
-    ImGui::EndChild();
-    ImGui::SameLine();
-    ImGui::BeginChild("##plots", ImVec2(0, 0), false);
+    end_pane(panes);
+    beside(panes);
+    begin_pane(panes, "##plots", 0, false);
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float gap = ImGui::GetStyle().ItemSpacing.y;
-    const float h = (avail.y - 2 * gap) / 3.0f;
+    const float h = panes.stacked ? stacked_plot_height(panes, avail.x) : (avail.y - 2 * gap) / 3.0f;
     draw_fade_plot(p, ImVec2(avail.x, h));
     draw_sensitivity_plot(p, ImVec2(avail.x, h));
     draw_weights_plot(p, ImVec2(avail.x, h));
-    ImGui::EndChild();
+    end_pane(panes);
+    end_panes(panes);
 }
 
 std::string playground_status_json(const SoftmaxPlayground& p) {

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "app/plot/plot.h"
+#include "app/panels/pane_layout.h"
 #include "app/panels/string_input.h"
 #include "base/json.h"
 #include "base/utf8.h"
@@ -96,9 +97,10 @@ void draw_chip_tooltip(const Session& s, int position, int id, const std::string
 }
 
 // The tokens as wrapped chips; hover for the details, click to choose the query.
-void draw_chips(TextPanel& p, PanelContext& ctx) {
+// `height` 0: the rest of the pane.
+void draw_chips(TextPanel& p, PanelContext& ctx, float height) {
     Session& s = ctx.session;
-    ImGui::BeginChild("##chips", ImVec2(0, 0), true);
+    ImGui::BeginChild("##chips", ImVec2(0, height), true);
     if (s.tokens.empty()) ImGui::TextDisabled(s.tokenizer.loaded() ? "Type or paste a text above." : "No vocabulary loaded.");
     const float pad = ImGui::GetFontSize() * 0.25f, gap = ImGui::GetFontSize() * 0.2f;
     const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
@@ -236,23 +238,25 @@ std::string escaped_bytes(std::string_view bytes) {
 void draw_text_panel(TextPanel& p, PanelContext& ctx) {
     Session& s = ctx.session;
     const float side_w = ImGui::GetFontSize() * 20.0f;
+    const Panes panes = begin_panes("##text_panes", 20.0f, 25.0f);
 
-    ImGui::BeginChild("##text_main", ImVec2(-side_w - ImGui::GetStyle().ItemSpacing.x, 0), false);
+    begin_pane(panes, "##text_main", -side_w - ImGui::GetStyle().ItemSpacing.x, false);
     // A change from outside (sample, generation, link) while the box has focus would be
     // overwritten by the box's own copy: re-create the box instead.
     if (s.view.text != p.shown_text) ++p.box_epoch;
     ImGui::PushID(p.box_epoch);
-    const float box_h = std::max(ImGui::GetTextLineHeight() * 8.0f, ImGui::GetContentRegionAvail().y * 0.35f);
+    const float line = ImGui::GetTextLineHeight();
+    const float box_h = panes.stacked ? std::max(line * 5.0f, panes.view_h * 0.3f) : std::max(line * 8.0f, ImGui::GetContentRegionAvail().y * 0.35f);
     input_string_multiline("##text", s.view.text, ImVec2(-1, box_h));
     ImGui::PopID();
     remember_last_item(ctx.widgets, "text.input");
     p.shown_text = s.view.text;
     draw_counter(p, s);
-    draw_chips(p, ctx);
-    ImGui::EndChild();
+    draw_chips(p, ctx, panes.stacked ? std::max(line * 8.0f, panes.view_h * 0.6f) : 0.0f);
+    end_pane(panes);
 
-    ImGui::SameLine();
-    ImGui::BeginChild("##text_side", ImVec2(0, 0), true);
+    beside(panes);
+    begin_pane(panes, "##text_side", 0, true);
     ImGui::TextUnformatted("Sample texts");
     for (int i = 0; i < static_cast<int>(std::size(kSamples)); ++i) {
         if (ImGui::Button(kSamples[i].title, ImVec2(-1, 0))) set_text(p, s, kSamples[i].text);
@@ -267,7 +271,8 @@ void draw_text_panel(TextPanel& p, PanelContext& ctx) {
     ImGui::TextDisabled("Hover a token for its id and bytes; click one to make it the query the other panels analyse. "
                         "· is a space, ↵ a newline.");
     ImGui::PopTextWrapPos();
-    ImGui::EndChild();
+    end_pane(panes);
+    end_panes(panes);
 }
 
 std::string text_status_json(const TextPanel& p, const Session& s) {

@@ -120,15 +120,23 @@ void layout(ImDrawList* dl, const OpenPlot& p, const Ink& ink, const std::vector
     for (const Tick& t : yticks)
         if (t.major) ylabel_w = std::max(ylabel_w, ImGui::CalcTextSize(t.label.c_str()).x);
     const float pad = ink.pad, fs = ink.fs;
-    const float top = p.min.y + pad + (p.title.empty() ? 0.0f : fs + pad);
     const float left = p.min.x + pad + (*p.y.label ? fs + pad : 0.0f) + ylabel_w + pad;
-    const float bottom = p.max.y - pad - (*p.x.label ? fs + pad : 0.0f) - fs - pad * 0.5f;
     const float right = p.max.x - 2.0f * pad;
+    // One line centred over the data, unless the window would cut it off (a narrow plot on a
+    // phone): then it wraps within the plot, left-aligned.
+    const float title_w = ImGui::CalcTextSize(p.title.c_str()).x, title_room = p.max.x - p.min.x - 2.0f * pad;
+    const bool wrap = !p.title.empty() && ((left + right - title_w) * 0.5f < dl->GetClipRectMin().x ||
+                                           (left + right + title_w) * 0.5f > dl->GetClipRectMax().x);
+    const float title_h = wrap ? ImGui::CalcTextSize(p.title.c_str(), nullptr, false, title_room).y : fs;
+    const float top = p.min.y + pad + (p.title.empty() ? 0.0f : title_h + pad);
+    const float bottom = p.max.y - pad - (*p.x.label ? fs + pad : 0.0f) - fs - pad * 0.5f;
     area.a = ImVec2(left, top);
     area.b = ImVec2(right, bottom);
     dl->AddRectFilled(p.min, p.max, ImGui::GetColorU32(ImGuiCol_FrameBg), ImGui::GetStyle().FrameRounding);
     dl->AddRectFilled(area.a, area.b, IM_COL32(255, 255, 255, 255));
-    if (!p.title.empty()) {
+    if (wrap) {
+        dl->AddText(ImGui::GetFont(), fs, ImVec2(p.min.x + pad, p.min.y + pad), ink.text, p.title.c_str(), nullptr, title_room);
+    } else if (!p.title.empty()) {
         const ImVec2 ts = ImGui::CalcTextSize(p.title.c_str());
         dl->AddText(ImVec2((area.a.x + area.b.x - ts.x) * 0.5f, p.min.y + pad), ink.text, p.title.c_str());
     }

@@ -89,7 +89,7 @@ void export_controls(OpenPlot& p, bool capturing) {
     }
     const float sc = ui_scale(), bs = ImGui::GetFontSize() * 1.25f;
     const ImVec2 bmin(p.max.x - bs - 3.0f * sc, p.min.y + 3.0f * sc), bmax(bmin.x + bs, bmin.y + bs);
-    if (g_export.widgets) (*g_export.widgets)["plot." + name + ".export"] = WidgetRect{bmin.x, bmin.y, bs, bs};
+    if (g_export.widgets) remember_rect(*g_export.widgets, "plot." + name + ".export", bmin, bmax);
     ImGui::PushID(static_cast<int>(p.id));
     const bool menu_open = ImGui::IsPopupOpen("##plot_export");
     if (p.hovered || menu_open) {

@@ -133,8 +133,8 @@ void draw_card(const TourHost& app) {
         remember_last_item(app.widgets, "tour.leave");
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("Stop the tour and keep this view (Esc)");
         ImGui::TextDisabled("Left and Right arrow keys: back and next");
-        app.widgets["tour.card"] = {ImGui::GetWindowPos().x, ImGui::GetWindowPos().y, ImGui::GetWindowSize().x,
-                                    ImGui::GetWindowSize().y, ImGui::GetFrameCount()};
+        const ImVec2 pos = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+        remember_rect(app.widgets, "tour.card", pos, ImVec2(pos.x + size.x, pos.y + size.y));
     }
     ImGui::End();
     ImGui::PopStyleColor();
