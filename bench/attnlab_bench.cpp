@@ -33,20 +33,20 @@
 #include <vector>
 
 #include "analysis/experiments.h"
-#include "model/attention_capture.h"
-#include "kernel_bench.h"
-#include "model/gemm.h"
-#include "model/tile_choice.h"
-#include "base/parallel.h"
-#include "model/gpt2.h"
-#include "model/normalize_rows.h"
-#include "tokenizer/gpt2_tokenizer.h"
 #include "base/json.h"
+#include "base/parallel.h"
 #include "base/random.h"
-#include "model/random_checkpoint.h"
 #include "base/safetensors.h"
 #include "base/sha256.h"
+#include "kernel_bench.h"
+#include "model/attention_capture.h"
+#include "model/gemm.h"
+#include "model/gpt2.h"
+#include "model/normalize_rows.h"
+#include "model/random_checkpoint.h"
+#include "model/tile_choice.h"
 #include "platform/whole_file.h"
+#include "tokenizer/gpt2_tokenizer.h"
 
 #ifdef __EMSCRIPTEN__
 #include <emscripten/heap.h>
@@ -139,8 +139,8 @@ int run_experiments_bench(const Gpt2Model& model, const std::vector<int>& tokens
 
 // Prefill times at the given lengths, best of `repeats` after one unmeasured pass (which lets
 // V8 tier the hot functions up), as one JSON line.
-int run_prefill_json(const Gpt2Model& model, const std::string& checkpoint_sha, const std::vector<int>& lengths, int repeats,
-                     int chunk, const std::vector<int>& tokens) {
+int run_prefill_json(const Gpt2Model& model, const std::string& checkpoint_sha, const std::vector<int>& lengths, int repeats, int chunk,
+                     const std::vector<int>& tokens) {
     std::string error;
     std::vector<float> logits;
     std::printf("{\"build\":\"%s\",\"threads\":%d,\"chunk\":%d,\"checkpoint_sha256\":\"%s\",\"prefill_ms\":{",
@@ -170,7 +170,8 @@ int run_prefill_json(const Gpt2Model& model, const std::string& checkpoint_sha, 
             const int step = chunk > 0 ? chunk : L;
             for (int at = 0; at < L; at += step) {
                 // As the page feeds a pass: the logits only after the last chunk.
-                const auto part = std::span<const int>(tokens).subspan(static_cast<size_t>(at), static_cast<size_t>(std::min(step, L - at)));
+                const auto part =
+                    std::span<const int>(tokens).subspan(static_cast<size_t>(at), static_cast<size_t>(std::min(step, L - at)));
                 if (!(at + step >= L ? state.forward(part, logits, error) : state.prefill(part, error))) {
                     std::fprintf(stderr, "attnlab_bench: %s\n", error.c_str());
                     return 1;
@@ -275,8 +276,8 @@ int run_plans_bench(const Gpt2Model& model, const std::vector<int>& tokens, int 
     std::printf("prefill at L = 1024, %d threads, %d rounds of the five plans in turn\n\n", max_threads(), repeats);
     std::printf("| plan | best (ms) | median (ms) | best / softmax's best | median / softmax's median |\n|---|---|---|---|---|\n");
     for (int p = 0; p < kPlans; ++p)
-        std::printf("| %s | %.0f | %.0f | %.3f | %.3f |\n", p ? specs[p] : "softmax (default)", best(p) * 1e3, median(p) * 1e3, best(p) / best(0),
-                    median(p) / median(0));
+        std::printf("| %s | %.0f | %.0f | %.3f | %.3f |\n", p ? specs[p] : "softmax (default)", best(p) * 1e3, median(p) * 1e3,
+                    best(p) / best(0), median(p) / median(0));
     normalizer_share(model, tokens, specs, kPlans, best(0) * 1e3);
     return 0;
 }
@@ -345,8 +346,8 @@ int main(int argc, char** argv) {
     for (int& t : tokens) t = static_cast<int>(rng.next() % static_cast<std::uint64_t>(config.vocab_size));
     if (!prefill_lengths.empty()) return run_prefill_json(model, sha256_hex(file), prefill_lengths, prefill_repeats, prefill_chunk, tokens);
     if (plans) return run_plans_bench(model, tokens, argc > 3 && !std::strcmp(argv[2], "--repeats") ? std::max(1, std::atoi(argv[3])) : 3);
-    std::printf("checkpoint: %.1fM parameters, %.0f MB, made and loaded in %.2f s\n\n", model.parameter_count() / 1e6,
-                file.size() / 1e6, now() - t0);
+    std::printf("checkpoint: %.1fM parameters, %.0f MB, made and loaded in %.2f s\n\n", model.parameter_count() / 1e6, file.size() / 1e6,
+                now() - t0);
 
     std::printf("| prefill L | time (ms) | GFLOP/s | pure GEMM, same FLOPs (ms) | ratio |\n|---|---|---|---|---|\n");
     if (experiments) return run_experiments_bench(model, tokens);
@@ -381,9 +382,10 @@ int main(int argc, char** argv) {
         const double all_matrices = 1.0 * config.n_layer * config.n_head * 1024 * 1024 * 4 / 1e6;
         const double r0 = now();
         const std::vector<float> w = capture.weights(5, 1);
-        std::printf("\ncapture at L = 1024: prefill %.0f ms with the observer; Q/K/V kept: %.0f MB (all %d matrices would be %.0f MB);"
-                    " peak memory %.0f -> %.0f MB; one head's 1024 x 1024 weights recomputed in %.0f ms\n",
-                    dt * 1e3, kept, config.n_layer * config.n_head, all_matrices, before, peak_memory_mb(), (now() - r0) * 1e3);
+        std::printf(
+            "\ncapture at L = 1024: prefill %.0f ms with the observer; Q/K/V kept: %.0f MB (all %d matrices would be %.0f MB);"
+            " peak memory %.0f -> %.0f MB; one head's 1024 x 1024 weights recomputed in %.0f ms\n",
+            dt * 1e3, kept, config.n_layer * config.n_head, all_matrices, before, peak_memory_mb(), (now() - r0) * 1e3);
         if (w.empty()) return 1;
     }
 

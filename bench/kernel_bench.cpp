@@ -9,8 +9,8 @@
 
 #include <Eigen/Core>
 #include <algorithm>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -49,8 +49,10 @@ double measured_ghz() {
 void print_tile_choices() {
     const std::vector<TileChoice> choices = tile_choices();
     if (choices.empty()) return;
-    std::printf("The run-time choice of tile (GFLOP/s on each class's probe, one thread, best of 3; measured at the first product, in %.0f ms):\n\n",
-                choices[0].seconds * 1e3);
+    std::printf(
+        "The run-time choice of tile (GFLOP/s on each class's probe, one thread, best of 3; measured at the first product, in %.0f "
+        "ms):\n\n",
+        choices[0].seconds * 1e3);
     std::printf("| class | probe (m x n x k) |");
     for (const TileTiming& t : choices[0].timings) std::printf(" %s |", t.tile.c_str());
     std::printf(" picked |\n|---|---|");

@@ -82,8 +82,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check(r.separability.N_s >= 0 && r.separability.N_s <= in.N);
 
     // Theorem 1, reading A: the bound we derived holds for softmax weights.
-    if (in.normalizer.kind == attnlab::NormalizerKind::Softmax)
-        check(r.distance.d_A <= r.distance.bound_A * (1 + 1e-9) + 1e-12);
+    if (in.normalizer.kind == attnlab::NormalizerKind::Softmax) check(r.distance.d_A <= r.distance.bound_A * (1 + 1e-9) + 1e-12);
 
     // The report is one valid JSON object (non-finite numbers are written as null).
     const std::string report = attnlab::query_report_json(r);

@@ -69,7 +69,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             check(!error.empty() && plan == before);
             // The check refused too, naming the same item, unless the model's size is at fault
             // (an item before the one the check names may be outside this model).
-            const bool too_small = error.find("names no heads") != std::string::npos || error.find("is not * or a head from") != std::string::npos;
+            const bool too_small =
+                error.find("names no heads") != std::string::npos || error.find("is not * or a head from") != std::string::npos;
             check(too_small || (!well_formed && check_error.substr(0, check_error.find(": ")) == error.substr(0, error.find(": "))));
             continue;
         }

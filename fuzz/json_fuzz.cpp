@@ -22,8 +22,8 @@ void walk(const attnlab::json::Value& v) {
         case Value::Type::Number: {
             check(!v.as_string().empty());
             if (const auto u = v.as_uint64()) check(std::to_string(*u) == v.as_string());
-            if (const auto i = v.as_int(-1000000, 1000000)) check(*i >= -1000000 && *i <= 1000000 &&
-                                                                   static_cast<double>(*i) == v.as_number());
+            if (const auto i = v.as_int(-1000000, 1000000))
+                check(*i >= -1000000 && *i <= 1000000 && static_cast<double>(*i) == v.as_number());
             break;
         }
         case Value::Type::String: {

@@ -42,8 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         check(reader.find(t.name) == &t);
         at = t.end;
 
-        const bool floats = t.dtype == attnlab::DType::F32 || t.dtype == attnlab::DType::F16 ||
-                            t.dtype == attnlab::DType::BF16;
+        const bool floats = t.dtype == attnlab::DType::F32 || t.dtype == attnlab::DType::F16 || t.dtype == attnlab::DType::BF16;
         if (!floats || t.element_count() > kMaxElements) continue;
         std::vector<float> out(static_cast<std::size_t>(t.element_count()));
         check(reader.to_f32(t, out, error));

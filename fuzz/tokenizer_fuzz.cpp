@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "tokenizer/gpt2_tokenizer.h"
 #include "platform/whole_file.h"
+#include "tokenizer/gpt2_tokenizer.h"
 
 namespace {
 

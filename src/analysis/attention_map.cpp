@@ -34,8 +34,7 @@ bool normalize_causal_rows(std::span<const float> scores, int L, const Normalize
     return true;
 }
 
-void softmax_attention_rows(std::span<const float> q, std::span<const float> k, int L, int d, int r0, int r1,
-                            std::vector<float>& out) {
+void softmax_attention_rows(std::span<const float> q, std::span<const float> k, int L, int d, int r0, int r1, std::vector<float>& out) {
     assert(0 <= r0 && r0 <= r1 && r1 <= L);
     assert(q.size() == static_cast<size_t>(L) * d && k.size() == static_cast<size_t>(L) * d);
     const int rows = r1 - r0;
@@ -158,8 +157,7 @@ double induction_sum(std::span<const float> rows, std::span<const int> targets, 
     assert(0 <= r0 && r0 <= r1 && r1 <= L && rows.size() == static_cast<size_t>(r1 - r0) * L);
     double sum = 0.0;
     for (int i = r0; i < r1; ++i)
-        if (const int t = targets[static_cast<size_t>(i)]; t >= 0)
-            sum += rows[static_cast<size_t>(i - r0) * L + static_cast<size_t>(t)];
+        if (const int t = targets[static_cast<size_t>(i)]; t >= 0) sum += rows[static_cast<size_t>(i - r0) * L + static_cast<size_t>(t)];
     return sum;
 }
 
@@ -202,9 +200,7 @@ double log_partition(std::span<const float> logits) {
 }
 
 // a ranks before b: larger logit, or the same logit and a lower id.
-bool ahead(std::span<const float> logits, int a, int b) {
-    return logits[a] > logits[b] || (logits[a] == logits[b] && a < b);
-}
+bool ahead(std::span<const float> logits, int a, int b) { return logits[a] > logits[b] || (logits[a] == logits[b] && a < b); }
 
 }  // namespace
 

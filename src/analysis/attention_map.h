@@ -22,8 +22,7 @@ bool normalize_causal_rows(std::span<const float> scores, int L, const Normalize
 // queries and keys (both (L, d) row-major): out is (r1 - r0, L), 0 above the diagonal. The same
 // arithmetic as AttentionCapture::weights, a block of rows at a time so that a caller can keep
 // each piece of work short.
-void softmax_attention_rows(std::span<const float> q, std::span<const float> k, int L, int d, int r0, int r1,
-                            std::vector<float>& out);
+void softmax_attention_rows(std::span<const float> q, std::span<const float> k, int L, int d, int r0, int r1, std::vector<float>& out);
 // The same rows under a head's plan entry (its normalizer and temperature), as the forward pass
 // and AttentionCapture::weights run it: softmax_attention_rows itself for the head as trained
 // (softmax at T = 1), so that a default plan keeps its numbers bit for bit.

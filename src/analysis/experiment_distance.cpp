@@ -65,8 +65,7 @@ std::vector<std::vector<SelectionDistance>> head_distances(const HeadInputs& h, 
             if (N <= t) valid.push_back(N);
         const std::vector<double> w = softmax(h.logits(t), 1.0);
         options.seed = derive_seed(seed, static_cast<std::uint64_t>(h.index), static_cast<std::uint64_t>(t), tag);
-        const std::vector<SelectionDistance> r =
-            selection_distances(w, h.x.topRows(t + 1), valid, options, &gram);
+        const std::vector<SelectionDistance> r = selection_distances(w, h.x.topRows(t + 1), valid, options, &gram);
         for (size_t k = 0, v = 0; k < Ns.size(); ++k)
             if (Ns[k] <= t) out[k][static_cast<size_t>(t)] = r[v++];
     }
@@ -143,7 +142,7 @@ bool run_critical_n(const AttentionCapture& c, const ExperimentOptions& o, Exper
     const int heads = heads_of(c);
     std::vector<int> Ls = o.Ls;
     std::sort(Ls.begin(), Ls.end());
-    std::vector<int> n_star(Ls.size(), 0);     // 0 = not found (yet)
+    std::vector<int> n_star(Ls.size(), 0);  // 0 = not found (yet)
     std::vector<KsResult> at_star(Ls.size(), KsResult{0, 0, false});
     Table scan{"critical_n_scan", {"L", "N", "D", "p_value", "exact", "rejected"}, {}};
     Table per_head{"critical_n_heads", {"layer", "head", "L", "N", "queries", "d_A_mean", "expected_A_mean"}, {}};
@@ -169,26 +168,26 @@ bool run_critical_n(const AttentionCapture& c, const ExperimentOptions& o, Exper
         const long long total = done + heads;
         for_each_head(heads, progress, done, total, "critical-n, N " + std::to_string(N_first) + ".." + std::to_string(N_last),
                       [&](int index) {
-            const HeadInputs h = head_inputs(c, index / c.n_head(), index % c.n_head(), o.residual_vectors);
-            DistanceOptions options;
-            options.samples = o.critical_samples;
-            options.bounds = false;
-            options.approx = false;
-            const auto per_query = head_distances(h, Ns, L_top, options, o.seed, 3);
-            auto& mine = means[static_cast<size_t>(index)];
-            mine.assign(open.size(), std::vector<std::array<double, 3>>(Ns.size(), {0, 0, 0}));
-            for (size_t i = 0; i < open.size(); ++i) {
-                const int L = Ls[open[i]];
-                for (size_t k = 0; k < Ns.size(); ++k) {
-                    Summary d, e;
-                    for (int t = Ns[k]; t < L; ++t) {
-                        d.add(per_query[k][static_cast<size_t>(t)].d_A);
-                        e.add(per_query[k][static_cast<size_t>(t)].expected_A);
-                    }
-                    mine[i][k] = {double(d.n), d.mean_or_nan(), e.mean_or_nan()};
-                }
-            }
-        });
+                          const HeadInputs h = head_inputs(c, index / c.n_head(), index % c.n_head(), o.residual_vectors);
+                          DistanceOptions options;
+                          options.samples = o.critical_samples;
+                          options.bounds = false;
+                          options.approx = false;
+                          const auto per_query = head_distances(h, Ns, L_top, options, o.seed, 3);
+                          auto& mine = means[static_cast<size_t>(index)];
+                          mine.assign(open.size(), std::vector<std::array<double, 3>>(Ns.size(), {0, 0, 0}));
+                          for (size_t i = 0; i < open.size(); ++i) {
+                              const int L = Ls[open[i]];
+                              for (size_t k = 0; k < Ns.size(); ++k) {
+                                  Summary d, e;
+                                  for (int t = Ns[k]; t < L; ++t) {
+                                      d.add(per_query[k][static_cast<size_t>(t)].d_A);
+                                      e.add(per_query[k][static_cast<size_t>(t)].expected_A);
+                                  }
+                                  mine[i][k] = {double(d.n), d.mean_or_nan(), e.mean_or_nan()};
+                              }
+                          }
+                      });
         for (size_t i = 0; i < open.size(); ++i) {
             const int L = Ls[open[i]];
             for (size_t k = 0; k < Ns.size() && Ns[k] < L; ++k) {
@@ -197,7 +196,8 @@ bool run_critical_n(const AttentionCapture& c, const ExperimentOptions& o, Exper
                     const auto& m = means[static_cast<size_t>(index)][i][k];
                     d[static_cast<size_t>(index)] = m[1];
                     e[static_cast<size_t>(index)] = m[2];
-                    per_head.rows.push_back({double(index / c.n_head()), double(index % c.n_head()), double(L), double(Ns[k]), m[0], m[1], m[2]});
+                    per_head.rows.push_back(
+                        {double(index / c.n_head()), double(index % c.n_head()), double(L), double(Ns[k]), m[0], m[1], m[2]});
                 }
                 KsResult ks;
                 if (!ks_two_sample(d, e, ks, error)) {

@@ -74,8 +74,7 @@ bool run_separability(const AttentionCapture& c, const ExperimentOptions& o, Exp
     }
     long long undefined = 0;
     for (long long u : lower_undefined) undefined += u;
-    if (undefined)
-        out.notes.push_back(std::to_string(undefined) + " query lower bounds were undefined (r = 0) and left out of lower_mean");
+    if (undefined) out.notes.push_back(std::to_string(undefined) + " query lower bounds were undefined (r = 0) and left out of lower_mean");
     out.notes.push_back("vectors are L2-normalized onto the sphere of radius M = " + std::to_string(o.M) +
                         "; a selected token counts when its distance to s is strictly below r");
     out.tables.push_back(std::move(table));
@@ -90,8 +89,8 @@ bool run_gradient(const AttentionCapture& c, const ExperimentOptions& o, Experim
     const double paper_scale = std::sqrt(static_cast<double>(c.head_dim()));  // the paper's T = ours * sqrt(d_head)
     // Per head: g per (temperature, eps), ||J||_2 per temperature (mean and max over queries).
     struct HeadGradient {
-        std::vector<Summary> g;   // (nT, nE)
-        std::vector<Summary> J;   // (nT)
+        std::vector<Summary> g;  // (nT, nE)
+        std::vector<Summary> J;  // (nT)
         std::vector<double> J_max;
     };
     std::vector<HeadGradient> per_head(static_cast<size_t>(heads));
@@ -131,8 +130,8 @@ bool run_gradient(const AttentionCapture& c, const ExperimentOptions& o, Experim
             for (size_t e = 0; e < nE; ++e) {
                 const double temp = o.temperatures[i], eps = o.eps[e];
                 const Summary& g = hg.g[i * nE + e];
-                table.rows.push_back({double(index / c.n_head()), double(index % c.n_head()), temp, temp * paper_scale, eps, double(g.n), 1.0,
-                                      g.mean_or_nan(), g.sd(), hg.J[i].mean_or_nan(), hg.J_max[i], jacobian_bound_paper(temp),
+                table.rows.push_back({double(index / c.n_head()), double(index % c.n_head()), temp, temp * paper_scale, eps, double(g.n),
+                                      1.0, g.mean_or_nan(), g.sd(), hg.J[i].mean_or_nan(), hg.J_max[i], jacobian_bound_paper(temp),
                                       jacobian_bound_tight(temp), sensitivity_bound_tight(temp, eps)});
             }
     }
@@ -152,9 +151,12 @@ bool run_gradient(const AttentionCapture& c, const ExperimentOptions& o, Experim
         }
     out.queries_used = static_cast<long long>(heads) * (T - 1);
     out.queries_skipped = heads;
-    out.notes.push_back("T is AttnLab's temperature on GPT-2's scaled logits q.k/sqrt(d_head): T = 1 is GPT-2; the paper's T is T_paper = T * sqrt(d_head)");
-    out.notes.push_back("g(T, eps) = ||softmax((l + eps v)/T) - softmax(l/T)|| / eps with a seeded random unit v per query; "
-                        "g_max_over_heads is the paper's statistic (mean over queries, max over heads)");
+    out.notes.push_back(
+        "T is AttnLab's temperature on GPT-2's scaled logits q.k/sqrt(d_head): T = 1 is GPT-2; the paper's T is T_paper = T * "
+        "sqrt(d_head)");
+    out.notes.push_back(
+        "g(T, eps) = ||softmax((l + eps v)/T) - softmax(l/T)|| / eps with a seeded random unit v per query; "
+        "g_max_over_heads is the paper's statistic (mean over queries, max over heads)");
     out.tables.push_back(std::move(summary));
     out.tables.push_back(std::move(table));
     return true;

@@ -15,10 +15,10 @@ namespace attnlab {
 // One head of one forward pass, in double: the model runs in fp32, the analysis in fp64.
 struct HeadInputs {
     int layer = 0, head = 0;
-    int index = 0;            // layer * n_head + head: the head's coordinate in every seed
-    int T = 0;                // tokens
+    int index = 0;              // layer * n_head + head: the head's coordinate in every seed
+    int T = 0;                  // tokens
     std::vector<float> scores;  // (T, T): q.k / sqrt(d_head), causal; T = 1 softmax is GPT-2
-    RowMatrixXd x;            // (T, d): the head's values, or (T, C): the layer's input residual
+    RowMatrixXd x;              // (T, d): the head's values, or (T, C): the layer's input residual
 
     // Query row t sees tokens 0..t.
     std::vector<double> logits(int t) const {
@@ -46,8 +46,7 @@ struct Summary {
 // Runs fn(head_index) for every head of the capture, spread over the cores, and reports each
 // finished head. fn must write only to its own head's slot.
 template <typename Fn>
-void for_each_head(int heads, const ExperimentProgress& progress, long long& done, long long total, const std::string& stage,
-                   Fn&& fn) {
+void for_each_head(int heads, const ExperimentProgress& progress, long long& done, long long total, const std::string& stage, Fn&& fn) {
     std::mutex lock;
     parallel_for(heads, [&](int h) {
         fn(h);

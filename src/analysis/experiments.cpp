@@ -101,8 +101,7 @@ bool check_options(ExperimentKind kind, const AttentionCapture& c, const Experim
                 error = "the KS level must be in (0, 1)";
                 return false;
             }
-            return check_sizes("the L sweep", o.Ls, 2, T, error) &&
-                   (o.critical_samples >= 1 || (error = "samples must be >= 1", false));
+            return check_sizes("the L sweep", o.Ls, 2, T, error) && (o.critical_samples >= 1 || (error = "samples must be >= 1", false));
         case ExperimentKind::Separability:
             if (!(o.M > 0.0) || !std::isfinite(o.M)) {
                 error = "M must be a finite number > 0";
@@ -136,21 +135,24 @@ bool run_experiment(ExperimentKind kind, const AttentionCapture& capture, const 
     if (!check_options(kind, capture, options, error)) return false;
     out = ExperimentResult{};
     out.kind = kind;
-    out.notes.push_back(std::string("vectors x: ") + (options.residual_vectors ? "the layer's input residual stream" : "the head's value vectors"));
+    out.notes.push_back(std::string("vectors x: ") +
+                        (options.residual_vectors ? "the layer's input residual stream" : "the head's value vectors"));
     // The labels PAPER.md gives each formula, carried into every summary (docs/science.md §9).
     switch (kind) {
         case ExperimentKind::DistanceVsL:
         case ExperimentKind::DistanceVsN:
-            out.notes.push_back("(R) bound_A and bound_B are reconstructed from the paper's proof; approx_A is the paper's main-term "
-                                "approximation of E[d_A] (R), without its Jensen-gap term; d_A is reading A (sum of norms), d_B reading B "
-                                "(norm of the sum)");
+            out.notes.push_back(
+                "(R) bound_A and bound_B are reconstructed from the paper's proof; approx_A is the paper's main-term "
+                "approximation of E[d_A] (R), without its Jensen-gap term; d_A is reading A (sum of norms), d_B reading B "
+                "(norm of the sum)");
             break;
         case ExperimentKind::Separability:
             out.notes.push_back("(R) lower and upper are the Theorem 2 bounds on E[N_s]/N as reconstructed from the paper's proof");
             break;
         case ExperimentKind::Gradient:
-            out.notes.push_back("(check) bound_paper = min{1/(4T), sqrt 2} is the paper's Lemma 2 bound, which the exact ||J||_2 exceeds; "
-                                "bound_tight = 1/(2T) is the tight bound; bound_g = min{1/(2T), sqrt 2/eps} bounds g");
+            out.notes.push_back(
+                "(check) bound_paper = min{1/(4T), sqrt 2} is the paper's Lemma 2 bound, which the exact ||J||_2 exceeds; "
+                "bound_tight = 1/(2T) is the tight bound; bound_g = min{1/(2T), sqrt 2/eps} bounds g");
             break;
         case ExperimentKind::CriticalN: break;
     }

@@ -48,8 +48,8 @@ BoxStats box_stats(std::span<const double> values) {
     return b;
 }
 
-bool critical_n(std::span<const int> Ns, const std::vector<std::vector<double>>& d_means,
-                const std::vector<std::vector<double>>& e_means, double level, CriticalN& out, std::string& error) {
+bool critical_n(std::span<const int> Ns, const std::vector<std::vector<double>>& d_means, const std::vector<std::vector<double>>& e_means,
+                double level, CriticalN& out, std::string& error) {
     out = CriticalN{};
     if (d_means.size() != Ns.size() || e_means.size() != Ns.size()) {
         error = "critical N: " + std::to_string(Ns.size()) + " values of N but " + std::to_string(d_means.size()) + " and " +

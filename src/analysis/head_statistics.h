@@ -42,8 +42,8 @@ struct CriticalN {
     KsResult at_star{0, 0, false};
     std::vector<CriticalNScan> scan;
 };
-bool critical_n(std::span<const int> Ns, const std::vector<std::vector<double>>& d_means,
-                const std::vector<std::vector<double>>& e_means, double level, CriticalN& out, std::string& error);
+bool critical_n(std::span<const int> Ns, const std::vector<std::vector<double>>& d_means, const std::vector<std::vector<double>>& e_means,
+                double level, CriticalN& out, std::string& error);
 
 // g(T, eps) = ||normalize(l + eps v) - normalize(l)|| / eps for any normalizer (paper Algorithm 5
 // generalised; for softmax it equals finite_difference_sensitivity). `base` = normalize(n, l, T).

@@ -107,8 +107,8 @@ bool check_sample(std::span<const double> x, const char* name, std::string& erro
     }
     for (std::size_t k = 0; k < x.size(); ++k) {
         if (!std::isfinite(x[k])) {
-            error = std::string("ks_two_sample: sample ") + name + " has a non-finite value (" +
-                    (std::isnan(x[k]) ? "NaN" : "infinity") + ") at index " + std::to_string(k);
+            error = std::string("ks_two_sample: sample ") + name + " has a non-finite value (" + (std::isnan(x[k]) ? "NaN" : "infinity") +
+                    ") at index " + std::to_string(k);
             return false;
         }
     }

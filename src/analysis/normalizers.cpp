@@ -119,7 +119,8 @@ std::vector<double> entmax_bisect(std::span<const double> logits, double T, doub
     for (int iter = 0; iter < 200 && hi - lo > 0x1p-60; ++iter) {
         const double mid = lo + 0.5 * (hi - lo);
         if (mid <= lo || mid >= hi) break;
-        if (mass(mid) < 1.0) lo = mid; else hi = mid;
+        if (mass(mid) < 1.0) lo = mid;
+        else hi = mid;
     }
     const double u = lo + 0.5 * (hi - lo);
     double sum = 0.0;
@@ -135,9 +136,7 @@ std::vector<double> entmax_bisect(std::span<const double> logits, double T, doub
 namespace {
 
 // --- SSMax -----------------------------------------------------------------------------------
-double ssmax_beta(size_t L, double T, double scale) {
-    return scale * std::log(static_cast<double>(L)) / T;
-}
+double ssmax_beta(size_t L, double T, double scale) { return scale * std::log(static_cast<double>(L)) / T; }
 
 }  // namespace
 
@@ -216,8 +215,7 @@ namespace {
 // of the definition cancels between p's derivative and tau's; alpha = 1 would give g = p,
 // softmax). Writing r = g / G, G = sum g, gives J = (G/T)(diag r - r r^T), r on the simplex.
 // Returns r and sets G.
-std::vector<double> sparse_jacobian_weights(const Normalizer& n, std::span<const double> logits,
-                                                   double T, double& G) {
+std::vector<double> sparse_jacobian_weights(const Normalizer& n, std::span<const double> logits, double T, double& G) {
     std::vector<double> r = normalize(n, logits, T);
     const bool is_sparsemax = n.kind == NormalizerKind::Sparsemax || n.alpha == 2.0;
     G = 0.0;
@@ -271,8 +269,7 @@ Eigen::MatrixXd sa_softmax_jacobian(std::span<const double> logits, double T) {
 Eigen::MatrixXd normalizer_jacobian(const Normalizer& n, std::span<const double> logits, double T) {
     assert(!logits.empty() && T > 0.0);
     const bool entmax_is_softmax = n.kind == NormalizerKind::Entmax && n.alpha == 1.0;
-    if (n.kind == NormalizerKind::Softmax || entmax_is_softmax)
-        return scaled_diag_minus_outer(softmax(logits, T), 1.0 / T);
+    if (n.kind == NormalizerKind::Softmax || entmax_is_softmax) return scaled_diag_minus_outer(softmax(logits, T), 1.0 / T);
     if (n.kind == NormalizerKind::Ssmax) {
         const double beta = ssmax_beta(logits.size(), T, n.scale);
         return scaled_diag_minus_outer(ssmax(logits, T, n.scale), beta);
@@ -309,8 +306,7 @@ double normalizer_jacobian_norm(const Normalizer& n, std::span<const double> log
         }
         case NormalizerKind::Sparsemax:
         case NormalizerKind::Entmax: {
-            if (n.kind == NormalizerKind::Entmax && n.alpha == 1.0)
-                return softmax_jacobian_norm(softmax(logits, T), T);
+            if (n.kind == NormalizerKind::Entmax && n.alpha == 1.0) return softmax_jacobian_norm(softmax(logits, T), T);
             double G = 0.0;
             const std::vector<double> r = sparse_jacobian_weights(n, logits, T, G);
             return G * softmax_jacobian_norm(r, T);  // J = (G/T)(diag r - r r^T)
@@ -331,14 +327,20 @@ std::string number(double x) {
 }  // namespace
 
 bool check_normalizer_input(const Normalizer& n, std::span<const double> logits, double T, std::string& error) {
-    if (logits.empty()) { error = "no logits: L must be >= 1"; return false; }
+    if (logits.empty()) {
+        error = "no logits: L must be >= 1";
+        return false;
+    }
     for (size_t i = 0; i < logits.size(); ++i) {
         if (!std::isfinite(logits[i])) {
             error = "logit " + std::to_string(i) + " = " + number(logits[i]) + " is not finite";
             return false;
         }
     }
-    if (!(std::isfinite(T) && T > 0.0)) { error = "temperature T = " + number(T) + " must be finite and > 0"; return false; }
+    if (!(std::isfinite(T) && T > 0.0)) {
+        error = "temperature T = " + number(T) + " must be finite and > 0";
+        return false;
+    }
     // Above ~1e3 the bisection's last-bit error, magnified by alpha - 1, underflows every
     // weight; entmax that far from 2 is argmax for any practical purpose anyway.
     if (n.kind == NormalizerKind::Entmax && !(std::isfinite(n.alpha) && n.alpha >= 1.0 && n.alpha <= 1000.0)) {

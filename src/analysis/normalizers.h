@@ -78,7 +78,7 @@ bool check_normalizer_input(const Normalizer& n, std::span<const double> logits,
 // The individual algorithms (normalize() dispatches to these). Exposed so that tests can set
 // the exact and the bisection algorithms against each other.
 std::vector<double> sparsemax(std::span<const double> logits, double T);
-std::vector<double> entmax15(std::span<const double> logits, double T);                  // exact, sort-based
+std::vector<double> entmax15(std::span<const double> logits, double T);                     // exact, sort-based
 std::vector<double> entmax_bisect(std::span<const double> logits, double T, double alpha);  // any alpha > 1
 std::vector<double> ssmax(std::span<const double> logits, double T, double scale);
 std::vector<double> sa_softmax(std::span<const double> logits, double T);

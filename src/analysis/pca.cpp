@@ -20,8 +20,8 @@ void fix_sign(Eigen::RowVectorXd& v) {
 Pca2 pca2(const Eigen::Ref<const RowMatrixXd>& X) {
     const Eigen::Index n = X.rows(), d = X.cols();
     Pca2 out;
-    out.mean = X.colwise().mean();                                      // (d)
-    const RowMatrixXd centered = X.rowwise() - out.mean;                // (n, d)
+    out.mean = X.colwise().mean();                                                       // (d)
+    const RowMatrixXd centered = X.rowwise() - out.mean;                                 // (n, d)
     const Eigen::MatrixXd C = centered.transpose() * centered / static_cast<double>(n);  // (d, d)
     out.total_variance = C.trace();
     // Eigenvalues come in increasing order: the last two columns are the axes we want.

@@ -18,10 +18,10 @@
 namespace attnlab {
 
 struct Pca2 {
-    Eigen::RowVectorXd mean;                 // (d)
-    std::array<Eigen::RowVectorXd, 2> axis;  // unit vectors (d); the second is 0 when d == 1
-    std::array<double, 2> variance = {0, 0}; // along each axis, largest first
-    double total_variance = 0;               // trace of C: what share the picture keeps
+    Eigen::RowVectorXd mean;                  // (d)
+    std::array<Eigen::RowVectorXd, 2> axis;   // unit vectors (d); the second is 0 when d == 1
+    std::array<double, 2> variance = {0, 0};  // along each axis, largest first
+    double total_variance = 0;                // trace of C: what share the picture keeps
 };
 
 // The top-2 principal axes of the rows of X (n >= 1, d >= 1).

@@ -67,7 +67,11 @@ bool parse_query_input(std::string_view json_text, QueryInput& out, std::string&
     const json::Value* N = root.find("N");
     const json::Value* T = root.find("T");
     if (!logits || !vectors || !N || !T) {
-        error = std::string("missing \"") + (!logits ? "logits" : !vectors ? "vectors" : !N ? "N" : "T") +
+        error = std::string("missing \"") +
+                (!logits    ? "logits"
+                 : !vectors ? "vectors"
+                 : !N       ? "N"
+                            : "T") +
                 "\": the input needs logits, vectors, N and T";
         return false;
     }
@@ -104,7 +108,8 @@ bool parse_query_input(std::string_view json_text, QueryInput& out, std::string&
     }
     const auto n = N->as_int(1, static_cast<std::int64_t>(L) - 1);
     if (!N->is_number() || !n) {
-        error = "N must be a whole number from 1 to L - 1 = " + std::to_string(L - 1) + " (the selection leaves at least one token out), got " +
+        error = "N must be a whole number from 1 to L - 1 = " + std::to_string(L - 1) +
+                " (the selection leaves at least one token out), got " +
                 (N->is_number() ? N->as_string() : json::Value::type_name(N->type()));
         return false;
     }
@@ -203,8 +208,8 @@ bool analyze_query(const QueryInput& in, QueryReport& out, std::string& error) {
         r.lemma1_upper = band.upper;
         const std::vector<double> v = random_unit_vector(L, derive_seed(in.seed, 0x67));
         for (double eps : in.eps)
-            r.sensitivity.push_back({eps, finite_difference_sensitivity(in.logits, r.weights, v, in.T, eps),
-                                     sensitivity_bound_tight(in.T, eps)});
+            r.sensitivity.push_back(
+                {eps, finite_difference_sensitivity(in.logits, r.weights, v, in.T, eps), sensitivity_bound_tight(in.T, eps)});
     }
     out = std::move(r);
     return true;
@@ -226,10 +231,12 @@ std::string query_report_json(const QueryReport& r) {
     json::ObjectBuilder o;
     o.add("L", static_cast<int>(in.logits.size())).add("d", static_cast<int>(in.vectors.cols())).add("N", in.N).add("T", in.T);
     o.add("normalizer", normalizer_name(in.normalizer)).add_raw("seed", std::to_string(in.seed)).add("samples", in.samples).add("M", in.M);
-    o.add_raw("weights", json::ArrayBuilder().add_all(r.weights).str()).add_raw("selected", json::ArrayBuilder().add_all(std::vector<long long>(r.selected.begin(), r.selected.end())).str());
+    o.add_raw("weights", json::ArrayBuilder().add_all(r.weights).str())
+        .add_raw("selected", json::ArrayBuilder().add_all(std::vector<long long>(r.selected.begin(), r.selected.end())).str());
     o.add("abar", d.abar).add("d_A", d.d_A).add("d_B", d.d_B).add("d_1", d.d_1).add("X", d.X);
     o.add("bound_A", d.bound_A).add("bound_B", d.bound_B);
-    o.add_raw("expected_A", mean_se(d.expected_A, d.expected_A_se, in.samples)).add_raw("expected_B", mean_se(d.expected_B, d.expected_B_se, in.samples));
+    o.add_raw("expected_A", mean_se(d.expected_A, d.expected_A_se, in.samples))
+        .add_raw("expected_B", mean_se(d.expected_B, d.expected_B_se, in.samples));
     o.add("approx_A", d.approx_A).add("sum_weighted_norms", r.sum_weighted_norms);
     o.add("r", s.r).add("N_s", s.N_s).add("ratio", s.ratio);
     o.add_raw("delta", in.N >= 2 ? json::number(s.delta) : "null");

@@ -20,9 +20,9 @@ struct QueryInput {
     int N = 0;                   // selection size, 1 <= N < L
     double T = 1.0;              // temperature, > 0
     Normalizer normalizer;
-    std::uint64_t seed = 0;      // Monte Carlo subsets and the finite-difference direction
-    int samples = 1000;          // Monte Carlo subsets for E[d]
-    double M = 1.0;              // sphere radius for the separability analysis
+    std::uint64_t seed = 0;                        // Monte Carlo subsets and the finite-difference direction
+    int samples = 1000;                            // Monte Carlo subsets for E[d]
+    double M = 1.0;                                // sphere radius for the separability analysis
     std::vector<double> eps = {1e-3, 1e-1, 10.0};  // finite-difference steps of g(T, eps)
 };
 
@@ -40,13 +40,13 @@ struct SensitivityPoint {
 struct QueryReport {
     QueryInput input;
     std::vector<double> weights;
-    std::vector<int> selected;     // I_N in selection order
-    SelectionDistance distance;    // Theorem 1, E[d], the approximation
-    double sum_weighted_norms = 0; // Corollary 2
-    Separability separability;     // Theorem 2
-    double jacobian_norm = 0;      // exact ||d alpha / d l||_2 for the chosen normalizer
-    double bound_paper = 0;        // softmax, as printed: min{1/(4T), sqrt 2}
-    double bound_tight = 0;        // softmax, tight: 1/(2T)
+    std::vector<int> selected;                                   // I_N in selection order
+    SelectionDistance distance;                                  // Theorem 1, E[d], the approximation
+    double sum_weighted_norms = 0;                               // Corollary 2
+    Separability separability;                                   // Theorem 2
+    double jacobian_norm = 0;                                    // exact ||d alpha / d l||_2 for the chosen normalizer
+    double bound_paper = 0;                                      // softmax, as printed: min{1/(4T), sqrt 2}
+    double bound_tight = 0;                                      // softmax, tight: 1/(2T)
     std::optional<double> lemma1_a, lemma1_lower, lemma1_upper;  // softmax only
     std::vector<SensitivityPoint> sensitivity;
 };

@@ -61,8 +61,7 @@ MeanSe mean_and_se(const Eigen::VectorXd& v) {
 }  // namespace
 
 std::vector<SelectionDistance> selection_distances(std::span<const double> weights, const Eigen::Ref<const RowMatrixXd>& x,
-                                                   std::span<const int> Ns, const DistanceOptions& options,
-                                                   const RowMatrixXd* gram) {
+                                                   std::span<const int> Ns, const DistanceOptions& options, const RowMatrixXd* gram) {
     const Eigen::Index L = x.rows(), d = x.cols();
     assert(static_cast<Eigen::Index>(weights.size()) == L && !Ns.empty());
     const Eigen::Map<const Eigen::VectorXd> alpha(weights.data(), L);
@@ -74,9 +73,9 @@ std::vector<SelectionDistance> selection_distances(std::span<const double> weigh
     const RowMatrixXd& G = gram ? *gram : local;
     const bool fast = gram != nullptr;
 
-    const RowMatrixXd Y = alpha.asDiagonal() * x;                   // y_i = alpha_i x_i: (L, d)
-    const Eigen::VectorXd y_sq = Y.rowwise().squaredNorm();          // (L)
-    const Eigen::RowVectorXd y_total = Y.colwise().sum();            // (d)
+    const RowMatrixXd Y = alpha.asDiagonal() * x;            // y_i = alpha_i x_i: (L, d)
+    const Eigen::VectorXd y_sq = Y.rowwise().squaredNorm();  // (L)
+    const Eigen::RowVectorXd y_total = Y.colwise().sum();    // (d)
     const Eigen::VectorXd x_sq = fast ? Eigen::VectorXd(G.diagonal().head(L)) : Eigen::VectorXd(x.rowwise().squaredNorm());  // (L)
 
     // Results are produced in increasing N while the selection grows; by_size maps back.
@@ -176,7 +175,7 @@ std::vector<SelectionDistance> selection_distances(std::span<const double> weigh
         // through one product Y S^T (O(L d) per size, but at matrix-product speed).
         const bool by_product = static_cast<double>(Ns.size()) * static_cast<double>(d) < 4.0 * n_max;
         const int B = S * static_cast<int>(Ns.size());
-        RowMatrixXd sums(B, d);                  // s_b at each size, row b * |Ns| + slot
+        RowMatrixXd sums(B, d);                                           // s_b at each size, row b * |Ns| + slot
         Eigen::MatrixXd growing(by_product ? 0 : L, by_product ? 0 : B);  // raw Gram dots, same layout
         Eigen::VectorXd sample_dots(by_product ? 0 : L);
         Eigen::RowVectorXd s_b(d);

@@ -21,8 +21,8 @@ bool normalize_rows(const Eigen::Ref<const RowMatrixXd>& x, double M, RowMatrixX
     return true;
 }
 
-std::vector<Separability> separability(std::span<const double> weights, const Eigen::Ref<const RowMatrixXd>& unit,
-                                       std::span<const int> Ns, double M, const RowMatrixXd* unit_gram) {
+std::vector<Separability> separability(std::span<const double> weights, const Eigen::Ref<const RowMatrixXd>& unit, std::span<const int> Ns,
+                                       double M, const RowMatrixXd* unit_gram) {
     const Eigen::Index L = unit.rows();
     assert(static_cast<Eigen::Index>(weights.size()) == L && !Ns.empty());
     const std::vector<int> order = selection_order(weights);

@@ -24,10 +24,10 @@ struct Separability {
     int N = 0;
     double r = 0;
     int N_s = 0;
-    double ratio = 0;     // N_s / N
-    double delta = 0;     // 0 when N = 1 (no pair); callers show it as undefined
+    double ratio = 0;        // N_s / N
+    double delta = 0;        // 0 when N = 1 (no pair); callers show it as undefined
     std::vector<double> xi;  // one per selected token, in selection order
-    double lower = 0;     // -inf when r = 0: the bound says nothing then
+    double lower = 0;        // -inf when r = 0: the bound says nothing then
     double upper = 0;
 };
 
@@ -41,7 +41,7 @@ bool normalize_rows(const Eigen::Ref<const RowMatrixXd>& x, double M, RowMatrixX
 // (unit unit^T over at least the first L tokens, shared by all queries of a head) they come from
 // |u_i - s|^2 = |u_i|^2 + |s|^2 - 2 u_i . s, O(L) per N; see selection_distances for the
 // rounding this trades, and why the experiments accept it.
-std::vector<Separability> separability(std::span<const double> weights, const Eigen::Ref<const RowMatrixXd>& unit,
-                                       std::span<const int> Ns, double M, const RowMatrixXd* unit_gram = nullptr);
+std::vector<Separability> separability(std::span<const double> weights, const Eigen::Ref<const RowMatrixXd>& unit, std::span<const int> Ns,
+                                       double M, const RowMatrixXd* unit_gram = nullptr);
 
 }  // namespace attnlab

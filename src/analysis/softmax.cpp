@@ -60,10 +60,14 @@ namespace {
 double largest_eigenvalue_diag_minus_outer(std::span<const double> p) {
     double p1 = 0.0, p2 = 0.0;  // largest and second largest
     for (double x : p) {
-        if (x > p1) { p2 = p1; p1 = x; }
-        else if (x > p2) { p2 = x; }
+        if (x > p1) {
+            p2 = p1;
+            p1 = x;
+        } else if (x > p2) {
+            p2 = x;
+        }
     }
-    if (p1 == p2) return p1;  // a tie at the top: p(1) itself is an eigenvalue
+    if (p1 == p2) return p1;    // a tie at the top: p(1) itself is an eigenvalue
     if (p2 == 0.0) return 0.0;  // one-hot: J = 0
 
     const Eigen::Map<const Eigen::ArrayXd> w(p.data(), static_cast<Eigen::Index>(p.size()));
@@ -75,7 +79,8 @@ double largest_eigenvalue_diag_minus_outer(std::span<const double> p) {
         const Eigen::ArrayXd diff = w - lambda;
         const Eigen::ArrayXd term = w / diff;
         const double g = term.sum(), dg = (term / diff).sum();
-        if (g > 0.0) hi = lambda; else lo = lambda;
+        if (g > 0.0) hi = lambda;
+        else lo = lambda;
         double next = lambda - g / dg;
         // Fall back to bisection whenever Newton leaves the bracket. Geometric bisection when
         // the bracket spans orders of magnitude keeps relative accuracy for tiny eigenvalues.

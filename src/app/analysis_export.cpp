@@ -68,8 +68,8 @@ std::string analysis_json(const Session& s) {
         const int L = static_cast<int>(in.logits.size());
         if (in.N < 1 || in.N >= L) {
             ok = false;
-            error = "N = " + std::to_string(in.N) + " needs a query that sees more than N tokens (this one sees " +
-                    std::to_string(L) + ").";
+            error =
+                "N = " + std::to_string(in.N) + " needs a query that sees more than N tokens (this one sees " + std::to_string(L) + ").";
         } else {
             ok = analyze_query(in, report, error);
         }

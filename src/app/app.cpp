@@ -7,10 +7,10 @@
 #include <cstdio>
 
 #include "app/analysis_export.h"
-#include "app/work/head_summaries.h"
-#include "app/work/model_tasks.h"
 #include "app/panels/pane_layout.h"
 #include "app/plot/plot.h"
+#include "app/work/head_summaries.h"
+#include "app/work/model_tasks.h"
 #include "base/parallel.h"
 
 namespace attnlab {
@@ -100,16 +100,20 @@ void draw_share_popup(AppState& app) {
                                         : "The browser did not let AttnLab use the clipboard. Select the tour's link below "
                                           "and press Ctrl+C (Cmd+C on a Mac), or use the button.");
     else if (!app.copy_link)
-        ImGui::TextWrapped("The view state is on the clipboard, as JSON: window.attnlab.setState() and the web page's links "
-                           "read it.");
+        ImGui::TextWrapped(
+            "The view state is on the clipboard, as JSON: window.attnlab.setState() and the web page's links "
+            "read it.");
     else if (share.copied)
-        ImGui::TextWrapped("The link is on the clipboard. It reopens this exact view: text, model, panel, head, query, N, T, "
-                           "normalizer and eps.");
+        ImGui::TextWrapped(
+            "The link is on the clipboard. It reopens this exact view: text, model, panel, head, query, N, T, "
+            "normalizer and eps.");
     else
-        ImGui::TextWrapped("The browser did not let AttnLab use the clipboard. Select the link below and press Ctrl+C "
-                           "(Cmd+C on a Mac), or use the button.");
+        ImGui::TextWrapped(
+            "The browser did not let AttnLab use the clipboard. Select the link below and press Ctrl+C "
+            "(Cmd+C on a Mac), or use the button.");
     ImGui::SetNextItemWidth(-1);
-    ImGui::InputText("##share_link", share.link.data(), share.link.size() + 1, ImGuiInputTextFlags_ReadOnly | ImGuiInputTextFlags_AutoSelectAll);
+    ImGui::InputText("##share_link", share.link.data(), share.link.size() + 1,
+                     ImGuiInputTextFlags_ReadOnly | ImGuiInputTextFlags_AutoSelectAll);
     remember_last_item(app.widgets, "share.link");
     if (ImGui::Button("Copy")) ImGui::SetClipboardText(share.link.c_str());
     ImGui::SameLine();
@@ -152,7 +156,8 @@ void draw_view_menu(AppState& app) {
     for (const int percent : {100, 125, 150, 175, 200, 250}) {
         char label[32];
         std::snprintf(label, sizeof label, "UI scale %d%%", percent);
-        if (ImGui::MenuItem(label, nullptr, std::lround(app.ui_scale * 100) == percent)) app.ui_scale = static_cast<float>(percent) / 100.0f;
+        if (ImGui::MenuItem(label, nullptr, std::lround(app.ui_scale * 100) == percent))
+            app.ui_scale = static_cast<float>(percent) / 100.0f;
         remember_last_item(app.widgets, ("menu.scale." + std::to_string(percent)).c_str());
     }
     ImGui::Separator();
@@ -184,7 +189,10 @@ void draw_message(AppState& app) {
 // Progress of the model's work and of the background summaries, each with a cancel button.
 void draw_work(AppState& app) {
     Session& s = app.session;
-    const struct { TaskRunner& runner; const char* id; } runners[] = {{s.model_work, "model"}, {s.background, "background"}};
+    const struct {
+        TaskRunner& runner;
+        const char* id;
+    } runners[] = {{s.model_work, "model"}, {s.background, "background"}};
     for (const auto& r : runners) {
         if (!r.runner.busy()) continue;
         ImGui::PushID(r.id);
@@ -196,10 +204,8 @@ void draw_work(AppState& app) {
         ImGui::TextUnformatted(r.runner.label().c_str());
         same_line_if_fits(button_width("Cancel"));
         if (ImGui::SmallButton("Cancel")) {
-            if (&r.runner == &s.model_work)
-                cancel_model_work(s);  // a new plan's pass: the change is abandoned, not retried
-            else
-                r.runner.cancel();
+            if (&r.runner == &s.model_work) cancel_model_work(s);  // a new plan's pass: the change is abandoned, not retried
+            else r.runner.cancel();
         }
         remember_last_item(app.widgets, (std::string("work.cancel.") + r.id).c_str());
         ImGui::PopID();
@@ -411,8 +417,8 @@ FetchStatus::Phase fetch_phase(const AppState& app) {
     return app.model_source ? app.model_source->status().phase : FetchStatus::Phase::Idle;
 }
 bool app_computing(const AppState& app) {
-    return app.session.model_work.busy() || app.session.background.busy() || app.attention.grid.thumbnails.work.busy() || app.settle_frames > 0 ||
-           plot::export_pending();
+    return app.session.model_work.busy() || app.session.background.busy() || app.attention.grid.thumbnails.work.busy() ||
+           app.settle_frames > 0 || plot::export_pending();
 }
 }  // namespace
 
@@ -422,9 +428,7 @@ bool app_busy(const AppState& app) {
            phase == FetchStatus::Phase::Ready;
 }
 
-bool app_only_downloading(const AppState& app) {
-    return fetch_phase(app) == FetchStatus::Phase::Downloading && !app_computing(app);
-}
+bool app_only_downloading(const AppState& app) { return fetch_phase(app) == FetchStatus::Phase::Downloading && !app_computing(app); }
 
 namespace {
 

@@ -5,17 +5,17 @@
 #include <string>
 #include <string_view>
 
+#include "app/file_export.h"
+#include "app/model_source.h"
 #include "app/panels/attention_panel.h"
 #include "app/panels/distance_panel.h"
-#include "app/file_export.h"
 #include "app/panels/gradient_panel.h"
 #include "app/panels/help_panel.h"
 #include "app/panels/model_bar.h"
-#include "app/model_source.h"
 #include "app/panels/separability_panel.h"
-#include "app/session.h"
 #include "app/panels/softmax_playground.h"
 #include "app/panels/text_panel.h"
+#include "app/session.h"
 #include "app/tour/tour_player.h"
 #include "app/widget_rects.h"
 #include "base/json.h"

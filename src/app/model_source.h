@@ -18,11 +18,11 @@ struct FetchStatus {
         Failed,       // `error` says why
     };
     Phase phase = Phase::Idle;
-    std::string url;              // or file name
-    double total_bytes = -1;      // -1: unknown
+    std::string url;          // or file name
+    double total_bytes = -1;  // -1: unknown
     double done_bytes = 0;
     double bytes_per_second = 0;
-    bool cached = false;          // the file is in the browser's cache (no download needed)
+    bool cached = false;  // the file is in the browser's cache (no download needed)
     // The browser's copy of `url` for the next visit: None (not kept: a local file, the built-in
     // model, no Cache Storage, or the write failed, which `notice` explains), Saving (being written;
     // a reload now would download it again), Kept (complete: the next visit reads it from there).
@@ -30,7 +30,7 @@ struct FetchStatus {
     CacheCopy cache_copy = CacheCopy::None;
     double cache_saved_bytes = 0;  // written so far, while Saving
     std::string error;
-    std::string notice;           // news that is not a failure (cache full, cache cleared), any phase
+    std::string notice;  // news that is not a failure (cache full, cache cleared), any phase
 };
 
 class ModelSource {

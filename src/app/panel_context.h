@@ -8,8 +8,8 @@ namespace attnlab {
 
 struct PanelContext {
     Session& session;
-    WidgetRects& widgets;          // named widget places, for window.attnlab.status() and tests
-    FileExport* file_export;       // null when the platform cannot save files
+    WidgetRects& widgets;     // named widget places, for window.attnlab.status() and tests
+    FileExport* file_export;  // null when the platform cannot save files
 };
 
 }  // namespace attnlab

@@ -7,8 +7,8 @@
 
 namespace attnlab {
 
-std::shared_ptr<const LoadedModel> load_model(ModelBytes bytes, std::string_view config_json, std::string source,
-                                              std::string& error, bool builtin) {
+std::shared_ptr<const LoadedModel> load_model(ModelBytes bytes, std::string_view config_json, std::string source, std::string& error,
+                                              bool builtin) {
     auto m = std::make_shared<LoadedModel>();
     m->bytes = std::move(bytes);
     m->source = std::move(source);
@@ -53,8 +53,7 @@ bool chosen_query_slice(const Session& s, QuerySlice& out, std::string& error) {
     out.query = chosen_query(s);
     out.T = s.view.T;
     const int d = cap.head_dim(), n = out.query + 1;
-    const std::vector<float> q = cap.queries(out.layer, out.head), k = cap.keys(out.layer, out.head),
-                             v = cap.values(out.layer, out.head);
+    const std::vector<float> q = cap.queries(out.layer, out.head), k = cap.keys(out.layer, out.head), v = cap.values(out.layer, out.head);
     const float* qrow = q.data() + static_cast<size_t>(out.query) * d;
     const double scale = 1.0 / std::sqrt(static_cast<double>(d));
     out.logits.assign(static_cast<size_t>(n), 0.0);
@@ -89,8 +88,8 @@ bool chosen_query_slice(const Session& s, QuerySlice& out, ChosenQueryView& view
 }
 
 bool same_query(const QueryKey& a, const QueryKey& b) {
-    return a.pass.lock() == b.pass.lock() && !a.pass.expired() && a.layer == b.layer && a.head == b.head &&
-           a.query == b.query && a.N == b.N && a.T == b.T && a.eps == b.eps && a.normalizer == b.normalizer;
+    return a.pass.lock() == b.pass.lock() && !a.pass.expired() && a.layer == b.layer && a.head == b.head && a.query == b.query &&
+           a.N == b.N && a.T == b.T && a.eps == b.eps && a.normalizer == b.normalizer;
 }
 
 const TextPerplexity* find_perplexity(const Session& s, const std::shared_ptr<const ForwardResult>& pass) {

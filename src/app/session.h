@@ -12,12 +12,12 @@
 
 #include "analysis/normalizers.h"
 #include "analysis/selection.h"
-#include "app/work/task_runner.h"
 #include "app/view_state.h"
+#include "app/work/task_runner.h"
+#include "base/safetensors.h"
 #include "model/attention_capture.h"
 #include "model/gpt2.h"
 #include "tokenizer/gpt2_tokenizer.h"
-#include "base/safetensors.h"
 
 namespace attnlab {
 
@@ -42,8 +42,8 @@ struct LoadedModel {
 
 // Indexes the checkpoint and binds the weights (config_json may be empty: the shape is then
 // inferred). On failure returns null and a message that names `source` and what is wrong.
-std::shared_ptr<const LoadedModel> load_model(ModelBytes bytes, std::string_view config_json, std::string source,
-                                              std::string& error, bool builtin = false);
+std::shared_ptr<const LoadedModel> load_model(ModelBytes bytes, std::string_view config_json, std::string source, std::string& error,
+                                              bool builtin = false);
 
 // config.json's "attnlab_name" made fit for one line, or "" when absent or not a string.
 std::string model_display_name(std::string_view config_json);
@@ -67,7 +67,7 @@ struct TextPerplexity {
     double mean_nll = 0, perplexity = 0;
 };
 
-struct HeadSummaries;     // app/work/head_summaries.h: the all-heads summaries
+struct HeadSummaries;  // app/work/head_summaries.h: the all-heads summaries
 
 struct Session {
     Gpt2Tokenizer tokenizer;
@@ -78,13 +78,13 @@ struct Session {
 
     ViewState view;
 
-    std::vector<int> tokens;      // view.text, encoded (clipped to the model's context)
-    std::string tokens_text;      // the text `tokens` were made from
+    std::vector<int> tokens;  // view.text, encoded (clipped to the model's context)
+    std::string tokens_text;  // the text `tokens` were made from
     // The attention plan the model runs: view.plan read against the model's trained plan
     // (keep_forward_current). The trained plan when view.plan is "" or does not fit the model;
     // plan_error says why it does not.
     AttentionPlan plan;
-    std::string plan_text;  // the view.plan `plan` was read from
+    std::string plan_text;                    // the view.plan `plan` was read from
     const LoadedModel* plan_model = nullptr;  // and the model it was read against
     std::string plan_error;
 
@@ -102,7 +102,7 @@ struct Session {
 
     // The text's perplexity under `forward` and `baseline` (each computed after its pass).
     std::vector<std::shared_ptr<const TextPerplexity>> perplexities;
-    std::shared_ptr<const HeadSummaries> summaries;   // for `forward`, or null while computing
+    std::shared_ptr<const HeadSummaries> summaries;  // for `forward`, or null while computing
 
     TaskRunner model_work;  // forward passes, generation, the perplexity
     TaskRunner background;  // the all-heads summaries

@@ -13,16 +13,16 @@ namespace {
 constexpr struct {
     Panel panel;
     const char* name;
-} kPanels[] = {{Panel::Text, "text"},         {Panel::Attention, "attention"}, {Panel::Distance, "distance"},
-               {Panel::Separability, "separability"}, {Panel::Gradient, "gradient"}, {Panel::Playground, "playground"},
-               {Panel::Help, "help"}};
+} kPanels[] = {
+    {Panel::Text, "text"},         {Panel::Attention, "attention"},   {Panel::Distance, "distance"}, {Panel::Separability, "separability"},
+    {Panel::Gradient, "gradient"}, {Panel::Playground, "playground"}, {Panel::Help, "help"}};
 
 // Limits of what a link may carry. Layer/head/query/N are clamped to the model later
 // (clamp_view); these only keep absurd values out.
-constexpr std::size_t kMaxTextBytes = 1 << 20;   // 1 MiB of text: far beyond GPT-2's 1024 tokens
-constexpr std::size_t kMaxUrlBytes = 2047;        // the model bar's address field holds 2047
+constexpr std::size_t kMaxTextBytes = 1 << 20;  // 1 MiB of text: far beyond GPT-2's 1024 tokens
+constexpr std::size_t kMaxUrlBytes = 2047;      // the model bar's address field holds 2047
 constexpr std::int64_t kMaxIndex = 1 << 20;
-constexpr double kMaxReal = 1e6;                 // T and eps: beyond this everything is flat
+constexpr double kMaxReal = 1e6;  // T and eps: beyond this everything is flat
 
 // "got ..." for messages: the literal JSON of what was there, shortened.
 std::string shown(const json::Value& v) {
@@ -43,8 +43,8 @@ std::string bad(std::string_view key, std::string_view wants, const json::Value&
     return e;
 }
 
-bool read_int(const json::Value& obj, std::string_view key, std::int64_t lo, std::int64_t hi, std::string_view wants,
-              int& out, std::string& error) {
+bool read_int(const json::Value& obj, std::string_view key, std::int64_t lo, std::int64_t hi, std::string_view wants, int& out,
+              std::string& error) {
     const json::Value* v = obj.find(key);
     if (!v) return true;
     const std::optional<std::int64_t> i = v->as_int(lo, hi);

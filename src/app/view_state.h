@@ -18,20 +18,19 @@ const char* panel_name(Panel p);
 bool parse_panel(std::string_view name, Panel& out);
 
 struct ViewState {
-    std::string text;              // the user's text (UTF-8)
-    std::string model_url;         // where the model came from; "" when none or a local file
+    std::string text;       // the user's text (UTF-8)
+    std::string model_url;  // where the model came from; "" when none or a local file
     Panel panel = Panel::Text;
-    int layer = 0, head = 0;       // the chosen head
-    int query = -1;                // the chosen query position; -1 = the last token
-    int N = 5;                     // top-N selection size
-    double T = 1.0;                // attention temperature of the chosen head
+    int layer = 0, head = 0;             // the chosen head
+    int query = -1;                      // the chosen query position; -1 = the last token
+    int N = 5;                           // top-N selection size
+    double T = 1.0;                      // attention temperature of the chosen head
     std::string normalizer = "softmax";  // one of kNormalizerNames
-    double eps = 1e-3;             // Lemma 2's perturbation size
+    double eps = 1e-3;                   // Lemma 2's perturbation size
     // The model's attention plan as text (model/attention_plan.h), relative to the model's trained
     // plan: "" = the model as trained. Read before a model has loaded, so only its grammar is
     // checked here (check_attention_spec); the session parses it against the model.
     std::string plan;
-
 
     bool operator==(const ViewState&) const = default;
 };

@@ -24,7 +24,9 @@ void remember_rect(WidgetRects& rects, const std::string& name, const ImVec2& a,
     rects[name] = r;
 }
 
-void remember_last_item(WidgetRects& rects, const char* name) { remember_rect(rects, name, ImGui::GetItemRectMin(), ImGui::GetItemRectMax()); }
+void remember_last_item(WidgetRects& rects, const char* name) {
+    remember_rect(rects, name, ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
+}
 
 std::string widget_rects_json(const WidgetRects& rects, float pixel_ratio) {
     const int frame = ImGui::GetCurrentContext() ? ImGui::GetFrameCount() : -2;

@@ -168,8 +168,14 @@ private:
             members.emplace_back(std::move(*key), std::move(*v));
             skip_ws();
             if (at_end()) return fail("unexpected end of input inside an object");
-            if (s_[pos_] == ',') { ++pos_; continue; }
-            if (s_[pos_] == '}') { ++pos_; return Value::object(std::move(members)); }
+            if (s_[pos_] == ',') {
+                ++pos_;
+                continue;
+            }
+            if (s_[pos_] == '}') {
+                ++pos_;
+                return Value::object(std::move(members));
+            }
             return fail("expected ',' or '}' in the object");
         }
     }
@@ -189,8 +195,14 @@ private:
             items.push_back(std::move(*v));
             skip_ws();
             if (at_end()) return fail("unexpected end of input inside an array");
-            if (s_[pos_] == ',') { ++pos_; continue; }
-            if (s_[pos_] == ']') { ++pos_; return Value::array(std::move(items)); }
+            if (s_[pos_] == ',') {
+                ++pos_;
+                continue;
+            }
+            if (s_[pos_] == ']') {
+                ++pos_;
+                return Value::array(std::move(items));
+            }
             return fail("expected ',' or ']' in the array");
         }
     }
@@ -200,7 +212,8 @@ private:
         if (s_[pos_] == '-') ++pos_;
         if (at_end() || !digit(s_[pos_])) return fail("a number needs digits");
         if (s_[pos_] == '0') ++pos_;
-        else while (!at_end() && digit(s_[pos_])) ++pos_;
+        else
+            while (!at_end() && digit(s_[pos_])) ++pos_;
         if (!at_end() && s_[pos_] == '.') {
             ++pos_;
             if (at_end() || !digit(s_[pos_])) return fail("a number needs digits after '.'");
@@ -250,7 +263,10 @@ private:
         for (;;) {
             if (at_end()) return fail("unterminated string");
             const char c = s_[pos_];
-            if (c == '"') { ++pos_; return out; }
+            if (c == '"') {
+                ++pos_;
+                return out;
+            }
             if (static_cast<unsigned char>(c) < 0x20) return fail("control character in a string (escape it)");
             if (c != '\\') {
                 char32_t cp = 0;

@@ -25,9 +25,9 @@ inline int max_threads() { return omp_get_max_threads(); }
 inline int thread_index() { return omp_get_thread_num(); }
 inline void set_max_threads(int n) { omp_set_num_threads(n); }
 #elif defined(__EMSCRIPTEN_PTHREADS__)
-int max_threads();             // the pool's size with the caller: navigator.hardwareConcurrency, at most 8
-int thread_index();            // 0 on the calling thread, 1.. on the pool's workers
-void set_max_threads(int n);   // use at most n threads (n >= 1) from now on
+int max_threads();            // the pool's size with the caller: navigator.hardwareConcurrency, at most 8
+int thread_index();           // 0 on the calling thread, 1.. on the pool's workers
+void set_max_threads(int n);  // use at most n threads (n >= 1) from now on
 void pool_run(int count, void (*run)(void* body, int i), void* body);
 #else
 inline int max_threads() { return 1; }
@@ -42,7 +42,8 @@ void parallel_for(int count, Body&& body, bool use_threads = true) {
     for (int i = 0; i < count; ++i) body(i);
 #elif defined(__EMSCRIPTEN_PTHREADS__)
     if (use_threads && count > 1)
-        pool_run(count, [](void* b, int i) { (*static_cast<std::remove_reference_t<Body>*>(b))(i); }, &body);
+        pool_run(
+            count, [](void* b, int i) { (*static_cast<std::remove_reference_t<Body>*>(b))(i); }, &body);
     else
         for (int i = 0; i < count; ++i) body(i);
 #else

@@ -25,11 +25,10 @@ struct DTypeEntry {
 
 // The format's dtype strings, spelled exactly as in the header.
 constexpr DTypeEntry kDTypes[] = {
-    {DType::F64, "F64", 8},         {DType::F32, "F32", 4},         {DType::F16, "F16", 2},
-    {DType::BF16, "BF16", 2},       {DType::I64, "I64", 8},         {DType::I32, "I32", 4},
-    {DType::I16, "I16", 2},         {DType::I8, "I8", 1},           {DType::U64, "U64", 8},
-    {DType::U32, "U32", 4},         {DType::U16, "U16", 2},         {DType::U8, "U8", 1},
-    {DType::BOOL, "BOOL", 1},       {DType::F8_E4M3, "F8_E4M3", 1}, {DType::F8_E5M2, "F8_E5M2", 1},
+    {DType::F64, "F64", 8},   {DType::F32, "F32", 4},         {DType::F16, "F16", 2},         {DType::BF16, "BF16", 2},
+    {DType::I64, "I64", 8},   {DType::I32, "I32", 4},         {DType::I16, "I16", 2},         {DType::I8, "I8", 1},
+    {DType::U64, "U64", 8},   {DType::U32, "U32", 4},         {DType::U16, "U16", 2},         {DType::U8, "U8", 1},
+    {DType::BOOL, "BOOL", 1}, {DType::F8_E4M3, "F8_E4M3", 1}, {DType::F8_E5M2, "F8_E5M2", 1},
 };
 
 // A float from its IEEE bits. memcpy rather than std::bit_cast, which Emscripten 3.1.6's
@@ -78,16 +77,14 @@ std::string json_error_in_file(const std::string& error) {
     while (i < error.size() && error[i] >= '0' && error[i] <= '9' && n < (1ull << 56))
         n = n * 10 + static_cast<std::uint64_t>(error[i++] - '0');
     if (i == prefix.size() || error.compare(i, 2, ": ") != 0) return error;
-    return "at byte " + std::to_string(n) + " of the header (file byte " + std::to_string(n + 8) +
-           "): " + error.substr(i + 2);
+    return "at byte " + std::to_string(n) + " of the header (file byte " + std::to_string(n + 8) + "): " + error.substr(i + 2);
 }
 
 // Reads the fields of one tensor entry. Returns an empty string on success, else the part of
 // the message after "source: tensor 'name': ".
 std::string read_tensor_entry(const json::Value& v, TensorInfo& t) {
     if (!v.is_object())
-        return "expected an object with dtype, shape and data_offsets, found " +
-               std::string(json::Value::type_name(v.type()));
+        return "expected an object with dtype, shape and data_offsets, found " + std::string(json::Value::type_name(v.type()));
 
     const json::Value* dtype = nullptr;
     const json::Value* shape = nullptr;
@@ -97,8 +94,7 @@ std::string read_tensor_entry(const json::Value& v, TensorInfo& t) {
                                    : m.first == "shape"        ? &shape
                                    : m.first == "data_offsets" ? &offsets
                                                                : nullptr;
-        if (!slot)
-            return "unexpected member " + quoted(m.first) + " (a tensor has exactly dtype, shape and data_offsets)";
+        if (!slot) return "unexpected member " + quoted(m.first) + " (a tensor has exactly dtype, shape and data_offsets)";
         if (*slot) return "member " + quoted(m.first) + " appears twice";
         *slot = &m.second;
     }
@@ -147,12 +143,11 @@ std::string read_tensor_entry(const json::Value& v, TensorInfo& t) {
         count *= u;
     }
     if (!overflow && count != 0 && bytes > std::numeric_limits<std::uint64_t>::max() / count) overflow = true;
-    if (overflow)
-        return "shape " + shape_text(t.shape) + " of " + dtype_name(t.dtype) + " has more elements than a 64-bit size can count";
+    if (overflow) return "shape " + shape_text(t.shape) + " of " + dtype_name(t.dtype) + " has more elements than a 64-bit size can count";
     bytes *= count;
     if (t.end - t.begin != bytes)
-        return "data_offsets " + offsets_text(t.begin, t.end) + " hold " + std::to_string(t.end - t.begin) +
-               " bytes but shape " + shape_text(t.shape) + " of " + dtype_name(t.dtype) + " needs " + std::to_string(bytes);
+        return "data_offsets " + offsets_text(t.begin, t.end) + " hold " + std::to_string(t.end - t.begin) + " bytes but shape " +
+               shape_text(t.shape) + " of " + dtype_name(t.dtype) + " needs " + std::to_string(bytes);
     return {};
 }
 
@@ -190,25 +185,22 @@ bool SafetensorsReader::open(std::span<const std::uint8_t> file, std::string sou
 
     if (file.empty()) return fail("the file is empty; a safetensors file starts with an 8-byte header length");
     if (file.size() < 8)
-        return fail("the file is " + std::to_string(file.size()) +
-                    " bytes long, too short for the 8-byte header length at byte 0");
+        return fail("the file is " + std::to_string(file.size()) + " bytes long, too short for the 8-byte header length at byte 0");
 
     std::uint64_t n = 0;
     for (int i = 7; i >= 0; --i) n = (n << 8) | file[static_cast<std::size_t>(i)];
     const std::uint64_t room = file.size() - 8;
     // The cap comes first: a header length in the exabytes is a lie, not a truncated file.
     if (n > kMaxHeaderBytes)
-        return fail("the header length at byte 0 says " + std::to_string(n) + " bytes, over the " +
-                    std::to_string(kMaxHeaderBytes) + "-byte limit");
+        return fail("the header length at byte 0 says " + std::to_string(n) + " bytes, over the " + std::to_string(kMaxHeaderBytes) +
+                    "-byte limit");
     if (n > room)
-        return fail("the header length at byte 0 says " + std::to_string(n) + " bytes but only " +
-                    std::to_string(room) + " follow it (the file is " + std::to_string(file.size()) +
-                    " bytes): truncated, or not a safetensors file");
+        return fail("the header length at byte 0 says " + std::to_string(n) + " bytes but only " + std::to_string(room) +
+                    " follow it (the file is " + std::to_string(file.size()) + " bytes): truncated, or not a safetensors file");
 
     const std::string_view text(reinterpret_cast<const char*>(file.data()) + 8, static_cast<std::size_t>(n));
     // The format requires the header to start with '{' (padding is allowed only after it).
-    if (text.empty() || text[0] != '{')
-        return fail("the header at byte 8 does not start with '{'; it must be a JSON object");
+    if (text.empty() || text[0] != '{') return fail("the header at byte 8 does not start with '{'; it must be a JSON object");
     json::ParseResult parsed = json::parse(text);
     if (!parsed.value) return fail("the header is not valid JSON: " + json_error_in_file(parsed.error));
     const json::Value& root = *parsed.value;
@@ -226,8 +218,8 @@ bool SafetensorsReader::open(std::span<const std::uint8_t> file, std::string sou
                             ", it must be an object of strings");
             for (const json::Value::Member& kv : m.second.members())
                 if (!kv.second.is_string())
-                    return fail("'__metadata__' member " + quoted(kv.first) + " is " +
-                                json::Value::type_name(kv.second.type()) + ", it must be a string");
+                    return fail("'__metadata__' member " + quoted(kv.first) + " is " + json::Value::type_name(kv.second.type()) +
+                                ", it must be a string");
             continue;
         }
         TensorInfo t;
@@ -259,21 +251,19 @@ bool SafetensorsReader::open(std::span<const std::uint8_t> file, std::string sou
         // Bounds first: a tensor past the end of the file is the clearest thing to report.
         if (t.end > data_size)
             return fail("tensor " + quoted(t.name) + ": data_offsets " + offsets_text(t.begin, t.end) +
-                        " end past the data section, which holds " + std::to_string(data_size) +
-                        " bytes (file bytes " + file_byte(0) + " to " + std::to_string(file.size()) + ")");
+                        " end past the data section, which holds " + std::to_string(data_size) + " bytes (file bytes " + file_byte(0) +
+                        " to " + std::to_string(file.size()) + ")");
         if (t.begin > at) {
             if (!previous)
                 return fail("the first tensor " + quoted(t.name) + " begins at data byte " + std::to_string(t.begin) +
-                            ", not 0: " + std::to_string(t.begin) + " bytes from file byte " + file_byte(0) +
-                            " belong to no tensor");
-            return fail("a hole of " + std::to_string(t.begin - at) + " bytes at file byte " + file_byte(at) +
-                        ": tensor " + quoted(previous->name) + " ends at data byte " + std::to_string(at) +
-                        " but the next, " + quoted(t.name) + ", begins at " + std::to_string(t.begin));
+                            ", not 0: " + std::to_string(t.begin) + " bytes from file byte " + file_byte(0) + " belong to no tensor");
+            return fail("a hole of " + std::to_string(t.begin - at) + " bytes at file byte " + file_byte(at) + ": tensor " +
+                        quoted(previous->name) + " ends at data byte " + std::to_string(at) + " but the next, " + quoted(t.name) +
+                        ", begins at " + std::to_string(t.begin));
         }
         if (t.begin < at)
             return fail("tensor " + quoted(t.name) + " (data_offsets " + offsets_text(t.begin, t.end) + ") overlaps " +
-                        quoted(previous->name) + " (which ends at data byte " + std::to_string(at) + ", file byte " +
-                        file_byte(at) + ")");
+                        quoted(previous->name) + " (which ends at data byte " + std::to_string(at) + ", file byte " + file_byte(at) + ")");
         at = t.end;
         previous = &t;
     }
@@ -282,8 +272,8 @@ bool SafetensorsReader::open(std::span<const std::uint8_t> file, std::string sou
             return fail("the header lists no tensors but " + std::to_string(data_size) + " bytes of data follow it at file byte " +
                         file_byte(0));
         return fail("the last tensor " + quoted(previous->name) + " ends at data byte " + std::to_string(at) +
-                    " but the data section holds " + std::to_string(data_size) + " bytes: " +
-                    std::to_string(data_size - at) + " bytes from file byte " + file_byte(at) + " belong to no tensor");
+                    " but the data section holds " + std::to_string(data_size) + " bytes: " + std::to_string(data_size - at) +
+                    " bytes from file byte " + file_byte(at) + " belong to no tensor");
     }
 
     data_ = file.subspan(static_cast<std::size_t>(data_start));
@@ -320,8 +310,8 @@ bool SafetensorsReader::to_f32(const TensorInfo& t, std::span<float> out, std::s
         return false;
     }
     if (out.size() != count) {
-        error = source_ + ": tensor " + quoted(t.name) + " has " + std::to_string(count) +
-                " elements but the output holds " + std::to_string(out.size()) + " floats";
+        error = source_ + ": tensor " + quoted(t.name) + " has " + std::to_string(count) + " elements but the output holds " +
+                std::to_string(out.size()) + " floats";
         return false;
     }
     switch (t.dtype) {
@@ -329,16 +319,13 @@ bool SafetensorsReader::to_f32(const TensorInfo& t, std::span<float> out, std::s
             if (!b.empty()) std::memcpy(out.data(), b.data(), b.size());
             return true;
         case DType::F16:
-            for (std::size_t i = 0; i < out.size(); ++i)
-                out[i] = f16_to_f32(static_cast<std::uint16_t>(b[2 * i] | (b[2 * i + 1] << 8)));
+            for (std::size_t i = 0; i < out.size(); ++i) out[i] = f16_to_f32(static_cast<std::uint16_t>(b[2 * i] | (b[2 * i + 1] << 8)));
             return true;
         case DType::BF16:
-            for (std::size_t i = 0; i < out.size(); ++i)
-                out[i] = bf16_to_f32(static_cast<std::uint16_t>(b[2 * i] | (b[2 * i + 1] << 8)));
+            for (std::size_t i = 0; i < out.size(); ++i) out[i] = bf16_to_f32(static_cast<std::uint16_t>(b[2 * i] | (b[2 * i + 1] << 8)));
             return true;
         default:
-            error = source_ + ": tensor " + quoted(t.name) + " is " + dtype_name(t.dtype) +
-                    "; only F32, F16 and BF16 convert to fp32";
+            error = source_ + ": tensor " + quoted(t.name) + " is " + dtype_name(t.dtype) + "; only F32, F16 and BF16 convert to fp32";
             return false;
     }
 }

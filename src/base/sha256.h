@@ -21,10 +21,10 @@ public:
     std::array<unsigned char, 32> finish();
 
 private:
-    std::array<std::uint32_t, 8> h_;        // the running hash value H(i)
-    std::array<unsigned char, 64> block_;   // a partial block carried between update() calls
-    std::size_t block_len_ = 0;             // bytes in block_, 0..63
-    std::uint64_t total_len_ = 0;           // message length so far, in bytes
+    std::array<std::uint32_t, 8> h_;       // the running hash value H(i)
+    std::array<unsigned char, 64> block_;  // a partial block carried between update() calls
+    std::size_t block_len_ = 0;            // bytes in block_, 0..63
+    std::uint64_t total_len_ = 0;          // message length so far, in bytes
 };
 
 // The digest as 64 lowercase hex digits, as sha256sum prints it.

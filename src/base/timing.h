@@ -12,9 +12,7 @@ inline double ms_since(SteadyClock::time_point start) {
     return std::chrono::duration<double, std::milli>(SteadyClock::now() - start).count();
 }
 
-inline double seconds_since(SteadyClock::time_point start) {
-    return std::chrono::duration<double>(SteadyClock::now() - start).count();
-}
+inline double seconds_since(SteadyClock::time_point start) { return std::chrono::duration<double>(SteadyClock::now() - start).count(); }
 
 // The best of `repeats` timed runs of run(), after one that is not timed (it warms caches and
 // pages in what the run touches), in seconds. For choosing a kernel and for benchmarks.

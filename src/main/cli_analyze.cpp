@@ -37,8 +37,8 @@ void print_report(const QueryReport& r) {
     if (in.N >= 2) std::printf(", delta = %.6g", s.delta);
     std::printf("\n  bounds on E[N_s]/N (R): lower %.4g, upper %.4g\n\n", s.lower, s.upper);
     std::printf("Lemma 2: sensitivity to the logits\n");
-    std::printf("  exact ||J||_2 = %.6g; softmax bounds: paper min{1/(4T), sqrt 2} = %.6g (check), tight 1/(2T) = %.6g\n",
-                r.jacobian_norm, r.bound_paper, r.bound_tight);
+    std::printf("  exact ||J||_2 = %.6g; softmax bounds: paper min{1/(4T), sqrt 2} = %.6g (check), tight 1/(2T) = %.6g\n", r.jacobian_norm,
+                r.bound_paper, r.bound_tight);
     for (const SensitivityPoint& p : r.sensitivity)
         std::printf("  g(T, eps = %g) = %.6g   (bound min{1/(2T), sqrt 2/eps} = %.6g)\n", p.eps, p.g, p.bound);
     if (r.lemma1_a)

@@ -61,8 +61,7 @@ bool CliArgs::get_int(const std::string& name, std::int64_t lo, std::int64_t hi,
     if (!text) return true;
     std::int64_t v = 0;
     if (!parse_int(*text, v) || v < lo || v > hi) {
-        error = "--" + name + " wants a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", got '" +
-                *text + "'";
+        error = "--" + name + " wants a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", got '" + *text + "'";
         return false;
     }
     out = v;
@@ -119,8 +118,8 @@ std::vector<std::string> split_commas(const std::string& text) {
 // The items of a comma-separated list, each read by `parse` (false: not a `kind`) and checked
 // against [lo, hi].
 template <typename T, typename Parse>
-bool parse_list(const std::optional<std::string>& text, const std::string& name, T lo, T hi, const char* kind,
-                       Parse parse, std::vector<T>& out, std::string& error) {
+bool parse_list(const std::optional<std::string>& text, const std::string& name, T lo, T hi, const char* kind, Parse parse,
+                std::vector<T>& out, std::string& error) {
     out.clear();
     if (!text) return true;
     for (const std::string& item : split_commas(*text)) {

@@ -25,8 +25,7 @@ public:
     bool get_int(const std::string& name, std::int64_t lo, std::int64_t hi, std::optional<std::int64_t>& out, std::string& error) const;
     bool get_double(const std::string& name, double lo, double hi, std::optional<double>& out, std::string& error) const;
     // A comma-separated list of integers in [lo, hi], e.g. --ids 464,3290.
-    bool get_int_list(const std::string& name, std::int64_t lo, std::int64_t hi, std::vector<std::int64_t>& out,
-                      std::string& error) const;
+    bool get_int_list(const std::string& name, std::int64_t lo, std::int64_t hi, std::vector<std::int64_t>& out, std::string& error) const;
     // A comma-separated list of finite numbers in [lo, hi], e.g. --eps 0.001,0.1,10.
     bool get_double_list(const std::string& name, double lo, double hi, std::vector<double>& out, std::string& error) const;
 

@@ -23,8 +23,7 @@ bool open_checkpoint(const std::string& path, Checkpoint& ck, std::string& error
     if (fs::exists(config_path, ec)) {
         std::string text;
         Gpt2Config c;
-        if (!read_whole_file(config_path.string(), text, error) || !parse_gpt2_config(text, config_path.string(), c, error))
-            return false;
+        if (!read_whole_file(config_path.string(), text, error) || !parse_gpt2_config(text, config_path.string(), c, error)) return false;
         config = c;
     }
     std::vector<std::string> warnings;

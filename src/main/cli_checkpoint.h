@@ -3,8 +3,8 @@
 #include <optional>
 #include <string>
 
-#include "model/gpt2.h"
 #include "base/safetensors.h"
+#include "model/gpt2.h"
 #include "platform/mapped_file.h"
 
 namespace attnlab {

@@ -7,16 +7,16 @@
 #include <vector>
 
 #include "analysis/experiments.h"
+#include "base/json.h"
+#include "base/parallel.h"
+#include "base/sha256.h"
+#include "base/timing.h"
 #include "main/cli_args.h"
 #include "main/cli_checkpoint.h"
 #include "main/cli_commands.h"
 #include "main/cli_progress.h"
 #include "main/cli_vocabulary.h"
-#include "base/json.h"
-#include "base/parallel.h"
-#include "base/sha256.h"
 #include "platform/whole_file.h"
-#include "base/timing.h"
 
 namespace attnlab {
 
@@ -107,7 +107,10 @@ std::string parameters_json(ExperimentKind kind, const ExperimentOptions& o) {
         case ExperimentKind::DistanceVsL: p.add("N", o.N).add_raw("Ls", json_list(o.Ls)).add("samples", o.samples); break;
         case ExperimentKind::DistanceVsN: p.add_raw("Ns", json_list(o.Ns)).add("samples", o.samples); break;
         case ExperimentKind::CriticalN:
-            p.add_raw("Ls", json_list(o.Ls)).add("samples", o.critical_samples).add("ks_level", o.ks_level).add("max_critical_n", o.critical_max_n);
+            p.add_raw("Ls", json_list(o.Ls))
+                .add("samples", o.critical_samples)
+                .add("ks_level", o.ks_level)
+                .add("max_critical_n", o.critical_max_n);
             break;
         case ExperimentKind::Separability: p.add_raw("Ns", json_list(o.separability_Ns)).add("M", o.M); break;
         case ExperimentKind::Gradient: p.add_raw("temperatures", json_list(o.temperatures)).add_raw("eps", json_list(o.eps)); break;
@@ -115,20 +118,31 @@ std::string parameters_json(ExperimentKind kind, const ExperimentOptions& o) {
     return p.str();
 }
 
-std::string summary_json(ExperimentKind kind, const ExperimentOptions& o, const ExperimentResult& r, const RunContext& ctx,
-                         double seconds, const std::vector<std::string>& files) {
+std::string summary_json(ExperimentKind kind, const ExperimentOptions& o, const ExperimentResult& r, const RunContext& ctx, double seconds,
+                         const std::vector<std::string>& files) {
     json::ObjectBuilder model, text, queries, timing;
-    model.add("path", ctx.model_path).add("sha256", ctx.model_sha256).add("n_layer", ctx.config->n_layer).add("n_head", ctx.config->n_head)
+    model.add("path", ctx.model_path)
+        .add("sha256", ctx.model_sha256)
+        .add("n_layer", ctx.config->n_layer)
+        .add("n_head", ctx.config->n_head)
         .add("n_embd", ctx.config->n_embd);
-    text.add("path", ctx.text_path).add("sha256", ctx.text_sha256).add_raw("bytes", std::to_string(ctx.text_bytes))
-        .add("tokens", ctx.text_tokens).add("tokens_used", ctx.tokens_used);
+    text.add("path", ctx.text_path)
+        .add("sha256", ctx.text_sha256)
+        .add_raw("bytes", std::to_string(ctx.text_bytes))
+        .add("tokens", ctx.text_tokens)
+        .add("tokens_used", ctx.tokens_used);
     queries.add_raw("used", std::to_string(r.queries_used)).add_raw("skipped", std::to_string(r.queries_skipped));
     model.add("attention", ctx.attention);
     timing.add("experiment_seconds", seconds).add("forward_pass_seconds", ctx.forward_seconds).add("threads", ctx.threads);
     json::ObjectBuilder s;
-    s.add("experiment", experiment_name(kind)).add_raw("parameters", parameters_json(kind, o)).add_raw("model", model.str())
-        .add_raw("text", text.str()).add_raw("queries", queries.str()).add_raw("notes", json::ArrayBuilder().add_all(r.notes).str())
-        .add_raw("timing", timing.str()).add_raw("tables", json::ArrayBuilder().add_all(files).str());
+    s.add("experiment", experiment_name(kind))
+        .add_raw("parameters", parameters_json(kind, o))
+        .add_raw("model", model.str())
+        .add_raw("text", text.str())
+        .add_raw("queries", queries.str())
+        .add_raw("notes", json::ArrayBuilder().add_all(r.notes).str())
+        .add_raw("timing", timing.str())
+        .add_raw("tables", json::ArrayBuilder().add_all(files).str());
     return s.str();
 }
 
@@ -189,9 +203,27 @@ int cli_experiment(int argc, char** argv, int first) {
         kinds.push_back(k);
     }
     CliArgs args;
-    if (!args.parse(argc, argv, first + 1,
-                    {"model", "text", "out", "vectors", "seed", "samples", "critical-samples", "N", "Ls", "Ns", "separability-Ns",
-                     "temperatures", "eps", "ks-level", "max-critical-n", "M", "max-tokens", "threads", "vocab-dir", "ids", "attention"},
+    if (!args.parse(argc, argv, first + 1, {"model",
+                                            "text",
+                                            "out",
+                                            "vectors",
+                                            "seed",
+                                            "samples",
+                                            "critical-samples",
+                                            "N",
+                                            "Ls",
+                                            "Ns",
+                                            "separability-Ns",
+                                            "temperatures",
+                                            "eps",
+                                            "ks-level",
+                                            "max-critical-n",
+                                            "M",
+                                            "max-tokens",
+                                            "threads",
+                                            "vocab-dir",
+                                            "ids",
+                                            "attention"},
                     {"quiet"}, error))
         return fail(error, 2);
     for (const char* required : {"model", "out"})
@@ -199,7 +231,8 @@ int cli_experiment(int argc, char** argv, int first) {
     if (args.value("text").has_value() == args.value("ids").has_value())
         return fail("give the text as --text FILE or as --ids 1,2,3 (one of them)", 2);
     std::optional<std::int64_t> threads, max_tokens;
-    if (!args.get_int("threads", 1, 1024, threads, error) || !args.get_int("max-tokens", 2, 1 << 20, max_tokens, error)) return fail(error, 2);
+    if (!args.get_int("threads", 1, 1024, threads, error) || !args.get_int("max-tokens", 2, 1 << 20, max_tokens, error))
+        return fail(error, 2);
     if (threads) set_max_threads(static_cast<int>(*threads));
 
     RunContext ctx;
@@ -235,7 +268,8 @@ int cli_experiment(int argc, char** argv, int first) {
     if (static_cast<int>(ids.size()) > limit) ids.resize(static_cast<size_t>(limit));
     for (int id : ids)
         if (id >= cfg.vocab_size) return fail("the text has token " + std::to_string(id) + ", outside this model's vocabulary");
-    if (ids.size() < 2) return fail(ctx.text_path + ": the text has " + std::to_string(ids.size()) + " tokens; the experiments need at least 2");
+    if (ids.size() < 2)
+        return fail(ctx.text_path + ": the text has " + std::to_string(ids.size()) + " tokens; the experiments need at least 2");
     ctx.tokens_used = static_cast<int>(ids.size());
     const int T = ctx.tokens_used;
 

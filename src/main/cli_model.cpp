@@ -5,14 +5,14 @@
 #include <string>
 #include <vector>
 
+#include "base/json.h"
+#include "base/random.h"
 #include "main/cli_args.h"
 #include "main/cli_checkpoint.h"
 #include "main/cli_commands.h"
 #include "main/cli_vocabulary.h"
 #include "model/attention_capture.h"
 #include "model/gpt2.h"
-#include "base/json.h"
-#include "base/random.h"
 #include "model/sampling.h"
 
 namespace attnlab {
@@ -142,8 +142,7 @@ int cli_generate(int argc, char** argv, int first) {
     CliArgs args;
     std::string error;
     if (!args.parse(argc, argv, first, {"model", "prompt", "ids", "n", "temperature", "top-k", "top-p", "seed", "vocab-dir", "attention"},
-                    {"json"},
-                    error))
+                    {"json"}, error))
         return fail("generate", error, 2);
     if (!args.value("model")) return fail("generate", "--model FILE is required", 2);
     std::optional<std::int64_t> n, top_k, seed;
@@ -175,8 +174,10 @@ int cli_generate(int argc, char** argv, int first) {
     }
     const int limit = ck.model.config().n_positions;
     if (static_cast<int>(ids.size()) + *n > limit)
-        return fail("generate", "prompt (" + std::to_string(ids.size()) + " tokens) + -n " + std::to_string(*n) +
-                                    " exceeds the model's " + std::to_string(limit) + " positions", 2);
+        return fail("generate",
+                    "prompt (" + std::to_string(ids.size()) + " tokens) + -n " + std::to_string(*n) + " exceeds the model's " +
+                        std::to_string(limit) + " positions",
+                    2);
 
     const SamplingOptions options{static_cast<float>(temperature.value_or(0.0)), static_cast<int>(top_k.value_or(0)),
                                   static_cast<float>(top_p.value_or(1.0))};

@@ -58,7 +58,8 @@ struct Swap {
 };
 
 std::vector<Swap> swaps(int n_layer) {
-    const char* const settings[] = {"sparsemax", "entmax-1.5", "ssmax:0.3", "ssmax:0.43", "ssmax:1", "sa-softmax", "softmax@0.5", "softmax@2"};
+    const char* const settings[] = {"sparsemax", "entmax-1.5", "ssmax:0.3",   "ssmax:0.43",
+                                    "ssmax:1",   "sa-softmax", "softmax@0.5", "softmax@2"};
     std::vector<Swap> out{{"all", "softmax@1", -1}};  // the control: the unmodified model when it was trained on softmax
     for (const char* s : settings) {
         out.push_back({"all", s, -1});
@@ -69,8 +70,8 @@ std::vector<Swap> swaps(int n_layer) {
 
 // What one pass under a plan gives.
 struct PassResult {
-    std::vector<float> logits;     // (T, V)
-    std::vector<double> nll;       // (T - 1)
+    std::vector<float> logits;  // (T, V)
+    std::vector<double> nll;    // (T - 1)
     double mean_nll = 0;
     std::vector<double> entropy, max_weight;  // per layer, mean over heads and query positions
 };
@@ -200,10 +201,10 @@ std::vector<std::string> plan_row(const Swap& s, const PassResult& r, const Pass
 }
 
 struct SwapRun {
-    TextTable plans{"normalizer_swap",
-                    {"heads", "normalizer", "spec", "layer", "T", "tokens", "mean_nll", "perplexity", "perplexity_ratio", "kl_mean",
-                     "top1_agreement"},
-                    {}};
+    TextTable plans{
+        "normalizer_swap",
+        {"heads", "normalizer", "spec", "layer", "T", "tokens", "mean_nll", "perplexity", "perplexity_ratio", "kl_mean", "top1_agreement"},
+        {}};
     TextTable layers{"normalizer_swap_layers", {"heads", "normalizer", "layer", "swapped", "entropy_mean", "max_weight_mean"}, {}};
     double seconds = 0;
 };
@@ -211,7 +212,8 @@ struct SwapRun {
 void add_layer_rows(const Swap& s, const PassResult& r, TextTable& t) {
     for (size_t l = 0; l < r.entropy.size(); ++l) {
         const bool swapped = s.heads == "all" || s.layer == static_cast<int>(l);
-        t.rows.push_back({s.heads, s.setting, std::to_string(l), swapped ? "1" : "0", csv_number(r.entropy[l]), csv_number(r.max_weight[l])});
+        t.rows.push_back(
+            {s.heads, s.setting, std::to_string(l), swapped ? "1" : "0", csv_number(r.entropy[l]), csv_number(r.max_weight[l])});
     }
 }
 
@@ -256,23 +258,41 @@ std::string summary_json(const Checkpoint& ck, const TextInput& in, const Attent
                          const SwapRun& run, const std::vector<std::string>& files) {
     const Gpt2Config& c = ck.model.config();
     json::ObjectBuilder model, text, parameters, baseline, timing;
-    model.add("path", ck.path).add("sha256", sha256_hex(ck.file.bytes())).add("n_layer", c.n_layer).add("n_head", c.n_head).add("n_embd", c.n_embd);
-    text.add("path", in.path).add("sha256", sha256_hex(in.bytes)).add_raw("bytes", std::to_string(in.bytes.size()))
-        .add("tokens", in.text_tokens).add("tokens_used", static_cast<int>(in.ids.size())).add("cut", in.cut());
+    model.add("path", ck.path)
+        .add("sha256", sha256_hex(ck.file.bytes()))
+        .add("n_layer", c.n_layer)
+        .add("n_head", c.n_head)
+        .add("n_embd", c.n_embd);
+    text.add("path", in.path)
+        .add("sha256", sha256_hex(in.bytes))
+        .add_raw("bytes", std::to_string(in.bytes.size()))
+        .add("tokens", in.text_tokens)
+        .add("tokens_used", static_cast<int>(in.ids.size()))
+        .add("cut", in.cut());
     std::vector<std::string> specs;
     for (const Swap& s : swaps(c.n_layer)) specs.push_back(s.spec());
     parameters.add("baseline_attention", attention_spec(base_plan)).add_raw("plans", json::ArrayBuilder().add_all(specs).str());
-    baseline.add("mean_nll", base.mean_nll).add("perplexity", std::exp(base.mean_nll)).add("predicted_tokens", static_cast<int>(in.ids.size()) - 1);
+    baseline.add("mean_nll", base.mean_nll)
+        .add("perplexity", std::exp(base.mean_nll))
+        .add("predicted_tokens", static_cast<int>(in.ids.size()) - 1);
     timing.add("experiment_seconds", run.seconds).add("threads", max_threads());
     const std::vector<std::string> notes = {
-        "perplexity = exp(mean over the predicted positions t = 0..T-2 of -ln p(token t+1 | tokens 0..t)); perplexity_ratio = swapped / unmodified",
+        "perplexity = exp(mean over the predicted positions t = 0..T-2 of -ln p(token t+1 | tokens 0..t)); perplexity_ratio = swapped / "
+        "unmodified",
         "kl_mean: mean over the predicted positions of KL(unmodified || swapped) of the next-token distribution, in nats",
         "top1_agreement: fraction of the predicted positions where both put the same token first",
-        "entropy_mean, max_weight_mean: per layer, over every head and query position of the weights the heads used (query t sees t + 1 keys)",
-        "heads all=X swaps every head, L.*=X the heads of layer L only; all=softmax@1 is the control (the unmodified model when it was trained on softmax)"};
+        "entropy_mean, max_weight_mean: per layer, over every head and query position of the weights the heads used (query t sees t + 1 "
+        "keys)",
+        "heads all=X swaps every head, L.*=X the heads of layer L only; all=softmax@1 is the control (the unmodified model when it was "
+        "trained on softmax)"};
     json::ObjectBuilder s;
-    s.add("experiment", "normalizer-swap").add_raw("parameters", parameters.str()).add_raw("model", model.str()).add_raw("text", text.str())
-        .add_raw("baseline", baseline.str()).add_raw("notes", json::ArrayBuilder().add_all(notes).str()).add_raw("timing", timing.str())
+    s.add("experiment", "normalizer-swap")
+        .add_raw("parameters", parameters.str())
+        .add_raw("model", model.str())
+        .add_raw("text", text.str())
+        .add_raw("baseline", baseline.str())
+        .add_raw("notes", json::ArrayBuilder().add_all(notes).str())
+        .add_raw("timing", timing.str())
         .add_raw("tables", json::ArrayBuilder().add_all(files).str());
     return s.str();
 }
@@ -286,12 +306,14 @@ int cli_normalizer_swap(int argc, char** argv, int first) {
     }
     CliArgs args;
     std::string error;
-    if (!args.parse(argc, argv, first, {"model", "text", "ids", "out", "attention", "max-tokens", "threads", "vocab-dir"}, {"quiet"}, error))
+    if (!args.parse(argc, argv, first, {"model", "text", "ids", "out", "attention", "max-tokens", "threads", "vocab-dir"}, {"quiet"},
+                    error))
         return fail(error, 2);
     for (const char* required : {"model", "out"})
         if (!args.value(required)) return fail(std::string("--") + required + " is required\n" + kHelp, 2);
     std::optional<std::int64_t> threads, max_tokens;
-    if (!args.get_int("threads", 1, 1024, threads, error) || !args.get_int("max-tokens", 2, 1 << 30, max_tokens, error)) return fail(error, 2);
+    if (!args.get_int("threads", 1, 1024, threads, error) || !args.get_int("max-tokens", 2, 1 << 30, max_tokens, error))
+        return fail(error, 2);
     if (threads) set_max_threads(static_cast<int>(*threads));
     Checkpoint ck;
     if (!open_checkpoint(*args.value("model"), ck, error)) return fail(error);

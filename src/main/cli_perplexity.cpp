@@ -26,7 +26,8 @@ int fail(const std::string& message, int code = 1) {
 int cli_perplexity(int argc, char** argv, int first) {
     CliArgs args;
     std::string error;
-    if (!args.parse(argc, argv, first, {"model", "text", "ids", "attention", "max-tokens", "vocab-dir"}, {"json"}, error)) return fail(error, 2);
+    if (!args.parse(argc, argv, first, {"model", "text", "ids", "attention", "max-tokens", "vocab-dir"}, {"json"}, error))
+        return fail(error, 2);
     if (!args.value("model")) return fail("--model FILE is required", 2);
     std::optional<std::int64_t> max_tokens;
     if (!args.get_int("max-tokens", 2, 1 << 30, max_tokens, error)) return fail(error, 2);
@@ -54,8 +55,13 @@ int cli_perplexity(int argc, char** argv, int first) {
     const int predicted = static_cast<int>(in.ids.size()) - 1;
     if (args.flag("json")) {
         json::ObjectBuilder o;
-        o.add("tokens", predicted).add("mean_nll", mean).add("perplexity", std::exp(mean)).add("text_tokens", in.text_tokens)
-            .add("tokens_used", static_cast<int>(in.ids.size())).add("cut", in.cut()).add("attention", attention_spec(state.plan));
+        o.add("tokens", predicted)
+            .add("mean_nll", mean)
+            .add("perplexity", std::exp(mean))
+            .add("text_tokens", in.text_tokens)
+            .add("tokens_used", static_cast<int>(in.ids.size()))
+            .add("cut", in.cut())
+            .add("attention", attention_spec(state.plan));
         std::printf("%s\n", o.str().c_str());
         return 0;
     }

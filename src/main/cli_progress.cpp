@@ -24,8 +24,9 @@ void ProgressBar::update(long long done, long long total, const std::string& sta
         if (done < total && seconds_since(last_draw_) < 0.1) return;
         last_draw_ = SteadyClock::now();
         const int width = 30, filled = static_cast<int>(f * width);
-        std::fprintf(stderr, "\r%-32s [%s%s] %3d%%  %lld/%lld  ETA %3.0f s ", stage.c_str(), std::string(static_cast<size_t>(filled), '#').c_str(),
-                     std::string(static_cast<size_t>(width - filled), '.').c_str(), static_cast<int>(f * 100), done, total, eta);
+        std::fprintf(stderr, "\r%-32s [%s%s] %3d%%  %lld/%lld  ETA %3.0f s ", stage.c_str(),
+                     std::string(static_cast<size_t>(filled), '#').c_str(), std::string(static_cast<size_t>(width - filled), '.').c_str(),
+                     static_cast<int>(f * 100), done, total, eta);
         open_line_ = true;
         if (done == total) finish_line();
     } else if (tenth != last_tenth_) {

@@ -31,8 +31,7 @@ bool write_file(const std::string& path, const void* data, size_t size) {
 int cli_random_checkpoint(int argc, char** argv, int first) {
     CliArgs args;
     std::string error;
-    if (!args.parse(argc, argv, first, {"out", "layers", "heads", "embd", "positions", "vocab", "seed"}, {}, error))
-        return fail(error, 2);
+    if (!args.parse(argc, argv, first, {"out", "layers", "heads", "embd", "positions", "vocab", "seed"}, {}, error)) return fail(error, 2);
     if (!args.value("out")) return fail("--out DIR is required (an existing folder)", 2);
     Gpt2Config c;  // GPT-2 small unless told otherwise
     std::optional<std::int64_t> layers, heads, embd, positions, vocab, seed;
@@ -50,7 +49,8 @@ int cli_random_checkpoint(int argc, char** argv, int first) {
     const std::vector<std::uint8_t> file = random_checkpoint(c, seed ? static_cast<std::uint64_t>(*seed) : 1);
     const std::string config = gpt2_config_json(c);
     const std::string dir = *args.value("out");
-    if (!write_file(dir + "/model.safetensors", file.data(), file.size()) || !write_file(dir + "/config.json", config.data(), config.size()))
+    if (!write_file(dir + "/model.safetensors", file.data(), file.size()) ||
+        !write_file(dir + "/config.json", config.data(), config.size()))
         return fail("cannot write into " + dir + " (does the folder exist?)");
     std::printf("wrote %s/model.safetensors (%.1f MB) and %s/config.json: %d layers, %d heads, n_embd %d, %d positions, vocabulary %d\n",
                 dir.c_str(), static_cast<double>(file.size()) / 1e6, dir.c_str(), c.n_layer, c.n_head, c.n_embd, c.n_positions,

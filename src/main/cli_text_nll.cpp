@@ -32,7 +32,8 @@ bool read_text_input(const CliArgs& args, const Gpt2Model& model, int limit, con
         for (const std::string& w : warnings) std::fprintf(stderr, "attnlab %s: warning: %s\n", command, w.c_str());
         for (int id : in.ids)
             if (id >= vocab) {
-                error = in.path + ": the text has token " + std::to_string(id) + ", outside this model's vocabulary of " + std::to_string(vocab);
+                error = in.path + ": the text has token " + std::to_string(id) + ", outside this model's vocabulary of " +
+                        std::to_string(vocab);
                 return false;
             }
     }

@@ -12,10 +12,10 @@
 namespace attnlab {
 
 struct TextInput {
-    std::string path;        // the --text file, or "--ids"
-    std::string bytes;       // the file's bytes, or the --ids string as given (what is hashed)
-    std::vector<int> ids;    // cut to the limit
-    int text_tokens = 0;     // before the cut
+    std::string path;      // the --text file, or "--ids"
+    std::string bytes;     // the file's bytes, or the --ids string as given (what is hashed)
+    std::vector<int> ids;  // cut to the limit
+    int text_tokens = 0;   // before the cut
     int cut() const { return text_tokens - static_cast<int>(ids.size()); }
 };
 

@@ -15,7 +15,8 @@ namespace {
 
 void usage(FILE* out) {
     std::fprintf(out,
-                 "usage: attnlab-desktop [--model PATH | --no-model] [--panel NAME] [--tour FILE] [--size WxH] [--frames N [--screenshot FILE.ppm]]\n"
+                 "usage: attnlab-desktop [--model PATH | --no-model] [--panel NAME] [--tour FILE] [--size WxH] [--frames N [--screenshot "
+                 "FILE.ppm]]\n"
                  "  --model PATH       load this .safetensors checkpoint (or folder) at start; without it, the\n"
                  "                     built-in AttnLab tiny (trained on the King James Bible and repeated random\n"
                  "                     words, not GPT-2); the window opens on its most learned head\n"
@@ -62,8 +63,10 @@ int main(int argc, char** argv) {
         } else if (!std::strcmp(arg, "--panel") && value) {
             panel_given = true;
             if (!attnlab::parse_panel(value, panel)) {
-                std::fprintf(stderr, "attnlab-desktop: --panel wants text, attention, distance, separability, gradient, "
-                                     "playground or help, got '%s'\n", value);
+                std::fprintf(stderr,
+                             "attnlab-desktop: --panel wants text, attention, distance, separability, gradient, "
+                             "playground or help, got '%s'\n",
+                             value);
                 return 2;
             }
             ++i;

@@ -92,7 +92,9 @@ int main() {
     app.is_full_screen = attnlab::page_is_full_screen;
     attnlab::set_page_tours({
         [](bool compact) { return app.tour.tour.steps.empty() ? std::string() : attnlab::tour_json(app.tour.tour, compact); },
-        [](std::string_view json, bool from_link, std::string& error) { return attnlab::apply_tour_json(attnlab::tour_host(app), json, from_link, error); },
+        [](std::string_view json, bool from_link, std::string& error) {
+            return attnlab::apply_tour_json(attnlab::tour_host(app), json, from_link, error);
+        },
         [](int k) { return attnlab::show_tour_step(attnlab::tour_host(app), k) ? attnlab::tour_step_json(app.tour, k) : std::string(); },
         [] { attnlab::play_builtin_tour(attnlab::tour_host(app)); },
         [] { attnlab::leave_tour(app.tour); },

@@ -1,8 +1,8 @@
 #include "model/attention_capture.h"
 
+#include "base/parallel.h"
 #include "model/gemm.h"
 #include "model/normalize_rows.h"
-#include "base/parallel.h"
 
 #include <algorithm>
 #include <cmath>
@@ -29,7 +29,8 @@ void AttentionCapture::on_layer(const LayerQkv& x) {
     L.v.assign(x.v, x.v + total);
     if (keep_residual_) {
         L.x.resize(total);
-        std::copy(x.residual, x.residual + static_cast<size_t>(x.n) * C, L.x.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(x.t0) * C));
+        std::copy(x.residual, x.residual + static_cast<size_t>(x.n) * C,
+                  L.x.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(x.t0) * C));
     }
     length_ = x.t0 + x.n;
 }
@@ -58,9 +59,12 @@ std::vector<float> AttentionCapture::scores(int layer, int head) const {
     const float scale = 1.0f / std::sqrt(static_cast<float>(d));
     parallel_for((T + block - 1) / block, [&](int item) {
         const int r0 = item * block;
-        gemm(std::min(block, T - r0), T, d, q.data() + static_cast<size_t>(r0) * d, d, k.data(), d, true, s.data() + static_cast<size_t>(r0) * T, T, scale);
+        gemm(std::min(block, T - r0), T, d, q.data() + static_cast<size_t>(r0) * d, d, k.data(), d, true,
+             s.data() + static_cast<size_t>(r0) * T, T, scale);
     });
-    for (int i = 0; i < T; ++i) std::fill(s.begin() + static_cast<std::ptrdiff_t>(i) * T + i + 1, s.begin() + static_cast<std::ptrdiff_t>(i + 1) * T, -std::numeric_limits<float>::infinity());
+    for (int i = 0; i < T; ++i)
+        std::fill(s.begin() + static_cast<std::ptrdiff_t>(i) * T + i + 1, s.begin() + static_cast<std::ptrdiff_t>(i + 1) * T,
+                  -std::numeric_limits<float>::infinity());
     return s;
 }
 

@@ -14,8 +14,8 @@ namespace {
 constexpr double kMinT = kMinHeadT, kMaxT = kMaxHeadT;
 constexpr double kMaxAlpha = 1000.0;
 constexpr double kMaxScale = 1000.0;
-constexpr int kMaxIndex = 1 << 16;          // layers and heads, when no model is at hand
-constexpr size_t kMaxSpecBytes = 1 << 16;   // a plan of every head of GPT-2 XL fits many times
+constexpr int kMaxIndex = 1 << 16;         // layers and heads, when no model is at hand
+constexpr size_t kMaxSpecBytes = 1 << 16;  // a plan of every head of GPT-2 XL fits many times
 
 // 'text', in quotes (built by hand: GCC 12 reports its own inlined operator+ on short literals
 // as overlapping copies, -Wrestrict).
@@ -85,7 +85,8 @@ std::string shortest_float(float v) {
 
 std::string valid_names() {
     std::string s;
-    for (std::string_view n : kNormalizerNames) s.append(s.empty() ? "" : ", ").append(n == "entmax" ? "entmax:ALPHA" : n == "ssmax" ? "ssmax:S" : n);
+    for (std::string_view n : kNormalizerNames)
+        s.append(s.empty() ? "" : ", ").append(n == "entmax" ? "entmax:ALPHA" : n == "ssmax" ? "ssmax:S" : n);
     return s;
 }
 
@@ -270,7 +271,8 @@ bool check_attention_spec(std::string_view spec, std::string& error) {
         error = "the plan's text is longer than " + std::to_string(kMaxSpecBytes) + " bytes";
         return false;
     }
-    return walk_spec(spec, kMaxIndex, kMaxIndex, [](int, int, int, int, const HeadPlan&) {}, error);
+    return walk_spec(
+        spec, kMaxIndex, kMaxIndex, [](int, int, int, int, const HeadPlan&) {}, error);
 }
 
 std::string attention_spec(const AttentionPlan& plan) { return attention_spec(plan, AttentionPlan(plan.n_layer(), plan.n_head())); }
@@ -284,7 +286,9 @@ std::string attention_spec(const AttentionPlan& plan, const AttentionPlan& base)
         for (int h = 0; h < H && all_same; ++h) all_same = plan.at(l, h) == first;
     if (all_same) return "all=" + head_spec(first);
     std::string out;
-    const auto item = [&](const std::string& heads, const HeadPlan& hp) { out.append(out.empty() ? "" : ",").append(heads).append("=").append(head_spec(hp)); };
+    const auto item = [&](const std::string& heads, const HeadPlan& hp) {
+        out.append(out.empty() ? "" : ",").append(heads).append("=").append(head_spec(hp));
+    };
     // A head is written only where it differs from the base: the text says what was changed.
     const auto changed = [&](int l, int h) { return !(plan.at(l, h) == base.at(l, h)); };
     for (int l = 0; l < L; ++l) {

@@ -35,8 +35,7 @@ struct Normalizer {
 };
 
 // The names parse_normalizer() accepts, in the order a menu would show them.
-inline constexpr std::array<std::string_view, 6> kNormalizerNames = {"softmax", "sparsemax", "entmax-1.5", "entmax", "ssmax",
-                                                                     "sa-softmax"};
+inline constexpr std::array<std::string_view, 6> kNormalizerNames = {"softmax", "sparsemax", "entmax-1.5", "entmax", "ssmax", "sa-softmax"};
 
 // Names: "softmax", "sparsemax", "entmax-1.5" (sets alpha = 1.5; "entmax15" is an alias),
 // "entmax" (general alpha: keeps out.alpha as it is), "ssmax" (keeps out.scale), "sa-softmax",

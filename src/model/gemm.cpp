@@ -25,8 +25,8 @@ namespace {
 
 constexpr int kMinPackedRows = 4;
 
-void eigen_gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, bool b_transposed, float* c, int ldc,
-                float alpha, const float* bias) {
+void eigen_gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, bool b_transposed, float* c, int ldc, float alpha,
+                const float* bias) {
     using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
     using Stride = Eigen::OuterStride<>;
     Eigen::Map<RowMatrix, 0, Stride> C(c, m, n, Stride(ldc));
@@ -106,7 +106,6 @@ void pack_block(const float* b, size_t ldb, bool transposed, int k0, int kc, int
 }
 #endif
 
-
 }  // namespace
 
 #if defined(__AVX512F__)
@@ -141,8 +140,8 @@ GemmSumOrder gemm_sum_order(int m, bool) {
     return GemmSumOrder::unspecified;
 }
 
-void gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, bool b_transposed, float* c, int ldc,
-          float alpha, const float* bias) {
+void gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, bool b_transposed, float* c, int ldc, float alpha,
+          const float* bias) {
     if (m <= 0 || n <= 0) return;
 #if defined(__AVX512F__)
     if (m >= kMinPackedRows)

@@ -17,8 +17,8 @@
 // the kind of tile picked, the strides or the thread count (docs/kernels.md).
 namespace attnlab {
 
-void gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, bool b_transposed, float* c, int ldc,
-          float alpha = 1.0f, const float* bias = nullptr);
+void gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, bool b_transposed, float* c, int ldc, float alpha = 1.0f,
+          const float* bias = nullptr);
 
 // How gemm() sums c(i, j) before multiplying by alpha and adding the bias.
 enum class GemmSumOrder {

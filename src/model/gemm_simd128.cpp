@@ -51,8 +51,8 @@ constexpr int kMr = ATTNLAB_SIMD128_TILE_ROWS;  // rows of a tile
 constexpr int kVectors = ATTNLAB_SIMD128_TILE_VECTORS;
 constexpr int kNr = 4 * kVectors;  // columns of a tile, and of a packed panel of b
 constexpr int kMinPackedRows = 4;  // from this many rows b is packed; fewer read b in place (gemm_sum_order)
-constexpr int kKc = 256;   // p per block: a packed panel of 8 columns is 8 KB, 4 rows of a 4 KB
-constexpr int kNc = 1024;  // columns per packed block: 1 MB of packed b at kKc, inside L2
+constexpr int kKc = 256;           // p per block: a packed panel of 8 columns is 8 KB, 4 rows of a 4 KB
+constexpr int kNc = 1024;          // columns per packed block: 1 MB of packed b at kKc, inside L2
 
 // acc + x * y, lane by lane: one relaxed multiply-add in the relaxed-SIMD build (fused where the
 // CPU has FMA), a multiply then an add in the plain one.
@@ -106,8 +106,7 @@ void tile_rows(int rows, int kc, const float* a, size_t lda, const float* b, siz
 }
 
 // A tile whose last columns fall past n: computed into a full-width scratch tile, copied back.
-void edge_tile(int rows, int width, int kc, const float* a, size_t lda, const float* b, size_t ldb, float* c, size_t ldc,
-               bool accumulate) {
+void edge_tile(int rows, int width, int kc, const float* a, size_t lda, const float* b, size_t ldb, float* c, size_t ldc, bool accumulate) {
     alignas(16) float t[kMr * kNr] = {};
     if (accumulate)
         for (int r = 0; r < rows; ++r) std::copy(c + r * ldc, c + r * ldc + width, t + r * kNr);
@@ -146,8 +145,7 @@ void pack_b(const float* b, size_t ldb, bool transposed, int p0, int kc, int j0,
 }
 
 // c (m, n) += a @ op(b) over packed blocks, m of any size.
-void packed_product(int m, int n, int k, const float* a, size_t lda, const float* b, size_t ldb, bool transposed, float* c,
-                    size_t ldc) {
+void packed_product(int m, int n, int k, const float* a, size_t lda, const float* b, size_t ldb, bool transposed, float* c, size_t ldc) {
     // One buffer per thread, kept: the forward pass makes thousands of calls and must not
     // allocate in them (bench/RESULTS.md, a steady wasm time).
     thread_local std::vector<float> packed;
@@ -164,10 +162,8 @@ void packed_product(int m, int n, int k, const float* a, size_t lda, const float
                 for (int jp = 0; jp < nc; jp += kNr) {
                     float* cij = c + static_cast<size_t>(i0) * ldc + j0 + jp;
                     const float* panel = packed.data() + static_cast<size_t>(jp) * kc;
-                    if (jp + kNr <= nc)
-                        tile_rows(rows, kc, ai, lda, panel, kNr, cij, ldc, p0 > 0);
-                    else
-                        edge_tile(rows, nc - jp, kc, ai, lda, panel, kNr, cij, ldc, p0 > 0);
+                    if (jp + kNr <= nc) tile_rows(rows, kc, ai, lda, panel, kNr, cij, ldc, p0 > 0);
+                    else edge_tile(rows, nc - jp, kc, ai, lda, panel, kNr, cij, ldc, p0 > 0);
                 }
             }
         }
@@ -254,8 +250,8 @@ GemmSumOrder gemm_sum_order(int m, bool b_transposed) {
     return multiply_add_is_fused() ? GemmSumOrder::fused_chain : GemmSumOrder::plain_loop;
 }
 
-void gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, bool b_transposed, float* c, int ldc,
-          float alpha, const float* bias) {
+void gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, bool b_transposed, float* c, int ldc, float alpha,
+          const float* bias) {
     if (m <= 0 || n <= 0) return;
     const size_t sa = static_cast<size_t>(lda), sb = static_cast<size_t>(ldb), sc = static_cast<size_t>(ldc);
     if (k <= 0) {

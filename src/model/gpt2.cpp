@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <limits>
 
-#include "model/gemm.h"
 #include "base/parallel.h"
+#include "model/gemm.h"
 
 namespace attnlab {
 
@@ -64,15 +64,18 @@ double sum_in_lanes(const float* x, int C, F f) {
 
 // out = LayerNorm(in) row by row; in, out: (n, C).
 void layer_norm(const float* in, float* out, int n, int C, const float* w, const float* b, float eps) {
-    parallel_for(n, [&](int i) {
-        const float* x = in + static_cast<size_t>(i) * C;
-        float* y = out + static_cast<size_t>(i) * C;
-        const double mean = sum_in_lanes(x, C, [](float v) { return static_cast<double>(v); }) / C;
-        const double var = sum_in_lanes(x, C, [mean](float v) { return (v - mean) * (v - mean); }) / C;
-        const float m = static_cast<float>(mean);
-        const float inv = static_cast<float>(1.0 / std::sqrt(var + eps));
-        for (int c = 0; c < C; ++c) y[c] = (x[c] - m) * inv * w[c] + b[c];
-    }, n >= 16);
+    parallel_for(
+        n,
+        [&](int i) {
+            const float* x = in + static_cast<size_t>(i) * C;
+            float* y = out + static_cast<size_t>(i) * C;
+            const double mean = sum_in_lanes(x, C, [](float v) { return static_cast<double>(v); }) / C;
+            const double var = sum_in_lanes(x, C, [mean](float v) { return (v - mean) * (v - mean); }) / C;
+            const float m = static_cast<float>(mean);
+            const float inv = static_cast<float>(1.0 / std::sqrt(var + eps));
+            for (int c = 0; c < C; ++c) y[c] = (x[c] - m) * inv * w[c] + b[c];
+        },
+        n >= 16);
 }
 
 }  // namespace
@@ -193,36 +196,39 @@ bool Gpt2State::run_layers(std::span<const int> tokens, std::string& error, Atte
         const size_t scratch_floats = (static_cast<size_t>(any_whole ? n : block) * T * 2 + 15) / 16 * 16;
         scores_.resize(static_cast<size_t>(max_threads()) * scratch_floats + 16);
         float* const scratch_base = scores_.data() + (16 - (reinterpret_cast<std::uintptr_t>(scores_.data()) / sizeof(float)) % 16) % 16;
-        parallel_for(H * blocks, [&](int item) {
-            const int hd = item / blocks, b = item % blocks;
-            const bool observed = whole[static_cast<size_t>(hd)] != 0;
-            if (observed && b != 0) return;  // block 0 does the whole head
-            const int r0 = observed ? 0 : b * block, r1 = observed ? n : std::min(n, r0 + block);
-            const int rows = r1 - r0, keys = t_ + r1;  // the block's last query sees keys 0..keys-1
-            float* scratch = scratch_base + static_cast<size_t>(thread_index()) * scratch_floats;
-            Matrix S(scratch, rows, keys);                                       // (rows, keys)
-            Matrix P(scratch + static_cast<size_t>(rows) * keys, rows, keys);   // (rows, keys)
-            // q (rows, d), k and v (keys, d): head hd's columns of rows with stride C
-            gemm(rows, keys, d, q_.data() + static_cast<size_t>(r0) * C + hd * d, C, k_cache + hd * d, C, true, S.data(), keys, scale);
-            const HeadPlan& hp = plan.at(l, hd);
-            const bool softmax = hp.normalizer == Normalizer{};  // entmax:1 too: the same bits as softmax
-            const float tau = hp.temperature;
-            for (int i = 0; i < rows; ++i) {
-                const int visible = t_ + r0 + i + 1;  // query at position t_ + r0 + i sees keys 0..t_ + r0 + i
-                auto sv = S.row(i).head(visible).array();
-                auto pv = P.row(i).head(visible).array();
-                if (softmax) {
-                    pv = ((sv - sv.maxCoeff()) * (1.0f / tau)).exp();  // Eigen's exp is vectorised
-                    pv *= 1.0f / pv.sum();
-                } else {
-                    normalize_row(hp, S.row(i).data(), visible, P.row(i).data());
+        parallel_for(
+            H * blocks,
+            [&](int item) {
+                const int hd = item / blocks, b = item % blocks;
+                const bool observed = whole[static_cast<size_t>(hd)] != 0;
+                if (observed && b != 0) return;  // block 0 does the whole head
+                const int r0 = observed ? 0 : b * block, r1 = observed ? n : std::min(n, r0 + block);
+                const int rows = r1 - r0, keys = t_ + r1;  // the block's last query sees keys 0..keys-1
+                float* scratch = scratch_base + static_cast<size_t>(thread_index()) * scratch_floats;
+                Matrix S(scratch, rows, keys);                                     // (rows, keys)
+                Matrix P(scratch + static_cast<size_t>(rows) * keys, rows, keys);  // (rows, keys)
+                // q (rows, d), k and v (keys, d): head hd's columns of rows with stride C
+                gemm(rows, keys, d, q_.data() + static_cast<size_t>(r0) * C + hd * d, C, k_cache + hd * d, C, true, S.data(), keys, scale);
+                const HeadPlan& hp = plan.at(l, hd);
+                const bool softmax = hp.normalizer == Normalizer{};  // entmax:1 too: the same bits as softmax
+                const float tau = hp.temperature;
+                for (int i = 0; i < rows; ++i) {
+                    const int visible = t_ + r0 + i + 1;  // query at position t_ + r0 + i sees keys 0..t_ + r0 + i
+                    auto sv = S.row(i).head(visible).array();
+                    auto pv = P.row(i).head(visible).array();
+                    if (softmax) {
+                        pv = ((sv - sv.maxCoeff()) * (1.0f / tau)).exp();  // Eigen's exp is vectorised
+                        pv *= 1.0f / pv.sum();
+                    } else {
+                        normalize_row(hp, S.row(i).data(), visible, P.row(i).data());
+                    }
+                    P.row(i).tail(keys - visible).setZero();
+                    S.row(i).tail(keys - visible).setConstant(-std::numeric_limits<float>::infinity());
                 }
-                P.row(i).tail(keys - visible).setZero();
-                S.row(i).tail(keys - visible).setConstant(-std::numeric_limits<float>::infinity());
-            }
-            if (observed) observer->on_head({l, hd, t_, n, T, hp, S.data(), P.data()});
-            gemm(rows, d, keys, P.data(), keys, v_cache + hd * d, C, false, attn_out_.data() + static_cast<size_t>(r0) * C + hd * d, C);
-        }, !any_whole);
+                if (observed) observer->on_head({l, hd, t_, n, T, hp, S.data(), P.data()});
+                gemm(rows, d, keys, P.data(), keys, v_cache + hd * d, C, false, attn_out_.data() + static_cast<size_t>(r0) * C + hd * d, C);
+            },
+            !any_whole);
 
         // x += attn_out @ c_proj
         const auto add_to_x = [&](int c0, int width) { add_columns(x_.data(), h_.data(), n, C, c0, width); };
@@ -266,7 +272,8 @@ void next_token_nll(const Gpt2Model& model, const float* residual, int n, std::s
                 top[static_cast<size_t>(i)] = m;
                 sum[static_cast<size_t>(i)] = s;
                 const size_t at = static_cast<size_t>(r0 + i);
-                if (at < targets.size() && targets[at] >= v0 && targets[at] < v0 + count) target_logit[static_cast<size_t>(i)] = row[targets[at] - v0];
+                if (at < targets.size() && targets[at] >= v0 && targets[at] < v0 + count)
+                    target_logit[static_cast<size_t>(i)] = row[targets[at] - v0];
             }
         }
         for (int i = 0; i < rows; ++i) {

@@ -41,17 +41,17 @@ std::string gpt2_config_json(const Gpt2Config& config);
 // One layer's parameters. Conv1D layout: weights are (in, out), applied as x @ W + b; the four
 // matrices are prepared for their products when the model loads (model/linear.h).
 struct Gpt2LayerWeights {
-    const float* ln_1_w;    // (C)
-    const float* ln_1_b;    // (C)
-    LinearWeight c_attn;    // (C, 3C): q, k, v side by side
-    const float* c_attn_b;  // (3C)
-    LinearWeight c_proj;    // (C, C)
-    const float* c_proj_b;  // (C)
-    const float* ln_2_w;    // (C)
-    const float* ln_2_b;    // (C)
-    LinearWeight fc;        // (C, 4C)
-    const float* fc_b;      // (4C)
-    LinearWeight mlp_proj;  // (4C, C)
+    const float* ln_1_w;      // (C)
+    const float* ln_1_b;      // (C)
+    LinearWeight c_attn;      // (C, 3C): q, k, v side by side
+    const float* c_attn_b;    // (3C)
+    LinearWeight c_proj;      // (C, C)
+    const float* c_proj_b;    // (C)
+    const float* ln_2_w;      // (C)
+    const float* ln_2_b;      // (C)
+    LinearWeight fc;          // (C, 4C)
+    const float* fc_b;        // (4C)
+    LinearWeight mlp_proj;    // (4C, C)
     const float* mlp_proj_b;  // (C)
 };
 
@@ -59,31 +59,31 @@ struct Gpt2Weights {
     const float* wte;  // (V, C) token embeddings, also the output projection when tied
     const float* wpe;  // (n_positions, C)
     std::vector<Gpt2LayerWeights> layers;
-    const float* ln_f_w;  // (C)
-    const float* ln_f_b;  // (C)
+    const float* ln_f_w;   // (C)
+    const float* ln_f_b;   // (C)
     const float* lm_head;  // (V, C): wte unless the checkpoint has its own
 };
 
 // What a layer's attention saw, handed to an observer. Pointers are valid during the call.
 struct LayerQkv {
     int layer;
-    int t0;        // position of the first new token
-    int n;         // new tokens in this call
+    int t0;  // position of the first new token
+    int n;   // new tokens in this call
     int n_head;
     int head_dim;
     const float* residual;  // (n, n_head * head_dim): the layer's input, the residual stream before ln_1
-    const float* q;  // (n, n_head, head_dim): this call's queries
-    const float* k;  // (t0 + n, n_head, head_dim): every key so far (the cache)
-    const float* v;  // (t0 + n, n_head, head_dim)
+    const float* q;         // (n, n_head, head_dim): this call's queries
+    const float* k;         // (t0 + n, n_head, head_dim): every key so far (the cache)
+    const float* v;         // (t0 + n, n_head, head_dim)
 };
 
 // One head's attention for this call's queries.
 struct HeadAttention {
     int layer, head, t0, n;
-    int t_total;            // t0 + n keys
-    HeadPlan plan;          // the normalizer and temperature it ran (softmax at T = 1 = GPT-2)
-    const float* scores;    // (n, t_total): q.k / sqrt(d), -inf above the diagonal
-    const float* weights;   // (n, t_total): the plan's normalizer of the visible scores, 0 above the diagonal
+    int t_total;           // t0 + n keys
+    HeadPlan plan;         // the normalizer and temperature it ran (softmax at T = 1 = GPT-2)
+    const float* scores;   // (n, t_total): q.k / sqrt(d), -inf above the diagonal
+    const float* weights;  // (n, t_total): the plan's normalizer of the visible scores, 0 above the diagonal
 };
 
 class AttentionObserver {
@@ -103,8 +103,7 @@ public:
     // Binds the model to a checkpoint. `reader` and the bytes under it must outlive the model.
     // `config` comes from config.json when there is one; pass nullptr to infer it from the tensor
     // shapes (n_head = n_embd / 64, with a warning). Tensor names may carry "transformer.".
-    bool load(const SafetensorsReader& reader, const Gpt2Config* config, std::string& error,
-              std::vector<std::string>* warnings = nullptr);
+    bool load(const SafetensorsReader& reader, const Gpt2Config* config, std::string& error, std::vector<std::string>* warnings = nullptr);
 
     const Gpt2Config& config() const { return config_; }
     // The plan the model was trained with (config.attention): what a Gpt2State starts from.
@@ -152,7 +151,7 @@ private:
 
     const Gpt2Model& model_;
     int t_ = 0;
-    std::vector<float> k_cache_, v_cache_;  // (n_layer, n_positions, C)
+    std::vector<float> k_cache_, v_cache_;                                    // (n_layer, n_positions, C)
     std::vector<float> x_, h_, qkv_, q_, attn_out_, fc_, scores_, ln_f_out_;  // scratch
 };
 

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <functional>
 
-#include "model/gpt2.h"
 #include "base/json.h"
+#include "model/gpt2.h"
 
 namespace attnlab {
 
@@ -68,8 +68,7 @@ bool parse_gpt2_config(std::string_view json_text, std::string_view source, Gpt2
         return true;
     };
     if (!get_int("n_layer", nullptr, 1, 1024, c.n_layer, true) || !get_int("n_head", nullptr, 1, 1024, c.n_head, true) ||
-        !get_int("n_embd", nullptr, 1, 65536, c.n_embd, true) ||
-        !get_int("n_positions", "n_ctx", 1, 1 << 20, c.n_positions, true) ||
+        !get_int("n_embd", nullptr, 1, 65536, c.n_embd, true) || !get_int("n_positions", "n_ctx", 1, 1 << 20, c.n_positions, true) ||
         !get_int("vocab_size", nullptr, 1, 1 << 22, c.vocab_size, true))
         return false;
     if (const json::Value* eps = root.find("layer_norm_epsilon")) {
@@ -104,8 +103,7 @@ bool parse_gpt2_config(std::string_view json_text, std::string_view source, Gpt2
     return true;
 }
 
-bool Gpt2Model::load(const SafetensorsReader& reader, const Gpt2Config* config, std::string& error,
-                     std::vector<std::string>* warnings) {
+bool Gpt2Model::load(const SafetensorsReader& reader, const Gpt2Config* config, std::string& error, std::vector<std::string>* warnings) {
     const std::string& src = reader.source();
     // Hugging Face's GPT2Model saves bare names; GPT2LMHeadModel and some conversions prefix them.
     std::string prefix;
@@ -136,8 +134,8 @@ bool Gpt2Model::load(const SafetensorsReader& reader, const Gpt2Config* config, 
         c.n_layer = 0;
         while (reader.find(prefix + "h." + std::to_string(c.n_layer) + ".ln_1.weight")) ++c.n_layer;
         if (c.n_embd % 64 != 0 || c.n_layer == 0) {
-            error = src + ": cannot infer the configuration (n_embd " + std::to_string(c.n_embd) + ", " +
-                    std::to_string(c.n_layer) + " layers); provide config.json";
+            error = src + ": cannot infer the configuration (n_embd " + std::to_string(c.n_embd) + ", " + std::to_string(c.n_layer) +
+                    " layers); provide config.json";
             return false;
         }
         c.n_head = c.n_embd / 64;

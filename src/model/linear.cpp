@@ -11,8 +11,8 @@
 
 #include <algorithm>
 
-#include "model/gemm.h"
 #include "base/parallel.h"
+#include "model/gemm.h"
 
 #if defined(__AVX512F__)
 #include "model/tile_avx512.h"
@@ -90,8 +90,9 @@ void avx512::packed_linear_columns(const TileKind& kind, const float* in, int n,
         const int next_k0 = last ? 0 : k0 + kc, ahead_c0 = last ? next_c0 : c0, ahead_width = last ? next_width : width;
         const Prefetch next{packed + (ahead_c0 / kStrip) * strip_floats + static_cast<size_t>(next_k0) * kStrip, strip_floats,
                             (ahead_width + kStrip - 1) / kStrip, std::min(kDepthBlock, rows - next_k0) * kStrip / 16};
-        multiply_block(kind, n, width, kc, in + k0, static_cast<size_t>(rows), packed + (c0 / kStrip) * strip_floats + static_cast<size_t>(k0) * kStrip,
-                       strip_floats, out + c0, static_cast<size_t>(cols), next);
+        multiply_block(kind, n, width, kc, in + k0, static_cast<size_t>(rows),
+                       packed + (c0 / kStrip) * strip_floats + static_cast<size_t>(k0) * kStrip, strip_floats, out + c0,
+                       static_cast<size_t>(cols), next);
     }
 }
 

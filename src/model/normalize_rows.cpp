@@ -111,7 +111,8 @@ void sums_above(const std::vector<double>& c, double t, double& k, double& a, do
 void sparsemax_row(const float* x, int n, double T, float* w) {
     const double top = max_of(x, n), inv_T = 1.0 / T;
     std::vector<double>& c = t_candidates;
-    collect_above(n, -1.0, [&](int i) { return (x[i] - top) * inv_T; }, c);
+    collect_above(
+        n, -1.0, [&](int i) { return (x[i] - top) * inv_T; }, c);
     double tau = -1.0, k = 0.0, a = 0.0, b = 0.0, before = -1.0;
     for (int iter = 0; iter < n + 2; ++iter) {  // |S| shrinks at every step: at most n of them
         sums_above(c, tau, k, a, b);
@@ -172,7 +173,8 @@ bool entmax15_tau_newton(const std::vector<double>& xs, double& tau) {
 void entmax15_row(const float* x, int n, double T, float* w) {
     const double top = max_of(x, n), half_inv_T = 0.5 / T;
     std::vector<double>& c = t_candidates;
-    collect_above(n, -1.0, [&](int i) { return (x[i] - top) * half_inv_T; }, c);
+    collect_above(
+        n, -1.0, [&](int i) { return (x[i] - top) * half_inv_T; }, c);
     double tau = 0.0;
     if (!entmax15_tau_newton(c, tau)) tau = entmax15_tau_sorted(c);
     for (int i = 0; i < n; ++i) {

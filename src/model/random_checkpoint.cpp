@@ -17,10 +17,18 @@ std::vector<std::uint8_t> random_checkpoint(const Gpt2Config& c, std::uint64_t s
     std::vector<T> ts = {{"wte.weight", {c.vocab_size, C}}, {"wpe.weight", {c.n_positions, C}}};
     for (int l = 0; l < c.n_layer; ++l) {
         const std::string h = "h." + std::to_string(l) + ".";
-        for (const T& t : std::vector<T>{{h + "ln_1.weight", {C}}, {h + "ln_1.bias", {C}}, {h + "attn.c_attn.weight", {C, 3 * C}},
-                                         {h + "attn.c_attn.bias", {3 * C}}, {h + "attn.c_proj.weight", {C, C}}, {h + "attn.c_proj.bias", {C}},
-                                         {h + "ln_2.weight", {C}}, {h + "ln_2.bias", {C}}, {h + "mlp.c_fc.weight", {C, 4 * C}},
-                                         {h + "mlp.c_fc.bias", {4 * C}}, {h + "mlp.c_proj.weight", {4 * C, C}}, {h + "mlp.c_proj.bias", {C}}})
+        for (const T& t : std::vector<T>{{h + "ln_1.weight", {C}},
+                                         {h + "ln_1.bias", {C}},
+                                         {h + "attn.c_attn.weight", {C, 3 * C}},
+                                         {h + "attn.c_attn.bias", {3 * C}},
+                                         {h + "attn.c_proj.weight", {C, C}},
+                                         {h + "attn.c_proj.bias", {C}},
+                                         {h + "ln_2.weight", {C}},
+                                         {h + "ln_2.bias", {C}},
+                                         {h + "mlp.c_fc.weight", {C, 4 * C}},
+                                         {h + "mlp.c_fc.bias", {4 * C}},
+                                         {h + "mlp.c_proj.weight", {4 * C, C}},
+                                         {h + "mlp.c_proj.bias", {C}}})
             ts.push_back(t);
     }
     ts.push_back({"ln_f.weight", {C}});

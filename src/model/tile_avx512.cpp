@@ -25,8 +25,8 @@ void multiply_block(const TileKind& kind, int m, int width, int kc, const float*
             if (t > 0 && s < next.strips && first_line < next.lines)
                 ahead = {next.from + s * next.strip_stride + static_cast<size_t>(first_line) * 16, next.strip_stride, next.strips - s,
                          std::min(64, next.lines - first_line)};
-            kind.fn[group - 1][rows - 1](kc, rows_of_a, lda, b + s * strip_stride, strip_stride, c + static_cast<size_t>(i0) * ldc + s * kStrip,
-                                         ldc, width - s * kStrip, ahead);
+            kind.fn[group - 1][rows - 1](kc, rows_of_a, lda, b + s * strip_stride, strip_stride,
+                                         c + static_cast<size_t>(i0) * ldc + s * kStrip, ldc, width - s * kStrip, ahead);
         }
     }
 }

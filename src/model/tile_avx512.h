@@ -100,8 +100,8 @@ void tile(int kc, const float* a, size_t lda, const float* b, size_t strip_strid
 
 using TileFn = void (*)(int, const float*, size_t, const float*, size_t, float*, size_t, int, Prefetch);
 
-// One kind of tile: its name (rows x columns, then how it reads a), its shape, how it reads a, and its functions for every smaller shape the
-// edges of a product need (fn[s - 1][r - 1]: r rows by s strips).
+// One kind of tile: its name (rows x columns, then how it reads a), its shape, how it reads a, and its functions for every smaller shape
+// the edges of a product need (fn[s - 1][r - 1]: r rows by s strips).
 struct TileKind {
     const char* name;
     int rows, strips;
@@ -140,8 +140,8 @@ void multiply_block(const TileKind& kind, int m, int width, int kc, const float*
 
 // gemm() (gemm.h) from 4 rows through tiles of this kind, op(b) packed a block at a time per call
 // (gemm.cpp).
-void packed_gemm(const TileKind& kind, int m, int n, int k, const float* a, int lda, const float* b, int ldb, bool b_transposed,
-                 float* c, int ldc, float alpha, const float* bias);
+void packed_gemm(const TileKind& kind, int m, int n, int k, const float* a, int lda, const float* b, int ldb, bool b_transposed, float* c,
+                 int ldc, float alpha, const float* bias);
 
 // Columns c0..c0 + width - 1 of out (n, cols) = in (n, rows) @ W + bias (null: none), through
 // tiles of this kind, with W packed in strips of kStrip columns (strip s at packed + s rows

@@ -18,7 +18,7 @@ namespace {
 
 constexpr int kFewRows = 24;
 
-const char* const kClassNames[kProductClasses] = {"linear, few rows", "linear, many rows", "gemm b, few rows",
+const char* const kClassNames[kProductClasses] = {"linear, few rows",  "linear, many rows",  "gemm b, few rows",
                                                   "gemm b, many rows", "gemm b^T, few rows", "gemm b^T, many rows"};
 
 }  // namespace
@@ -93,8 +93,8 @@ std::array<double, kKinds> time_class(ProductClass c) {
                     avx512::packed_linear_columns(kind, a.data(), probe.m, probe.k, strips, probe.n, nullptr, c_out.data(), c0,
                                                   std::min(panel, probe.n - c0), c0 + panel, std::clamp(probe.n - c0 - panel, 0, panel));
             } else {
-                avx512::packed_gemm(kind, probe.m, probe.n, probe.k, a.data(), probe.k, b.data(), transposed ? probe.k : probe.n, transposed,
-                                    c_out.data(), probe.n, 1.0f, nullptr);
+                avx512::packed_gemm(kind, probe.m, probe.n, probe.k, a.data(), probe.k, b.data(), transposed ? probe.k : probe.n,
+                                    transposed, c_out.data(), probe.n, 1.0f, nullptr);
             }
         });
     }
@@ -134,7 +134,8 @@ std::vector<TileChoice> tile_choices() {
         choice.picked = kTileKinds[static_cast<size_t>(f >= 0 ? f : m.fastest[static_cast<size_t>(c)])].name;
         choice.forced = f >= 0;
         choice.seconds = m.seconds;
-        for (int i = 0; i < kKinds; ++i) choice.timings.push_back({kTileKinds[static_cast<size_t>(i)].name, m.gflops[static_cast<size_t>(c)][static_cast<size_t>(i)]});
+        for (int i = 0; i < kKinds; ++i)
+            choice.timings.push_back({kTileKinds[static_cast<size_t>(i)].name, m.gflops[static_cast<size_t>(c)][static_cast<size_t>(i)]});
         out.push_back(choice);
     }
     return out;

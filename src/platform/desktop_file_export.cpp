@@ -58,10 +58,8 @@ void DesktopFileExport::after_render(int fb_w, int fb_h) {
     read_plot_grabs(pending_, fb_w, fb_h, message_, [&](const std::string& name, const std::vector<std::uint8_t>& rgba, int w, int h) {
         std::vector<std::uint8_t> png;
         std::string error;
-        if (encode_png_rgba(w, h, rgba, png, error))
-            write(name, "image/png", png.data(), png.size());
-        else
-            message_ = name + ": " + error;
+        if (encode_png_rgba(w, h, rgba, png, error)) write(name, "image/png", png.data(), png.size());
+        else message_ = name + ": " + error;
     });
 }
 

@@ -50,8 +50,7 @@ std::uint32_t adler32(std::span<const std::uint8_t> bytes) {
     return (b << 16) | a;
 }
 
-bool encode_png_rgba(int width, int height, std::span<const std::uint8_t> rgba, std::vector<std::uint8_t>& png,
-                     std::string& error) {
+bool encode_png_rgba(int width, int height, std::span<const std::uint8_t> rgba, std::vector<std::uint8_t>& png, std::string& error) {
     constexpr int kMaxSide = 1 << 24;
     if (width <= 0 || height <= 0 || width > kMaxSide || height > kMaxSide) {
         error = "PNG size must be between 1 and 2^24 pixels a side, got " + std::to_string(width) + "x" + std::to_string(height);

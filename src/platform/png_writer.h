@@ -16,7 +16,6 @@ std::uint32_t adler32(std::span<const std::uint8_t> bytes);
 
 // rgba: width*height*4 bytes, rows top to bottom. False (with a reason) for sizes PNG or this
 // encoder cannot hold: zero, more than 2^24 pixels a side, or rgba of the wrong length.
-bool encode_png_rgba(int width, int height, std::span<const std::uint8_t> rgba, std::vector<std::uint8_t>& png,
-                     std::string& error);
+bool encode_png_rgba(int width, int height, std::span<const std::uint8_t> rgba, std::vector<std::uint8_t>& png, std::string& error);
 
 }  // namespace attnlab

@@ -131,12 +131,9 @@ void TouchGestures::handle(const TouchEvent& e, const std::function<TouchItem()>
                     last_y_ = e.y;
                 }
                 break;
-            case State::Pinching:
-                steps_.push_back({Step::Pointer::Keep, 0, 0, -1, 0, 0, spread() / spread0_});
-                break;
+            case State::Pinching: steps_.push_back({Step::Pointer::Keep, 0, 0, -1, 0, 0, spread() / spread0_}); break;
             case State::Idle:
-            case State::Ignoring:
-                break;
+            case State::Ignoring: break;
         }
         return;
     }
@@ -165,8 +162,7 @@ void TouchGestures::handle(const TouchEvent& e, const std::function<TouchItem()>
         case State::Ignoring:
             if (fingers_.empty()) state_ = State::Idle;
             break;
-        case State::Idle:
-            break;
+        case State::Idle: break;
     }
 }
 

@@ -31,7 +31,7 @@ struct TouchEvent {
 
 // What ImGui made of the press, in the frame after it.
 struct TouchItem {
-    bool takes_drag = false;  // the pressed item follows a dragging pointer: a slider, a drag, a text field
+    bool takes_drag = false;                          // the pressed item follows a dragging pointer: a slider, a drag, a text field
     bool can_scroll_x = false, can_scroll_y = false;  // the window under the finger, or one around it, can scroll
 };
 

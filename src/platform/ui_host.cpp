@@ -68,7 +68,6 @@ TouchItem pressed_item(ImGuiID& scroll_window) {
     return it;
 }
 
-
 }  // namespace
 
 UiHost::~UiHost() {
@@ -313,7 +312,8 @@ bool UiHost::frame(const std::function<void()>& draw_ui) {
     }
     draw_ui();
     ImGui::Render();
-    if (const ImGuiWindow* w = scroll_window_ ? ImGui::FindWindowByID(scroll_window_) : nullptr) scrolled_ = {w->Name, w->Scroll.y, w->ScrollMax.y};
+    if (const ImGuiWindow* w = scroll_window_ ? ImGui::FindWindowByID(scroll_window_) : nullptr)
+        scrolled_ = {w->Name, w->Scroll.y, w->ScrollMax.y};
 
     int fb_w = 0, fb_h = 0;
     glfwGetFramebufferSize(window_, &fb_w, &fb_h);
@@ -338,8 +338,8 @@ namespace {
 
 // A rectangle of the framebuffer (its pixels, origin top-left) as opaque RGBA rows, top row first.
 // False when the rectangle lies outside the framebuffer.
-bool read_framebuffer_rgba(float x, float y, float w, float h, int fb_w, int fb_h, std::vector<std::uint8_t>& rgba,
-                           int& out_w, int& out_h) {
+bool read_framebuffer_rgba(float x, float y, float w, float h, int fb_w, int fb_h, std::vector<std::uint8_t>& rgba, int& out_w,
+                           int& out_h) {
     const int x0 = std::clamp(static_cast<int>(std::floor(x)), 0, fb_w);
     const int y0 = std::clamp(static_cast<int>(std::floor(y)), 0, fb_h);
     const int x1 = std::clamp(static_cast<int>(std::ceil(x + w)), 0, fb_w);
@@ -370,11 +370,9 @@ void read_plot_grabs(std::vector<PlotGrab>& grabs, int fb_w, int fb_h, std::stri
     for (const PlotGrab& g : grabs) {
         std::vector<std::uint8_t> rgba;
         int w = 0, h = 0;
-        if (read_framebuffer_rgba(g.rect.x * scale.x, g.rect.y * scale.y, g.rect.w * scale.x, g.rect.h * scale.y, fb_w, fb_h, rgba,
-                                  w, h))
+        if (read_framebuffer_rgba(g.rect.x * scale.x, g.rect.y * scale.y, g.rect.w * scale.x, g.rect.h * scale.y, fb_w, fb_h, rgba, w, h))
             take(g.name, rgba, w, h);
-        else
-            message = g.name + ": the plot is not on screen, nothing to save.";
+        else message = g.name + ": the plot is not on screen, nothing to save.";
     }
     grabs.clear();
 }

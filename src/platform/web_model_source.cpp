@@ -10,13 +10,11 @@
 
 // The browser's half lives in web/model_fetch.js (window.attnlabModelFetch).
 EM_JS(void, js_fetch_probe, (int id, const char* url), { window.attnlabModelFetch.probe(id, UTF8ToString(url)); });
-EM_JS(void, js_fetch_download, (int id, const char* url, int use_cache), {
-    window.attnlabModelFetch.download(id, UTF8ToString(url), use_cache !== 0);
-});
+EM_JS(void, js_fetch_download, (int id, const char* url, int use_cache),
+      { window.attnlabModelFetch.download(id, UTF8ToString(url), use_cache != = 0); });
 EM_JS(void, js_fetch_cancel, (), { window.attnlabModelFetch.cancel(); });
-EM_JS(int, js_fetch_keep, (int id, const std::uint8_t* bytes, double size), {
-    return window.attnlabModelFetch.keepFromHeap(id, bytes, size);
-});
+EM_JS(int, js_fetch_keep, (int id, const std::uint8_t* bytes, double size),
+      { return window.attnlabModelFetch.keepFromHeap(id, bytes, size); });
 EM_JS(void, js_fetch_stop_keeping, (), { window.attnlabModelFetch.stopKeeping(); });
 EM_JS(void, js_fetch_pick_file, (), { window.attnlabModelFetch.pickFile(); });
 EM_JS(void, js_fetch_clear_cache, (int id), { window.attnlabModelFetch.clearCache(id); });
@@ -93,9 +91,7 @@ int WebModelSource::start(FetchStatus::Phase phase, const std::string& url) {
     return ++op_;
 }
 
-void WebModelSource::probe(const std::string& url) {
-    js_fetch_probe(start(FetchStatus::Phase::Probing, url), url.c_str());
-}
+void WebModelSource::probe(const std::string& url) { js_fetch_probe(start(FetchStatus::Phase::Probing, url), url.c_str()); }
 
 void WebModelSource::download(const std::string& url) {
     const double total = status_.url == url ? status_.total_bytes : -1;  // from the probe, if any
@@ -216,8 +212,9 @@ void WebModelSource::on_notice(int id, const char* message) {
 void WebModelSource::on_cache_copy(int id, int state, double saved_bytes) {
     if (id == keeping_id_ && state != 1) keeping_.reset();
     if (id != op_) return;
-    status_.cache_copy = state == 2 ? FetchStatus::CacheCopy::Kept
-                         : state == 1 ? FetchStatus::CacheCopy::Saving : FetchStatus::CacheCopy::None;
+    status_.cache_copy = state == 2   ? FetchStatus::CacheCopy::Kept
+                         : state == 1 ? FetchStatus::CacheCopy::Saving
+                                      : FetchStatus::CacheCopy::None;
     status_.cache_saved_bytes = saved_bytes;
 }
 

@@ -55,7 +55,7 @@ private:
     void free_buffer();
 
     FetchStatus status_;
-    int op_ = 0;  // id of the operation in flight; bumped by every start and cancel
+    int op_ = 0;              // id of the operation in flight; bumped by every start and cancel
     double cache_bytes_ = 0;  // bytes in Cache Storage; -1: no Cache Storage on this page
     std::string uncached_url_;
     std::shared_ptr<const void> keeping_;  // the loaded bytes the page is writing into Cache Storage

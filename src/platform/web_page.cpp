@@ -14,29 +14,34 @@
 #include <imgui_internal.h>  // where the active text field's cursor is (for the on-screen keyboard)
 
 // The page (web/index.html) defines these hooks on Module.
-EM_JS(void, js_first_frame, (), { if (Module.onFirstFrame) Module.onFirstFrame(); });
-EM_JS(void, js_fatal_error, (const char* message), { if (Module.onFatalError) Module.onFatalError(UTF8ToString(message)); });
+EM_JS(void, js_first_frame, (), {
+    if (Module.onFirstFrame) Module.onFirstFrame();
+});
+EM_JS(void, js_fatal_error, (const char* message), {
+    if (Module.onFatalError) Module.onFatalError(UTF8ToString(message));
+});
 // The system clipboard. Browsers let a page write it during a key press, but read it only in
 // a 'paste' event, which arrives right after the Ctrl+V key-down and before the next frame:
 // we keep its text, and ImGui reads that copy when it handles the key.
 EM_JS(void, js_write_clipboard, (const char* text), {
-    if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(UTF8ToString(text)).catch(() => {});
+    if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(UTF8ToString(text)).catch(() = > {});
 });
 EM_JS(void, js_listen_for_paste, (), {
-    window.addEventListener("paste", (event) => {
-        const text = event.clipboardData ? event.clipboardData.getData("text") : "";
-        const size = lengthBytesUTF8(text) + 1;
-        const ptr = _malloc(size);
-        stringToUTF8(text, ptr, size);
-        _attnlab_on_paste(ptr);
-        _free(ptr);
-        event.preventDefault();
-    });
+    window.addEventListener(
+        "paste", (event) = > {
+            const text = event.clipboardData ? event.clipboardData.getData("text") : "";
+            const size = lengthBytesUTF8(text) + 1;
+            const ptr = _malloc(size);
+            stringToUTF8(text, ptr, size);
+            _attnlab_on_paste(ptr);
+            _free(ptr);
+            event.preventDefault();
+        });
 });
 // The share-link half of the page (web/share_state.js).
 EM_JS(void, js_copy_link, (const char* json), {
     if (window.attnlabShare) window.attnlabShare.copyLink(UTF8ToString(json));
-    else ccall("attnlab_link_ready", null, ["string", "number"], ["", 0]);
+    else ccall("attnlab_link_ready", null, [ "string", "number" ], [ "", 0 ]);
 });
 EM_JS(void, js_view_changed, (const char* json), {
     if (window.attnlabShare) window.attnlabShare.viewChanged(UTF8ToString(json));
@@ -50,30 +55,35 @@ EM_JS(void, js_pick_tour_file, (), {
     const input = document.createElement("input");
     input.type = "file";
     input.accept = ".json,application/json";
-    input.addEventListener("change", async () => {
-        const file = input.files && input.files[0];
-        if (!file) return;
-        let text = null;
-        try { text = await file.text(); } catch (e) { text = null; }
-        const why = text === null ? "the browser could not read it"
-                                  : ccall("attnlab_set_tour", "string", ["string", "number"], [text, 0]);
-        if (why) ccall("attnlab_link_error", null, ["string"], ["The tour file “" + file.name + "” could not be opened: " + why + "."]);
-    });
+    input.addEventListener(
+        "change", async() = > {
+            const file = input.files && input.files[0];
+            if (!file) return;
+            let text = null;
+            try {
+                text = await file.text();
+            } catch (e) { text = null; }
+            const why =
+                text == = null ? "the browser could not read it" : ccall("attnlab_set_tour", "string", [ "string", "number" ], [ text, 0 ]);
+            if (why) ccall("attnlab_link_error", null, ["string"], ["The tour file “" + file.name + "” could not be opened: " + why + "."]);
+        });
     input.click();
 });
 EM_JS(void, js_set_full_screen, (int on), {
-    const done = () => ccall("attnlab_request_redraw", null, [], []);
+    const done = () = > ccall("attnlab_request_redraw", null, [], []);
     if (on && !document.fullscreenElement && document.documentElement.requestFullscreen)
-        document.documentElement.requestFullscreen().then(done, (e) => {
-            ccall("attnlab_link_error", null, ["string"], ["The browser did not allow full screen (" + e.message + "); press F11 instead."]);
-        });
+        document.documentElement.requestFullscreen().then(
+            done, (e) = > {
+                ccall("attnlab_link_error", null, ["string"],
+                      ["The browser did not allow full screen (" + e.message + "); press F11 instead."]);
+            });
     else if (!on && document.fullscreenElement) document.exitFullscreen().then(done, done);
 });
 EM_JS(int, js_is_full_screen, (), { return document.fullscreenElement ? 1 : 0; });
 // Touches and the on-screen keyboard (web/touch_input.js): a text field became active or inactive;
 // x, y: its cursor, in CSS pixels.
 EM_JS(void, js_text_input_wanted, (int wanted, double x, double y, double line), {
-    if (window.attnlabTouch) window.attnlabTouch.textInputWanted(wanted !== 0, x, y, line);
+    if (window.attnlabTouch) window.attnlabTouch.textInputWanted(wanted != = 0, x, y, line);
 });
 EM_JS(int, js_text_input_focused, (), { return window.attnlabTouch && window.attnlabTouch.textInputFocused() ? 1 : 0; });
 // What the page knows of the device: its size class and default UI scale, and its memory.
@@ -84,9 +94,7 @@ EM_JS(char*, js_device_json, (), {
     stringToUTF8(json, ptr, size);
     return ptr;
 });
-EM_JS(double, js_screen_ui_scale, (), {
-    return window.attnlabTouch ? Number(window.attnlabTouch.defaultUiScale()) || 0 : 0;
-});
+EM_JS(double, js_screen_ui_scale, (), { return window.attnlabTouch ? Number(window.attnlabTouch.defaultUiScale()) || 0 : 0; });
 // Sets the canvas's backing store; GLFW hears of it through Browser's resize listeners.
 // (glfwSetWindowSize would ask for fullscreen whenever the size equals the screen's.)
 EM_JS(void, js_set_canvas_size, (int width, int height), { Browser.setCanvasSize(width, height); });
@@ -103,13 +111,13 @@ struct Page {
     std::string status_json;  // kept alive for the JS caller
     std::string clipboard;    // last text copied in the app or pasted into the page
     PageShare share;
-    std::string state_json;   // kept alive for the JS caller
+    std::string state_json;  // kept alive for the JS caller
     std::string state_error;
     PageTours tours;
-    std::string tour_json;    // kept alive for the JS caller
+    std::string tour_json;  // kept alive for the JS caller
     std::string tour_error;
     bool text_wanted = false;  // a text field was active in the last frame
-    ImVec2 text_at{-1, -1};   // where its cursor was
+    ImVec2 text_at{-1, -1};    // where its cursor was
 };
 Page g_page;
 
@@ -192,9 +200,7 @@ CanvasSize canvas_size() {
     return {static_cast<int>(std::lround(css_w * dpr)), static_cast<int>(std::lround(css_h * dpr)), static_cast<float>(dpr)};
 }
 
-void show_fatal_error(const char* message) {
-    js_fatal_error(message);
-}
+void show_fatal_error(const char* message) { js_fatal_error(message); }
 
 void run_web_page(UiHost& host, std::function<void()> draw_ui, std::function<void(json::ObjectBuilder&)> status) {
     g_page.host = &host;
@@ -261,7 +267,8 @@ EMSCRIPTEN_KEEPALIVE const char* attnlab_status_json() {
         mouse.add("down", io.MouseDown[ImGuiMouseButton_Left]);
         input.add_raw("mouse", mouse.str());
         bool tooltip = false;
-        for (const ImGuiWindow* win : ImGui::GetCurrentContext()->Windows) tooltip |= win->Active && (win->Flags & ImGuiWindowFlags_Tooltip);
+        for (const ImGuiWindow* win : ImGui::GetCurrentContext()->Windows)
+            tooltip |= win->Active && (win->Flags & ImGuiWindowFlags_Tooltip);
         input.add("tooltip", tooltip);
         const attnlab::UiHost::Scrolled& scrolled = g_page.host->touch_scrolled();
         attnlab::json::ObjectBuilder swipe;
@@ -339,8 +346,7 @@ EMSCRIPTEN_KEEPALIVE const char* attnlab_get_tour(int compact) {
 
 // window.attnlab.setTour() and the #t= links: "" when it plays, else why not.
 EMSCRIPTEN_KEEPALIVE const char* attnlab_set_tour(const char* json, int from_link) {
-    return attnlab::apply_from_page(attnlab::g_page.tours.set_tour, json, from_link, "the tour was refused",
-                                    attnlab::g_page.tour_error);
+    return attnlab::apply_from_page(attnlab::g_page.tours.set_tour, json, from_link, "the tour was refused", attnlab::g_page.tour_error);
 }
 
 // window.attnlab.tourStep(k): the step now shown, as JSON; "" when there is no such step.

@@ -12,7 +12,7 @@
 namespace attnlab {
 
 struct CanvasSize {
-    int width;   // backing pixels = CSS pixels x devicePixelRatio
+    int width;  // backing pixels = CSS pixels x devicePixelRatio
     int height;
     float pixel_ratio;
 };
@@ -52,9 +52,9 @@ struct PageTours {
     std::function<std::string(bool compact)> get_tour;  // tour_json of the tour held; "" when none
     // Plays a tour's JSON from step 1; from_link: it came from the address.
     std::function<bool(std::string_view json, bool from_link, std::string& error)> set_tour;
-    std::function<std::string(int k)> show_step;         // shows step k; the step as JSON, "" when none
-    std::function<void()> start_builtin;                 // plays the built-in tour
-    std::function<void()> leave;                         // stops playing, keeps the view
+    std::function<std::string(int k)> show_step;                    // shows step k; the step as JSON, "" when none
+    std::function<void()> start_builtin;                            // plays the built-in tour
+    std::function<void()> leave;                                    // stops playing, keeps the view
     std::function<void(std::string link, bool copied)> link_ready;  // the answer to page_copy_tour_link
 };
 void set_page_tours(PageTours tours);

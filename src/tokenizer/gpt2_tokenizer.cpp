@@ -5,8 +5,8 @@
 #include <queue>
 
 #include "base/json.h"
-#include "tokenizer/unicode_classes.h"
 #include "base/utf8.h"
+#include "tokenizer/unicode_classes.h"
 
 namespace attnlab {
 
@@ -95,8 +95,8 @@ bool Gpt2Tokenizer::load(std::string_view encoder_json, std::string_view vocab_b
         return false;
     }
     if (!parsed.value->is_object()) {
-        error = std::string("encoder.json: expected an object mapping tokens to ids, found ") +
-                json::Value::type_name(parsed.value->type());
+        error =
+            std::string("encoder.json: expected an object mapping tokens to ids, found ") + json::Value::type_name(parsed.value->type());
         return false;
     }
     const auto& members = parsed.value->members();

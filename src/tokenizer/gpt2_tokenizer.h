@@ -61,11 +61,10 @@ private:
     // Appends the ids of one pre-token (its UTF-8 bytes) to `out`.
     void bpe(std::string_view piece, std::vector<int>& out) const;
     // Appends the ids of text that is valid UTF-8 and holds no "<|endoftext|>".
-    void encode_text(std::string_view text, std::unordered_map<std::string, std::vector<int>>& cache,
-                     std::vector<int>& out) const;
+    void encode_text(std::string_view text, std::unordered_map<std::string, std::vector<int>>& cache, std::vector<int>& out) const;
 
-    std::vector<std::string> vocab_;                // id -> bytes
-    int byte_id_[256] = {};                         // id of each single-byte token
+    std::vector<std::string> vocab_;  // id -> bytes
+    int byte_id_[256] = {};           // id of each single-byte token
     std::unordered_map<std::uint64_t, Merge> merges_;
     int eot_id_ = -1;
 };

@@ -8,10 +8,10 @@
 
 #include "analysis/attention_map.h"
 #include "analysis/normalizers.h"
-#include "model/attention_capture.h"
-#include "model/gpt2.h"
 #include "base/random.h"
 #include "base/safetensors.h"
+#include "model/attention_capture.h"
+#include "model/gpt2.h"
 #include "platform/whole_file.h"
 
 using namespace attnlab;
@@ -67,10 +67,8 @@ TEST_CASE("softmax_attention_rows matches plain loops, in any row blocks", "[att
                 const std::vector<double> ref = reference_row(q, k, d, i);
                 for (int j = 0; j < L; ++j) {
                     const float got = rows[size_t(i - r0) * L + j];
-                    if (j <= i)
-                        REQUIRE(got == Approx(ref[size_t(j)]).margin(1e-6));
-                    else
-                        REQUIRE(got == 0.0f);  // causal: nothing above the diagonal
+                    if (j <= i) REQUIRE(got == Approx(ref[size_t(j)]).margin(1e-6));
+                    else REQUIRE(got == 0.0f);  // causal: nothing above the diagonal
                 }
             }
         }
@@ -103,10 +101,8 @@ TEST_CASE("plan_attention_rows: a head's plan entry, against the double-precisio
                     const std::vector<double> ref = normalize(how.normalizer, scores, how.temperature);
                     for (int j = 0; j < L; ++j) {
                         const float got = rows[size_t(i - r0) * L + j];
-                        if (j <= i)
-                            REQUIRE(got == Approx(ref[size_t(j)]).margin(1e-5));  // fp32 scores of size ~10
-                        else
-                            REQUIRE(got == 0.0f);
+                        if (j <= i) REQUIRE(got == Approx(ref[size_t(j)]).margin(1e-5));  // fp32 scores of size ~10
+                        else REQUIRE(got == 0.0f);
                     }
                 }
             }
@@ -165,8 +161,8 @@ TEST_CASE("normalize_causal_rows rejects bad input with a message naming it", "[
     std::string error;
     REQUIRE_FALSE(normalize_causal_rows(scores, 2, n, 1.0, w, error));
     REQUIRE(error.find("Query 1") != std::string::npos);
-    REQUIRE(w == std::vector<float>{9.0f});  // untouched
-    REQUIRE_FALSE(normalize_causal_rows(scores, 3, n, 1.0, w, error));  // not 3 x 3
+    REQUIRE(w == std::vector<float>{9.0f});                                         // untouched
+    REQUIRE_FALSE(normalize_causal_rows(scores, 3, n, 1.0, w, error));              // not 3 x 3
     REQUIRE_FALSE(normalize_causal_rows({scores.data(), 1}, 1, n, 0.0, w, error));  // T = 0
 }
 
@@ -175,8 +171,8 @@ TEST_CASE("pool_rows_max: hand-worked 5 x 5 map into 2 x 2 blocks", "[attention_
     const int L = 5;
     std::vector<float> m(L * L, 0.0f);
     // row 0: [1]; row 1: [.4 .6]; row 2: [.1 .2 .7]; row 3: [.3 .05 .05 .6]; row 4: [.1 .1 .5 .2 .1]
-    const float rows[5][5] = {{1, 0, 0, 0, 0}, {.4f, .6f, 0, 0, 0}, {.1f, .2f, .7f, 0, 0}, {.3f, .05f, .05f, .6f, 0},
-                              {.1f, .1f, .5f, .2f, .1f}};
+    const float rows[5][5] = {
+        {1, 0, 0, 0, 0}, {.4f, .6f, 0, 0, 0}, {.1f, .2f, .7f, 0, 0}, {.3f, .05f, .05f, .6f, 0}, {.1f, .1f, .5f, .2f, .1f}};
     for (int i = 0; i < L; ++i)
         for (int j = 0; j < L; ++j) m[size_t(i) * L + j] = rows[i][j];
     PooledMap p = empty_pooled_map(L, 2);
@@ -184,10 +180,10 @@ TEST_CASE("pool_rows_max: hand-worked 5 x 5 map into 2 x 2 blocks", "[attention_
     // In two pieces, as the background task does.
     pool_rows_max(p, {m.data(), size_t(2 * L)}, 0, 2);
     pool_rows_max(p, {m.data() + 2 * L, size_t(3 * L)}, 2, 5);
-    REQUIRE(p.cells[0] == 1.0f);                      // rows 0-2, keys 0-2
-    REQUIRE(std::isnan(p.cells[1]));                  // rows 0-2, keys 3-4: all above the diagonal
-    REQUIRE(p.cells[2] == 0.5f);                      // rows 3-4, keys 0-2
-    REQUIRE(p.cells[3] == 0.6f);                      // rows 3-4, keys 3-4
+    REQUIRE(p.cells[0] == 1.0f);      // rows 0-2, keys 0-2
+    REQUIRE(std::isnan(p.cells[1]));  // rows 0-2, keys 3-4: all above the diagonal
+    REQUIRE(p.cells[2] == 0.5f);      // rows 3-4, keys 0-2
+    REQUIRE(p.cells[3] == 0.6f);      // rows 3-4, keys 3-4
     REQUIRE(p.max == 1.0f);
     // Fewer positions than bins: one block per position.
     REQUIRE(empty_pooled_map(3, 32).bins == 3);
@@ -222,9 +218,9 @@ TEST_CASE("previous_token_weight: hand-worked 3 x 3 and 4 x 4 maps", "[attention
                                    0.2f, 0.5f, 0.3f};
     REQUIRE(previous_token_weight(a3, 3) == Approx(0.4));
     // A(1,0) = .9, A(2,1) = .6, A(3,2) = .25: (.9 + .6 + .25) / 3 = 1.75 / 3.
-    const std::vector<float> a4 = {1.0f,  0.0f,  0.0f,  0.0f,   //
-                                   0.9f,  0.1f,  0.0f,  0.0f,   //
-                                   0.1f,  0.6f,  0.3f,  0.0f,   //
+    const std::vector<float> a4 = {1.0f,  0.0f,  0.0f,  0.0f,  //
+                                   0.9f,  0.1f,  0.0f,  0.0f,  //
+                                   0.1f,  0.6f,  0.3f,  0.0f,  //
                                    0.25f, 0.25f, 0.25f, 0.25f};
     REQUIRE(previous_token_weight(a4, 4) == Approx(1.75 / 3));
     // In two blocks of rows, as the thumbnail task sees them: rows 0-1 give .9, rows 2-3 give .85.

@@ -15,12 +15,12 @@
 #include "analysis/selection.h"
 #include "analysis/separability.h"
 #include "analysis/softmax.h"
-#include "model/attention_capture.h"
-#include "model/gpt2.h"
 #include "base/json.h"
 #include "base/parallel.h"
 #include "base/random.h"
 #include "base/safetensors.h"
+#include "model/attention_capture.h"
+#include "model/gpt2.h"
 #include "platform/whole_file.h"
 
 using namespace attnlab;

@@ -253,7 +253,10 @@ TEST_CASE("ks: exact and asymptotic p-values agree for large samples", "[ks]") {
     // evaluated at d = k/n sits one step low (Stephens' formula is up to 17% low at n = 144).
     // What must hold: the exact value lies between the asymptotic one at k/n and at (k-1)/n, and
     // mid-step the two agree to a few percent, closer as n grows.
-    const struct { int n; double tolerance; } cases[] = {{144, 0.07}, {1000, 0.03}};
+    const struct {
+        int n;
+        double tolerance;
+    } cases[] = {{144, 0.07}, {1000, 0.03}};
     for (const auto& c : cases) {
         int compared = 0;
         for (int k = 2; k <= c.n; ++k) {
@@ -264,7 +267,8 @@ TEST_CASE("ks: exact and asymptotic p-values agree for large samples", "[ks]") {
             CHECK(ks_p_value_asymptotic(c.n, c.n, static_cast<double>(k - 1) / c.n) >= exact);
             CHECK(ks_p_value_asymptotic(c.n, c.n, (k - 0.5) / c.n) == Approx(exact).epsilon(c.tolerance));
             if (k % 7 == 0) {
-                CHECK(ks_p_value_exact(c.n, c.n, (k - 0.5) / c.n) == Approx(ks_p_value_asymptotic(c.n, c.n, (k - 0.5) / c.n)).epsilon(c.tolerance));
+                CHECK(ks_p_value_exact(c.n, c.n, (k - 0.5) / c.n) ==
+                      Approx(ks_p_value_asymptotic(c.n, c.n, (k - 0.5) / c.n)).epsilon(c.tolerance));
             }
             ++compared;
         }

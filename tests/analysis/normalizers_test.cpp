@@ -42,7 +42,8 @@ static double ref_entmax_tau(const std::vector<double>& l, double T, double alph
     double lo = -1.0, hi = -std::pow(1.0 / static_cast<double>(l.size()), am1);
     for (int i = 0; i < 300; ++i) {
         const double mid = 0.5 * (lo + hi);
-        if (mass(mid) > 1.0) lo = mid; else hi = mid;  // mass falls as tau rises
+        if (mass(mid) > 1.0) lo = mid;
+        else hi = mid;  // mass falls as tau rises
     }
     return 0.5 * (lo + hi);
 }
@@ -72,17 +73,17 @@ struct Case {
     double T;
 };
 
-static Case random_case(SplitMix64& rng, int trial, double log_spread_lo, double log_spread_hi,
-                        double log_T_lo, double log_T_hi, const std::vector<int>& lengths) {
+static Case random_case(SplitMix64& rng, int trial, double log_spread_lo, double log_spread_hi, double log_T_lo, double log_T_hi,
+                        const std::vector<int>& lengths) {
     const int L = lengths[static_cast<size_t>(rng.uniform() * static_cast<double>(lengths.size()))];
     const double spread = std::pow(10.0, log_spread_lo + (log_spread_hi - log_spread_lo) * rng.uniform());
     Case c;
     c.T = std::pow(10.0, log_T_lo + (log_T_hi - log_T_lo) * rng.uniform());
     c.l.resize(L);
     for (double& x : c.l) x = spread * rng.normal();
-    if (trial % 5 == 1 && L > 1) c.l[L - 1] = c.l[0];                       // a tie
+    if (trial % 5 == 1 && L > 1) c.l[L - 1] = c.l[0];                                // a tie
     if (trial % 11 == 2) std::fill(c.l.begin(), c.l.begin() + (L + 1) / 2, c.l[0]);  // many ties
-    if (trial % 13 == 3) std::fill(c.l.begin(), c.l.end(), -spread);       // constant vector
+    if (trial % 13 == 3) std::fill(c.l.begin(), c.l.end(), -spread);                 // constant vector
     return c;
 }
 
@@ -109,7 +110,8 @@ TEST_CASE("normalizers: weights are non-negative and sum to 1 on thousands of ra
         SplitMix64 rng(1234);
         for (int trial = 0; trial < 1500; ++trial) {
             Case c = random_case(rng, trial, -3.0, 3.0, -3.0, 3.0, lengths);
-            if (trial % 17 == 4) for (double& x : c.l) x += 1e6;  // far from 0: stability
+            if (trial % 17 == 4)
+                for (double& x : c.l) x += 1e6;  // far from 0: stability
             std::string err;
             REQUIRE(check_normalizer_input(n, c.l, c.T, err));
             const std::vector<double> w = normalize(n, c.l, c.T);
@@ -204,8 +206,7 @@ TEST_CASE("1.5-entmax: hand-worked values", "[normalizers]") {
     // p = ((1 + sqrt 7)/4)^2, ((sqrt 7 - 1)/4)^2, 0) = (1/2 + sqrt7/8, 1/2 - sqrt7/8, 0).
     const std::vector<double> l = {2.0, 1.0, 0.0};
     const double s7 = std::sqrt(7.0);
-    for (const auto& p : {entmax15(l, 1.0), entmax_bisect(l, 1.0, 1.5),
-                          normalize({NormalizerKind::Entmax, 1.5, 1.0}, l, 1.0)}) {
+    for (const auto& p : {entmax15(l, 1.0), entmax_bisect(l, 1.0, 1.5), normalize({NormalizerKind::Entmax, 1.5, 1.0}, l, 1.0)}) {
         CHECK(p[0] == Approx(0.5 + s7 / 8).epsilon(1e-14));
         CHECK(p[1] == Approx(0.5 - s7 / 8).epsilon(1e-14));
         CHECK(p[2] == 0.0);
@@ -262,8 +263,7 @@ TEST_CASE("SA-softmax: hand-worked values", "[normalizers]") {
     // x = (2, 0, -1): lo = -1, hi = 2, range 3; softmax ~ (e^2, 1, e^-1); factors (3, 1, 0)/3.
     // w ~ (3 e^2, 1, 0)/3, normalized: (3 e^2, 1, 0) / (3 e^2 + 1).
     const double e2 = std::exp(2.0);
-    for (const auto& [l, T] : {std::pair{std::vector<double>{2.0, 0.0, -1.0}, 1.0},
-                               std::pair{std::vector<double>{4.0, 0.0, -2.0}, 2.0}}) {
+    for (const auto& [l, T] : {std::pair{std::vector<double>{2.0, 0.0, -1.0}, 1.0}, std::pair{std::vector<double>{4.0, 0.0, -2.0}, 2.0}}) {
         const auto a = sa_softmax(l, T);
         CHECK(a[0] == Approx(3 * e2 / (3 * e2 + 1)).epsilon(1e-14));
         CHECK(a[1] == Approx(1 / (3 * e2 + 1)).epsilon(1e-14));
@@ -336,8 +336,8 @@ TEST_CASE("sparsemax and entmax agree with a plain bisection on tau", "[normaliz
             std::vector<double> local(ref.size());
             double total = 0.0;
             for (size_t i = 0; i < ref.size(); ++i) {
-                const double first_order = ref[i] > 0.0 ? std::pow(ref[i], 2.0 - alpha) * dv / (alpha - 1.0)
-                                                        : std::numeric_limits<double>::infinity();
+                const double first_order =
+                    ref[i] > 0.0 ? std::pow(ref[i], 2.0 - alpha) * dv / (alpha - 1.0) : std::numeric_limits<double>::infinity();
                 total += local[i] = std::min(first_order, std::pow(dv, 1.0 / (alpha - 1.0)));
             }
             for (size_t i = 0; i < ref.size(); ++i) {
@@ -413,7 +413,7 @@ static double kink_margin(const Normalizer& n, const std::vector<double>& l, dou
     if (n.kind == NormalizerKind::SaSoftmax) {
         std::vector<double> x = l;
         std::sort(x.begin(), x.end());
-        double m = std::abs(x[0] / T);  // the min crossing 0
+        double m = std::abs(x[0] / T);                         // the min crossing 0
         if (x.size() > 1) m = std::min(m, (x[1] - x[0]) / T);  // a tie at the min
         return m;
     }
@@ -464,7 +464,8 @@ static double jacobian_scale(const Normalizer& n, const std::vector<double>& l, 
         case NormalizerKind::Ssmax: return std::abs(n.scale * std::log(L) / T);
         case NormalizerKind::Entmax: {
             double G = 0.0;  // sum of p^{2-alpha} over the support
-            for (double p : normalize(n, l, T)) if (p > 0.0) G += std::pow(p, 2.0 - n.alpha);
+            for (double p : normalize(n, l, T))
+                if (p > 0.0) G += std::pow(p, 2.0 - n.alpha);
             return G / T;
         }
         case NormalizerKind::SaSoftmax: return normalizer_jacobian(n, l, T).cwiseAbs().maxCoeff();

@@ -51,7 +51,7 @@ TEST_CASE("bounds hold on random queries: Theorem 1, Lemma 1, Lemma 2, Theorem 2
         if (trial % 6 == 1) logits[1] = logits[0];
         RowMatrixXd x = gaussian_rows(rng, L, d);
         for (int i = 0; i < L; ++i) x.row(i) *= std::pow(10.0, -6.0 + 12.0 * rng.uniform());  // wild norms
-        if (trial % 3 == 0)  // repeated vectors
+        if (trial % 3 == 0)                                                                   // repeated vectors
             for (int i = 1; i < L; i += 2) x.row(i) = x.row(uniform_int(rng, 0, i - 1));
         if (trial % 17 == 0) x.rowwise() = x.row(0);  // all tokens the same vector
         const Vec w = softmax(logits, T);
@@ -95,7 +95,8 @@ TEST_CASE("bounds hold on random queries: Theorem 1, Lemma 1, Lemma 2, Theorem 2
         {
             Vec sorted = w;
             std::sort(sorted.rbegin(), sorted.rend());
-            INFO(std::setprecision(17) << "||J|| " << jn << " largest diagonal entry " << diag << " p(1) " << sorted[0] << " p(2) " << sorted[1]);
+            INFO(std::setprecision(17) << "||J|| " << jn << " largest diagonal entry " << diag << " p(1) " << sorted[0] << " p(2) "
+                                       << sorted[1]);
             CHECK(jn >= diag * (1.0 - 1e-12));
         }
         const Vec v = random_unit_vector(L, derive_seed(9, static_cast<std::uint64_t>(trial)));

@@ -150,9 +150,7 @@ Exact exact_expectation(const Vec& w, const RowMatrixXd& x, int N) {
 
 // |a - b| within 1e-10 of the larger, plus 1e-13 of `scale` (the size of the vectors summed)
 // for the cancellation any order of summation suffers when a norm of a sum is small.
-bool close(double a, double b, double scale) {
-    return std::abs(a - b) <= 1e-10 * std::max(std::abs(a), std::abs(b)) + 1e-13 * scale;
-}
+bool close(double a, double b, double scale) { return std::abs(a - b) <= 1e-10 * std::max(std::abs(a), std::abs(b)) + 1e-13 * scale; }
 
 double log_uniform(SplitMix64& rng, double lo, double hi) { return lo * std::pow(hi / lo, rng.uniform()); }
 }  // namespace
@@ -341,8 +339,8 @@ TEST_CASE("selection: every field equals the brute-force reference, E[d] the exa
         const SelectionDistance mc = selection_distances(w, x, one, options).front();
         CHECK(mc.d_A == all[static_cast<size_t>(N - 1)].d_A);  // the Monte Carlo run changes nothing else
         const Exact ex = exact_expectation(w, x, N);
-        INFO("trial " << trial << " L " << L << " N " << N << " exact E[d_A] " << ex.mean_A << " sd " << ex.sd_A
-                      << " MC " << mc.expected_A << " se " << mc.expected_A_se);
+        INFO("trial " << trial << " L " << L << " N " << N << " exact E[d_A] " << ex.mean_A << " sd " << ex.sd_A << " MC " << mc.expected_A
+                      << " se " << mc.expected_A_se);
         // The Monte Carlo distances go through |y|^2 + |s|^2 - 2 y.s, whose absolute error is
         // about sqrt(eps) |y| per distance: allow 1e-7 of the scale on top of 5 standard errors.
         CHECK(std::abs(mc.expected_A - ex.mean_A) <= 5.0 * mc.expected_A_se + 1e-7 * scale);
@@ -479,8 +477,8 @@ TEST_CASE("Corollary 2: N fixed, L growing; L fixed, N -> L - 1", "[selection]")
             if (L == 2000) approx_2000 += r.approx_A / swn / seeds;
         }
     }
-    INFO("approx_A / sum|y|: L=20 " << approx_20 << ", L=2000 " << approx_2000 << "; E[d_A] / sum|y|: L=20 " << expected_20
-                                    << ", L=1000 " << expected_1000 << " (se " << se_1000 << "), predicted limit " << R);
+    INFO("approx_A / sum|y|: L=20 " << approx_20 << ", L=2000 " << approx_2000 << "; E[d_A] / sum|y|: L=20 " << expected_20 << ", L=1000 "
+                                    << expected_1000 << " (se " << se_1000 << "), predicted limit " << R);
     CHECK(std::abs(approx_2000 - 1.0) < std::abs(approx_20 - 1.0));
     CHECK(std::abs(approx_2000 - 1.0) < 0.1);
     CHECK(expected_1000 == Approx(R).epsilon(0.1));

@@ -141,7 +141,6 @@ TEST_CASE("separability: the unit_gram path gives the direct numbers", "[separab
     }
 }
 
-
 TEST_CASE("Theorem 2 on its own assumptions: the mean ratio lies between the mean bounds", "[separability]") {
     // x uniform on the unit sphere, fixed weights, many draws of the vectors. The bounds are on
     // E[N_s]/N, so only averages are compared, never one draw. Left out on purpose: in high

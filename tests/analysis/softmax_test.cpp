@@ -6,8 +6,8 @@
 #include <numbers>
 #include <vector>
 
-#include "base/random.h"
 #include "analysis/softmax.h"
+#include "base/random.h"
 
 using namespace attnlab;
 
@@ -75,7 +75,7 @@ TEST_CASE("Jacobian norm equals the dense eigensolver on random cases, ties incl
         const double T = std::pow(10.0, -2.0 + 4.0 * rng.uniform());
         std::vector<double> l(L);
         for (double& x : l) x = spread * rng.normal();
-        if (trial % 5 == 0) l[1] = l[0];                             // exact ties at random places
+        if (trial % 5 == 0) l[1] = l[0];  // exact ties at random places
         if (trial % 7 == 0) std::fill(l.begin(), l.begin() + L / 2, l[0]);
         const std::vector<double> w = softmax(l, T);
         const double ours = softmax_jacobian_norm(w, T);

@@ -2,8 +2,8 @@
 // test judges them by (app/widget_rects), in a headless ImGui frame: no window, no GL. Expected
 // places are worked out here from the screen's size, ImGui's style and the font size, not read
 // back from the code under test.
-#include <catch2/catch.hpp>
 #include <imgui.h>
+#include <catch2/catch.hpp>
 
 #include <functional>
 
@@ -22,7 +22,7 @@ void frame(float w, float h, const std::function<void()>& draw) {
     unsigned char* pixels = nullptr;
     int tw = 0, th = 0;
     io.Fonts->GetTexDataAsRGBA32(&pixels, &tw, &th);  // builds the atlas: NewFrame needs it
-    for (int i = 0; i < 2; ++i) {  // the second frame knows the first one's content sizes (scrolling)
+    for (int i = 0; i < 2; ++i) {                     // the second frame knows the first one's content sizes (scrolling)
         ImGui::NewFrame();
         ImGui::SetNextWindowPos(ImVec2(0, 0));
         ImGui::SetNextWindowSize(io.DisplaySize);

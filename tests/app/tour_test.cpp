@@ -25,7 +25,8 @@ Tour sample() {
     t.title = "A \"quoted\" tour \xC3\xA9";
     t.scale = 1.75;
     t.steps.resize(3);
-    t.steps[0] = {"First", "Look at {attention.max_weight}.", "attention.heatmap", true, view("In the beginning", Panel::Attention, 0, 2, 1.0)};
+    t.steps[0] = {"First", "Look at {attention.max_weight}.", "attention.heatmap", true,
+                  view("In the beginning", Panel::Attention, 0, 2, 1.0)};
     t.steps[1] = {"Second", "Braces {{ like this }}.", "", false, view("In the beginning", Panel::Gradient, 0, 2, 0.1 + 0.2)};
     t.steps[2] = {"Third", "", "gradient.T", false, view("Another text", Panel::Distance, 3, 1, 0.05)};
     t.steps[2].view.model_url = "https://example.org/gpt2/model.safetensors";
@@ -156,7 +157,8 @@ TEST_CASE("tour: captions fill in values from the status, formatted", "[tour]") 
     CHECK(expand_caption("{a.arr.0} {a.arr.1}", st) == "1.5 2e-07");
     CHECK(expand_caption("{a.big}", st) == "12346");  // past the digits asked for: no exponent
     // Not computed yet, or not there at all: an ellipsis, never a made-up number.
-    CHECK(expand_caption("[{a.z}] [{a.missing}] [{a.arr.7}] [{a.b.c}]", st) == "[\xE2\x80\xA6] [\xE2\x80\xA6] [\xE2\x80\xA6] [\xE2\x80\xA6]");
+    CHECK(expand_caption("[{a.z}] [{a.missing}] [{a.arr.7}] [{a.b.c}]", st) ==
+          "[\xE2\x80\xA6] [\xE2\x80\xA6] [\xE2\x80\xA6] [\xE2\x80\xA6]");
     CHECK(expand_caption("min{{1/(4T), sqrt 2}}", st) == "min{1/(4T), sqrt 2}");
     CHECK(expand_caption("no placeholders", st) == "no placeholders");
     CHECK(check_caption("fine {a.b:2} and {{braces}}") == "");
@@ -171,8 +173,8 @@ TEST_CASE("tour: the built-in tour reads, in the paper's order, with live number
     REQUIRE(t.steps.size() <= 9);
     // Lemma 1, Theorem 1, the critical N, Theorem 2, Lemma 2, the normalizers, after a selecting
     // head; then a normalizer inside the model.
-    const Panel order[] = {Panel::Attention, Panel::Playground, Panel::Distance, Panel::Distance, Panel::Separability,
-                           Panel::Gradient, Panel::Gradient, Panel::Playground, Panel::Attention};
+    const Panel order[] = {Panel::Attention, Panel::Playground, Panel::Distance,   Panel::Distance, Panel::Separability,
+                           Panel::Gradient,  Panel::Gradient,   Panel::Playground, Panel::Attention};
     REQUIRE(t.steps.size() == std::size(order));
     for (size_t i = 0; i < t.steps.size(); ++i) {
         INFO("step " << i + 1);
@@ -189,7 +191,7 @@ TEST_CASE("tour: the built-in tour reads, in the paper's order, with live number
     // sparsemax, and its caption compares the next token and the perplexity before and after.
     for (size_t i = 0; i + 1 < t.steps.size(); ++i) CHECK(t.steps[i].view.plan.empty());
     CHECK(t.steps.back().view.plan == "all=sparsemax");
-    for (const char* key : {"{attention.baseline_top10.0.token}", "{attention.top10.0.token}", "{model_changes.perplexity_before.perplexity}",
-                            "{model_changes.perplexity_after.perplexity}"})
+    for (const char* key : {"{attention.baseline_top10.0.token}", "{attention.top10.0.token}",
+                            "{model_changes.perplexity_before.perplexity}", "{model_changes.perplexity_after.perplexity}"})
         CHECK(t.steps.back().caption.find(key) != std::string::npos);
 }

@@ -61,15 +61,14 @@ TEST_CASE("view state: JSON round trip keeps every field exactly", "[view_state]
     CHECK(error.empty());
     require_same(out, in);
     // And the writer's keys are the documented ones (a hand-written link must keep working).
-    for (const char* key : {"\"v\":1", "\"text\":", "\"model\":", "\"panel\":\"separability\"", "\"layer\":7",
-                            "\"head\":11", "\"query\":42", "\"N\":9", "\"T\":", "\"normalizer\":\"entmax-1.5\"", "\"eps\":",
-                            "\"plan\":\"all=sparsemax,1.*=ssmax:0.43@2,0.3=entmax:1.25\""})
+    for (const char* key :
+         {"\"v\":1", "\"text\":", "\"model\":", "\"panel\":\"separability\"", "\"layer\":7", "\"head\":11", "\"query\":42", "\"N\":9",
+          "\"T\":", "\"normalizer\":\"entmax-1.5\"", "\"eps\":", "\"plan\":\"all=sparsemax,1.*=ssmax:0.43@2,0.3=entmax:1.25\""})
         CHECK(json.find(key) != std::string::npos);
 }
 
 TEST_CASE("view state: every panel name round-trips", "[view_state]") {
-    for (Panel p : {Panel::Text, Panel::Attention, Panel::Distance, Panel::Separability, Panel::Gradient, Panel::Playground,
-                    Panel::Help}) {
+    for (Panel p : {Panel::Text, Panel::Attention, Panel::Distance, Panel::Separability, Panel::Gradient, Panel::Playground, Panel::Help}) {
         Panel back = p == Panel::Help ? Panel::Text : Panel::Help;
         REQUIRE(parse_panel(panel_name(p), back));
         CHECK(back == p);
@@ -111,7 +110,7 @@ TEST_CASE("view state: each bad key is refused by name", "[view_state]") {
     require_refused(R"({"T": 0})", "T must be");
     require_refused(R"({"T": "1"})", "T must be");
     require_refused(R"({"T": 1e400})", "1e400 is out of range");  // the JSON reader refuses overflow
-    require_refused(R"({"T": 1e300})", "T must be");  // finite but absurd
+    require_refused(R"({"T": 1e300})", "T must be");              // finite but absurd
     require_refused(R"({"eps": 0})", "eps must be");
     require_refused(R"({"eps": null})", "eps must be");
     require_refused(R"({"layer": -1})", "layer must be a whole number >= 0, got -1");

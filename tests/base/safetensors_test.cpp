@@ -99,11 +99,11 @@ TEST_CASE("safetensors: f16 bit patterns worked by hand", "[safetensors]") {
     using attnlab::f16_to_f32;
     CHECK(f16_to_f32(0x3C00) == 1.0f);
     CHECK(f16_to_f32(0xC000) == -2.0f);
-    CHECK(f16_to_f32(0x7BFF) == 65504.0f);                 // largest finite half
-    CHECK(f16_to_f32(0x0001) == std::ldexp(1.0f, -24));    // smallest subnormal
+    CHECK(f16_to_f32(0x7BFF) == 65504.0f);                         // largest finite half
+    CHECK(f16_to_f32(0x0001) == std::ldexp(1.0f, -24));            // smallest subnormal
     CHECK(f16_to_f32(0x03FF) == 1023.0f * std::ldexp(1.0f, -24));  // largest subnormal
-    CHECK(f16_to_f32(0x0400) == std::ldexp(1.0f, -14));    // smallest normal
-    CHECK(f16_to_f32(0x3555) == 0.333251953125f);          // 1365/4096
+    CHECK(f16_to_f32(0x0400) == std::ldexp(1.0f, -14));            // smallest normal
+    CHECK(f16_to_f32(0x3555) == 0.333251953125f);                  // 1365/4096
     CHECK(f16_to_f32(0x7C00) == std::numeric_limits<float>::infinity());
     CHECK(f16_to_f32(0xFC00) == -std::numeric_limits<float>::infinity());
     CHECK(f16_to_f32(0x0000) == 0.0f);
@@ -120,8 +120,8 @@ TEST_CASE("safetensors: f16 to f32 is exact for all 65536 inputs", "[safetensors
     for (std::uint32_t h = 0; h <= 0xFFFF; ++h) {
         const float got = attnlab::f16_to_f32(static_cast<std::uint16_t>(h));
         const double want = f16_reference(static_cast<std::uint16_t>(h));
-        const bool same = std::isnan(want) ? std::isnan(got) : (static_cast<double>(got) == want &&
-                                                                std::signbit(got) == std::signbit(want));
+        const bool same =
+            std::isnan(want) ? std::isnan(got) : (static_cast<double>(got) == want && std::signbit(got) == std::signbit(want));
         if (!same && ++mismatches < 5) UNSCOPED_INFO("0x" << std::hex << h << " gave " << got << ", expected " << want);
     }
     CHECK(mismatches == 0);
@@ -142,8 +142,8 @@ TEST_CASE("safetensors: bf16 bit patterns worked by hand", "[safetensors]") {
     for (std::uint32_t b = 0; b <= 0xFFFF; ++b) {
         const float got = bf16_to_f32(static_cast<std::uint16_t>(b));
         const double want = bf16_reference(static_cast<std::uint16_t>(b));
-        const bool same = std::isnan(want) ? std::isnan(got) : (static_cast<double>(got) == want &&
-                                                                std::signbit(got) == std::signbit(want));
+        const bool same =
+            std::isnan(want) ? std::isnan(got) : (static_cast<double>(got) == want && std::signbit(got) == std::signbit(want));
         if (!same && ++mismatches < 5) UNSCOPED_INFO("0x" << std::hex << b << " gave " << got << ", expected " << want);
     }
     CHECK(mismatches == 0);
@@ -172,11 +172,10 @@ TEST_CASE("safetensors: F32, F16 and BF16 tensors read back", "[safetensors]") {
     const Bytes f16 = u16_bytes({0x3C00, 0xC000, 0x7BFF, 0x0001});
     const Bytes bf16 = u16_bytes({0x3F80, 0x4049});
     // Listed out of data order, with metadata, to check that neither matters.
-    const std::string header =
-        R"({"b":{"dtype":"BF16","shape":[2],"data_offsets":[32,36]},)"
-        R"("__metadata__":{"format":"pt"},)"
-        R"("w":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]},)"
-        R"("h":{"dtype":"F16","shape":[2,2],"data_offsets":[24,32]}})";
+    const std::string header = R"({"b":{"dtype":"BF16","shape":[2],"data_offsets":[32,36]},)"
+                               R"("__metadata__":{"format":"pt"},)"
+                               R"("w":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]},)"
+                               R"("h":{"dtype":"F16","shape":[2,2],"data_offsets":[24,32]}})";
     const Bytes file = make_file(header, concat(concat(f32_bytes(w), f16), bf16));
 
     SafetensorsReader r;
@@ -253,10 +252,9 @@ TEST_CASE("safetensors: misaligned F32 data is copied, not viewed", "[safetensor
 
 TEST_CASE("safetensors: scalars, empty tensors and other dtypes", "[safetensors]") {
     // A scalar I32, two empty tensors sharing an offset with it, and no other data.
-    const std::string header =
-        R"({"s":{"dtype":"I32","shape":[],"data_offsets":[0,4]},)"
-        R"("e1":{"dtype":"F32","shape":[0],"data_offsets":[0,0]},)"
-        R"("e2":{"dtype":"F16","shape":[4,0],"data_offsets":[4,4]}})";
+    const std::string header = R"({"s":{"dtype":"I32","shape":[],"data_offsets":[0,4]},)"
+                               R"("e1":{"dtype":"F32","shape":[0],"data_offsets":[0,0]},)"
+                               R"("e2":{"dtype":"F16","shape":[4,0],"data_offsets":[4,4]}})";
     const Bytes file = make_file(header, Bytes{7, 0, 0, 0});
     SafetensorsReader r;
     std::string error;
@@ -330,7 +328,8 @@ TEST_CASE("safetensors: every fault is a clear error naming the file and the pla
     SECTION("non-JSON headers") {
         expect(make_file("hello", {}), "the header at byte 8 does not start with '{'");
         expect(make_file("[1, 2]", {}), "does not start with '{'");
-        expect(make_file(R"({"w": nope})", {}), "the header is not valid JSON: at byte 6 of the header (file byte 14): unexpected character 'n'");
+        expect(make_file(R"({"w": nope})", {}),
+               "the header is not valid JSON: at byte 6 of the header (file byte 14): unexpected character 'n'");
         expect(make_file("{\"w\xff\": 1}", {}), "invalid UTF-8");
         expect(make_file(R"({"w":{}} extra)", {}), "unexpected text after the JSON value");
     }
@@ -341,7 +340,8 @@ TEST_CASE("safetensors: every fault is a clear error naming the file and the pla
     }
     SECTION("shape and data_offsets disagree") {
         expect(make_file(R"({"h.0.attn.c_attn.weight":{"dtype":"F32","shape":[768,2304],"data_offsets":[0,100]}})", Bytes(100)),
-               "x.safetensors: tensor 'h.0.attn.c_attn.weight': data_offsets [0, 100] hold 100 bytes but shape [768, 2304] of F32 needs 7077888");
+               "x.safetensors: tensor 'h.0.attn.c_attn.weight': data_offsets [0, 100] hold 100 bytes but shape [768, 2304] of F32 needs "
+               "7077888");
         expect(make_file(R"({"w":{"dtype":"F16","shape":[2],"data_offsets":[0,8]}})", w8),
                "tensor 'w': data_offsets [0, 8] hold 8 bytes but shape [2] of F16 needs 4");
         // A shape whose byte size overflows 64 bits must not wrap around to a small number:
@@ -353,42 +353,54 @@ TEST_CASE("safetensors: every fault is a clear error naming the file and the pla
     }
     SECTION("holes, overlaps and stray bytes") {
         const Bytes d16 = f32_bytes({1, 2, 3, 4});
-        expect(make_file(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}})", d16),
+        expect(make_file(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}})",
+                         d16),
                "a hole of 4 bytes at file byte ");
-        expect(make_file(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})", Bytes(12)),
+        expect(make_file(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})",
+                         Bytes(12)),
                "tensor 'b' (data_offsets [4, 12]) overlaps 'a' (which ends at data byte 8");
         expect(make_file(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", Bytes(8)),
                "the first tensor 'a' begins at data byte 4, not 0");
         expect(make_file(ok_header, concat(w8, Bytes{0, 0})),
                "the last tensor 'w' ends at data byte 8 but the data section holds 10 bytes: 2 bytes from file byte ");
         expect(make_file("{}", Bytes{1, 2, 3}), "the header lists no tensors but 3 bytes of data follow it");
-        expect(make_file(R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}})", w8), "tensor 'w': data_offsets [8, 16] end past the data section");
+        expect(make_file(R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}})", w8),
+               "tensor 'w': data_offsets [8, 16] end past the data section");
     }
     SECTION("out of order offsets") {
-        expect(make_file(R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[8,0]}})", w8), "tensor 'w': data_offsets [8, 0] end before they begin");
+        expect(make_file(R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[8,0]}})", w8),
+               "tensor 'w': data_offsets [8, 0] end before they begin");
     }
     SECTION("duplicate names") {
-        expect(make_file(R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"w":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", w8),
-               "the header names 'w' more than once");
+        expect(
+            make_file(R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"w":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", w8),
+            "the header names 'w' more than once");
         expect(make_file(R"({"__metadata__":{},"__metadata__":{}})", {}), "names '__metadata__' more than once");
     }
     SECTION("bad shapes") {
-        expect(make_file(R"({"w":{"dtype":"F32","shape":[2,-1],"data_offsets":[0,8]}})", w8), "tensor 'w': shape[1] is -1, not a non-negative integer");
-        expect(make_file(R"({"w":{"dtype":"F32","shape":[2.5],"data_offsets":[0,8]}})", w8), "tensor 'w': shape[0] is 2.5, not a non-negative integer");
+        expect(make_file(R"({"w":{"dtype":"F32","shape":[2,-1],"data_offsets":[0,8]}})", w8),
+               "tensor 'w': shape[1] is -1, not a non-negative integer");
+        expect(make_file(R"({"w":{"dtype":"F32","shape":[2.5],"data_offsets":[0,8]}})", w8),
+               "tensor 'w': shape[0] is 2.5, not a non-negative integer");
         expect(make_file(R"({"w":{"dtype":"F32","shape":[2e0],"data_offsets":[0,8]}})", w8), "shape[0] is 2e0, not a non-negative integer");
-        expect(make_file(R"({"w":{"dtype":"F32","shape":["2"],"data_offsets":[0,8]}})", w8), "shape[0] is a string, not a non-negative integer");
+        expect(make_file(R"({"w":{"dtype":"F32","shape":["2"],"data_offsets":[0,8]}})", w8),
+               "shape[0] is a string, not a non-negative integer");
         expect(make_file(R"({"w":{"dtype":"F32","shape":2,"data_offsets":[0,8]}})", w8), "tensor 'w': shape is a number, not an array");
-        expect(make_file(R"({"w":{"dtype":"F32","shape":[9223372036854775808],"data_offsets":[0,8]}})", w8), "shape[0] is 9223372036854775808, too large");
+        expect(make_file(R"({"w":{"dtype":"F32","shape":[9223372036854775808],"data_offsets":[0,8]}})", w8),
+               "shape[0] is 9223372036854775808, too large");
     }
     SECTION("bad data_offsets and tensor entries") {
-        expect(make_file(R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[0]}})", w8), "tensor 'w': data_offsets must be an array [begin, end]");
-        expect(make_file(R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[-1,8]}})", w8), "tensor 'w': data_offsets must be an array [begin, end]");
+        expect(make_file(R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[0]}})", w8),
+               "tensor 'w': data_offsets must be an array [begin, end]");
+        expect(make_file(R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[-1,8]}})", w8),
+               "tensor 'w': data_offsets must be an array [begin, end]");
         expect(make_file(R"({"w":{"dtype":"F32","shape":[2],"data_offsets":"0,8"}})", w8), "data_offsets must be an array");
         expect(make_file(R"({"w":{"shape":[2],"data_offsets":[0,8]}})", w8), "tensor 'w': no 'dtype'");
         expect(make_file(R"({"w":{"dtype":"F32","data_offsets":[0,8]}})", w8), "tensor 'w': no 'shape'");
         expect(make_file(R"({"w":{"dtype":"F32","shape":[2]}})", w8), "tensor 'w': no 'data_offsets'");
         expect(make_file(R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8],"x":1}})", w8), "tensor 'w': unexpected member 'x'");
-        expect(make_file(R"({"w":{"dtype":"F32","dtype":"F32","shape":[2],"data_offsets":[0,8]}})", w8), "tensor 'w': member 'dtype' appears twice");
+        expect(make_file(R"({"w":{"dtype":"F32","dtype":"F32","shape":[2],"data_offsets":[0,8]}})", w8),
+               "tensor 'w': member 'dtype' appears twice");
         expect(make_file(R"({"w":[1,2]})", w8), "tensor 'w': expected an object with dtype, shape and data_offsets, found an array");
     }
     SECTION("metadata of the wrong type") {
@@ -418,7 +430,8 @@ TEST_CASE("safetensors: randomly corrupted files never crash the reader", "[safe
                   R"("b":{"dtype":"F16","shape":[3],"data_offsets":[16,22]},"c":{"dtype":"BF16","shape":[1],"data_offsets":[22,24]}})",
                   concat(f32_bytes({1, 2, 3, 4}), u16_bytes({0x3C00, 0x7C00, 0x0001, 0x3F80}))),
         make_file(R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", f32_bytes({1, 2})),
-        make_file(R"({"e":{"dtype":"U8","shape":[0],"data_offsets":[0,0]},"s":{"dtype":"I64","shape":[],"data_offsets":[0,8]}})", Bytes(8, 9)),
+        make_file(R"({"e":{"dtype":"U8","shape":[0],"data_offsets":[0,0]},"s":{"dtype":"I64","shape":[],"data_offsets":[0,8]}})",
+                  Bytes(8, 9)),
         // Mostly data, so that many flips land where any bit pattern is a valid float.
         make_file(R"({"big":{"dtype":"F32","shape":[8,8],"data_offsets":[0,256]}})", Bytes(256, 0x3F)),
     };
@@ -432,7 +445,7 @@ TEST_CASE("safetensors: randomly corrupted files never crash the reader", "[safe
             for (int i = 0; i < flips; ++i) f[rng.next() % f.size()] ^= static_cast<std::uint8_t>(1 + rng.next() % 255);
         }
         if (kind == 1 || kind == 3) f.resize(rng.next() % (f.size() + 1));  // truncate
-        if (kind == 2) {  // set one header length byte to anything
+        if (kind == 2) {                                                    // set one header length byte to anything
             f[rng.next() % 8] = static_cast<std::uint8_t>(rng.next());
         }
         SafetensorsReader r;

@@ -74,7 +74,10 @@ TEST_CASE("SHA-256: pattern bytes of lengths 0..200 agree with coreutils sha256s
     //   done
     // The lengths straddle the padding boundaries (55/56: the length field fits or not; 63/64/65:
     // one byte short of, exactly, one byte past a block) in the first and the second block.
-    struct Case { std::size_t n; const char* hex; };
+    struct Case {
+        std::size_t n;
+        const char* hex;
+    };
     const Case cases[] = {
         {0, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
         {1, "ca358758f6d27e6cf45272937977a748fd88391db679ceda7dc7bf1f005ee879"},

@@ -131,7 +131,8 @@ TEST_CASE("parse_attention_spec: each error names the item and what is wrong, an
         {"0.3=softmax", "item 1 '0.3=softmax': head '3' is not * or a head from 0 to 2"},
         {"0.=softmax", "head '' is not * or a head from 0 to 2"},
         {"0.1.2=softmax", "head '1.2' is not *"},
-        {"1.*=softmix", "item 1 '1.*=softmix': unknown normalizer 'softmix' (valid: softmax, sparsemax, entmax-1.5, entmax:ALPHA, ssmax:S, sa-softmax"},
+        {"1.*=softmix",
+         "item 1 '1.*=softmix': unknown normalizer 'softmix' (valid: softmax, sparsemax, entmax-1.5, entmax:ALPHA, ssmax:S, sa-softmax"},
         {"all=", "unknown normalizer ''"},
         {"all=@2", "unknown normalizer ''"},
         {"all=entmax:0.99", "item 1 'all=entmax:0.99': entmax's alpha must be a number from 1 to 1000, not '0.99'"},
@@ -214,10 +215,22 @@ namespace {
 // and tiny magnitudes, a wide range, one key, long rows.
 std::vector<std::vector<float>> adversarial_rows() {
     std::vector<std::vector<float>> rows = {
-        {0.0f}, {-3e38f}, {3e38f}, {5.0f, 5.0f}, {1.0f, 1.0f, 1.0f, 1.0f}, {-2.0f, -2.0f, -2.0f},
-        {0.0f, 0.0f, 0.0f}, {2.0f, 2.0f, 1.0f, -1.0f}, {1.0f, 0.0f, 0.0f}, {1.0f, 0.5f, 0.0f},  // z at sparsemax's threshold
-        {1e30f, -1e30f, 1e30f}, {1e6f, -1e6f, 0.0f, 999999.0f}, {3e38f, -3e38f},
-        {1e-30f, -1e-30f, 0.0f}, {-5.0f, -6.0f, -7.0f, -100.0f}, {100.0f, 99.999f, 99.998f, 0.0f},
+        {0.0f},
+        {-3e38f},
+        {3e38f},
+        {5.0f, 5.0f},
+        {1.0f, 1.0f, 1.0f, 1.0f},
+        {-2.0f, -2.0f, -2.0f},
+        {0.0f, 0.0f, 0.0f},
+        {2.0f, 2.0f, 1.0f, -1.0f},
+        {1.0f, 0.0f, 0.0f},
+        {1.0f, 0.5f, 0.0f},  // z at sparsemax's threshold
+        {1e30f, -1e30f, 1e30f},
+        {1e6f, -1e6f, 0.0f, 999999.0f},
+        {3e38f, -3e38f},
+        {1e-30f, -1e-30f, 0.0f},
+        {-5.0f, -6.0f, -7.0f, -100.0f},
+        {100.0f, 99.999f, 99.998f, 0.0f},
     };
     SplitMix64 rng(1);
     for (int n : {2, 7, 64, 65, 300}) {

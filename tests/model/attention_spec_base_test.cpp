@@ -67,7 +67,7 @@ TEST_CASE("attention_spec relative to a trained plan lists only the differences"
 TEST_CASE("attention_spec relative to a mixed base round-trips", "[attention_plan]") {
     const AttentionPlan base = parsed("0.*=sparsemax,1.1=ssmax:2@0.5", AttentionPlan(2, 3));
     AttentionPlan plan = base;
-    plan.set(0, 2, HeadPlan{});                        // one head of a changed layer
+    plan.set(0, 2, HeadPlan{});                       // one head of a changed layer
     plan.set(1, 1, head(NormalizerKind::SaSoftmax));  // another setting for a changed head
     CHECK(attention_spec(plan, base) == "0.2=softmax,1.1=sa-softmax");
     CHECK(parsed(attention_spec(plan, base), base) == plan);

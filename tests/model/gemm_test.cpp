@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "model/gemm.h"
-#include "model/tile_choice.h"
 #include "base/random.h"
 #include "model/fused_multiply_add.h"
+#include "model/gemm.h"
+#include "model/tile_choice.h"
 
 using namespace attnlab;
 
@@ -77,18 +77,21 @@ void check(const Case& t, SplitMix64& rng) {
             }
             in_order = in_order * t.alpha;
             if (t.bias) in_order = in_order + bias[static_cast<size_t>(j)];
-            if (order == GemmSumOrder::fused_chain) in_order = fused_multiply_add(chain, t.alpha, t.bias ? bias[static_cast<size_t>(j)] : 0.0f);
+            if (order == GemmSumOrder::fused_chain)
+                in_order = fused_multiply_add(chain, t.alpha, t.bias ? bias[static_cast<size_t>(j)] : 0.0f);
             exact = exact * t.alpha + (t.bias ? bias[static_cast<size_t>(j)] : 0.0);
             const float got = c[static_cast<size_t>(i) * ldc + j];
             const bool ok = order != GemmSumOrder::unspecified
                                 ? std::memcmp(&got, &in_order, sizeof got) == 0
-                                : std::fabs(got - exact) <= 4e-7 * (t.k + 2) * (magnitude * std::fabs(t.alpha) + std::fabs(bias[static_cast<size_t>(j)])) + 1e-30;
+                                : std::fabs(got - exact) <=
+                                      4e-7 * (t.k + 2) * (magnitude * std::fabs(t.alpha) + std::fabs(bias[static_cast<size_t>(j)])) + 1e-30;
             if (!ok && ++wrong <= 3) {
                 UNSCOPED_INFO("c(" << i << ", " << j << ") = " << got << ", plain loop " << in_order << ", double " << exact);
             }
         }
         for (int j = t.n; j < ldc; ++j)
-            if (c[static_cast<size_t>(i) * ldc + j] != sentinel && ++wrong <= 3) UNSCOPED_INFO("padding c(" << i << ", " << j << ") written");
+            if (c[static_cast<size_t>(i) * ldc + j] != sentinel && ++wrong <= 3)
+                UNSCOPED_INFO("padding c(" << i << ", " << j << ") written");
     }
     CHECK(wrong == 0);
 }
@@ -109,8 +112,9 @@ int check_every_edge(SplitMix64& rng) {
                 for (int k : ks) {
                     if (static_cast<long>(m) * n * k > 3'000'000) continue;  // keep the suite quick
                     const int pick = static_cast<int>(rng.next() % 4);
-                    const Case t{m, n, k, transposed, pick & 1 ? 3 : 0, pick & 2 ? 5 : 0, pick == 3 ? 2 : pick, pick == 2 ? 0.125f : 1.0f,
-                                 pick != 0};
+                    const Case t{
+                        m,        n, k, transposed, pick & 1 ? 3 : 0, pick & 2 ? 5 : 0, pick == 3 ? 2 : pick, pick == 2 ? 0.125f : 1.0f,
+                        pick != 0};
                     check(t, rng);
                     ++cases;
                 }
@@ -180,7 +184,7 @@ TEST_CASE("gemm gives a row the same bits alone as inside a larger product", "[g
             for (int j = 0; j < n; ++j) {
                 const float w = whole[static_cast<size_t>(i) * n + j];
                 differ += same_bits ? std::memcmp(&w, &row[static_cast<size_t>(j)], sizeof w) != 0
-                                               : std::fabs(w - row[static_cast<size_t>(j)]) > 1e-4f;
+                                    : std::fabs(w - row[static_cast<size_t>(j)]) > 1e-4f;
             }
             INFO("row " << i << (transposed ? " b^T" : " b"));
             CHECK(differ == 0);

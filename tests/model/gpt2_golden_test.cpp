@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "model/gpt2.h"
 #include "base/safetensors.h"
+#include "model/gpt2.h"
 #include "model/sampling.h"
 #include "platform/whole_file.h"
 
@@ -54,8 +54,8 @@ TEST_CASE("real GPT-2: greedy continuation of \"The dog\"", "[real-weights]") {
         ids.push_back(sample_token(logits, {}, 0.0));
         if (ids.size() < 20) REQUIRE(state.forward(std::vector<int>{ids.back()}, logits, error));
     }
-    const std::vector<int> expected = {464, 3290, 373, 1043, 287, 257, 2214, 1474, 262, 16246,
-                                       286, 2688, 290, 2688, 27262, 13, 198, 198, 464, 3290};
+    const std::vector<int> expected = {464, 3290, 373, 1043, 287,   257, 2214, 1474, 262, 16246,
+                                       286, 2688, 290, 2688, 27262, 13,  198,  198,  464, 3290};
     CHECK(ids == expected);
 }
 
@@ -65,10 +65,10 @@ TEST_CASE("real GPT-2: next-token probabilities after \"I wish you a happy New\"
     std::string error;
     REQUIRE(state.forward(std::vector<int>{40, 4601, 345, 257, 3772, 968}, logits, error));
     const std::vector<double> p = sampling_distribution(logits, {1.0f, 0, 1.0f});
-    CHECK(p[6280] == Approx(0.967553).margin(1e-4));   // " Year"
-    CHECK(p[13212] == Approx(0.0181997).margin(1e-4)); // " Years"
-    CHECK(p[614] == Approx(0.0035733).margin(1e-5));   // " year"
-    CHECK(p[1971] == Approx(0.0031147).margin(1e-5)); // " York"
+    CHECK(p[6280] == Approx(0.967553).margin(1e-4));    // " Year"
+    CHECK(p[13212] == Approx(0.0181997).margin(1e-4));  // " Years"
+    CHECK(p[614] == Approx(0.0035733).margin(1e-5));    // " year"
+    CHECK(p[1971] == Approx(0.0031147).margin(1e-5));   // " York"
 }
 
 TEST_CASE("real GPT-2: final layer-norm output", "[real-weights]") {
@@ -85,9 +85,10 @@ int main(int argc, char** argv) {
     std::error_code ec;
     if (!dir || !std::filesystem::exists(std::string(dir) + "/model.safetensors", ec) ||
         !std::filesystem::exists(std::string(dir) + "/config.json", ec)) {
-        std::printf("SKIPPED: the [real-weights] tests need ATTNLAB_GPT2_DIR set to a folder with GPT-2's "
-                    "model.safetensors and config.json (scripts/get_gpt2.sh downloads them)%s%s\n",
-                    dir ? "; not found in " : "", dir ? dir : "");
+        std::printf(
+            "SKIPPED: the [real-weights] tests need ATTNLAB_GPT2_DIR set to a folder with GPT-2's "
+            "model.safetensors and config.json (scripts/get_gpt2.sh downloads them)%s%s\n",
+            dir ? "; not found in " : "", dir ? dir : "");
         return 77;
     }
     g_dir = dir;

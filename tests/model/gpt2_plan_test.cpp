@@ -70,16 +70,15 @@ struct HeadsAndOutput final : AttentionObserver {
     void on_layer(const LayerQkv& x) override { heads.on_layer(x); }
     bool wants_head(int l, int h) const override { return heads.wants_head(l, h); }
     void on_head(const HeadAttention& a) override { heads.on_head(a); }
-    void on_output(int, int n, const float* x) override {
-        residual.insert(residual.end(), x, x + static_cast<size_t>(n) * width);
-    }
+    void on_output(int, int n, const float* x) override { residual.insert(residual.end(), x, x + static_cast<size_t>(n) * width); }
     size_t width = 0;  // C
 };
 
 // The lower triangle of a (T, T) matrix, row by row: what plans.json keeps of each head.
 std::vector<float> lower_triangle(const std::vector<float>& m, int T) {
     std::vector<float> out;
-    for (int i = 0; i < T; ++i) out.insert(out.end(), m.begin() + static_cast<std::ptrdiff_t>(i) * T, m.begin() + static_cast<std::ptrdiff_t>(i) * T + i + 1);
+    for (int i = 0; i < T; ++i)
+        out.insert(out.end(), m.begin() + static_cast<std::ptrdiff_t>(i) * T, m.begin() + static_cast<std::ptrdiff_t>(i) * T + i + 1);
     return out;
 }
 
@@ -197,8 +196,12 @@ TEST_CASE("Under a plan, KV-cache decoding equals the prefill, and the capture g
                 REQUIRE(cached.prefill(std::span<const int>(pf.tokens).first(static_cast<size_t>(prompt)), error, &capture));
                 double worst_vs_prefill = 0.0, worst_vs_reference = 0.0;
                 for (int t = prompt; t < T; ++t) {
-                    REQUIRE(cached.forward(std::span<const int>(pf.tokens).subspan(static_cast<size_t>(t), 1), step, error, false, &capture));
-                    const auto row = [&](const auto& m) { return std::vector<double>(m.begin() + static_cast<std::ptrdiff_t>(t) * V, m.begin() + static_cast<std::ptrdiff_t>(t + 1) * V); };
+                    REQUIRE(
+                        cached.forward(std::span<const int>(pf.tokens).subspan(static_cast<size_t>(t), 1), step, error, false, &capture));
+                    const auto row = [&](const auto& m) {
+                        return std::vector<double>(m.begin() + static_cast<std::ptrdiff_t>(t) * V,
+                                                   m.begin() + static_cast<std::ptrdiff_t>(t + 1) * V);
+                    };
                     worst_vs_prefill = std::max(worst_vs_prefill, relative_error(step, row(full)));
                     worst_vs_reference = std::max(worst_vs_reference, relative_error(step, row(ref_logits)));
                 }
@@ -332,7 +335,8 @@ TEST_CASE("Under a plan, decoding over several query blocks equals the prefill",
     double worst = 0.0;
     for (; t < T; ++t) {
         REQUIRE(cached.forward(std::span<const int>(m.tokens).subspan(static_cast<size_t>(t), 1), step, error));
-        worst = std::max(worst, relative_error(step, std::vector<double>(full.begin() + static_cast<std::ptrdiff_t>(t) * V, full.begin() + static_cast<std::ptrdiff_t>(t + 1) * V)));
+        worst = std::max(worst, relative_error(step, std::vector<double>(full.begin() + static_cast<std::ptrdiff_t>(t) * V,
+                                                                         full.begin() + static_cast<std::ptrdiff_t>(t + 1) * V)));
     }
     CHECK(g_errors("decode vs prefill relative difference (150 tokens)", worst) < 1e-5);
 }

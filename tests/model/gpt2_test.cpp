@@ -8,14 +8,14 @@
 #include <string>
 #include <vector>
 
-#include "model/attention_capture.h"
-#include "model/gpt2_fixture.h"
-#include "model/gpt2.h"
 #include "base/json.h"
 #include "base/parallel.h"
 #include "base/random.h"
-#include "model/random_checkpoint.h"
 #include "base/safetensors.h"
+#include "model/attention_capture.h"
+#include "model/gpt2.h"
+#include "model/gpt2_fixture.h"
+#include "model/random_checkpoint.h"
 #include "platform/whole_file.h"
 
 using namespace attnlab;
@@ -160,7 +160,8 @@ TEST_CASE("AttentionCapture recomputes any head from cached Q/K, at any temperat
     // Layer 0's inputs do not depend on any override, so its head H-1 at temperature 0.5
     // is exactly the reference's overridden head.
     const size_t at = static_cast<size_t>(H - 1) * TT;
-    CHECK(relative_error(capture.weights(0, H - 1, HeadPlan{Normalizer{}, 0.5f}), std::vector<double>(ref_t.begin() + at, ref_t.begin() + at + TT)) < 1e-4);
+    CHECK(relative_error(capture.weights(0, H - 1, HeadPlan{Normalizer{}, 0.5f}),
+                         std::vector<double>(ref_t.begin() + at, ref_t.begin() + at + TT)) < 1e-4);
     const std::vector<float> s = capture.scores(0, 0);
     CHECK(std::isinf(s[1]));  // above the diagonal
     CHECK(std::isfinite(s[static_cast<size_t>(T)]));
@@ -196,7 +197,8 @@ TEST_CASE("GPT-2 config: inferred when absent (with a warning), checked when pre
     CHECK_FALSE(parse_gpt2_config(R"({"n_layer": 2, "n_head": 2, "n_embd": 32, "vocab_size": 10})", "c.json", c, error));
     CHECK(error == "c.json: missing \"n_positions\"");
     CHECK_FALSE(parse_gpt2_config(R"({"n_layer": 2, "n_head": 2, "n_embd": 32, "n_positions": 8, "vocab_size": 10,
-                                     "activation_function": "relu"})", "c.json", c, error));
+                                     "activation_function": "relu"})",
+                                  "c.json", c, error));
     CHECK(error.find("relu") != std::string::npos);
     CHECK_FALSE(parse_gpt2_config("{", "c.json", c, error));
     CHECK(error.find("c.json: not valid JSON") == 0);

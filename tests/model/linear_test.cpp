@@ -14,12 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "model/gemm.h"
-#include "model/linear.h"
-#include "model/tile_choice.h"
 #include "base/parallel.h"
 #include "base/random.h"
 #include "model/fused_multiply_add.h"
+#include "model/gemm.h"
+#include "model/linear.h"
+#include "model/tile_choice.h"
 
 using namespace attnlab;
 
@@ -64,7 +64,8 @@ int wrong_elements(int n, int rows, int cols, const std::vector<float>& in, cons
             const float got = out[static_cast<size_t>(i) * cols + j];
             const bool ok = exact_bits ? std::memcmp(&got, &in_order, sizeof got) == 0
                                        : std::fabs(got - exact) <= 4e-7 * (rows + 2) * (magnitude + std::fabs(b)) + 1e-30;
-            if (!ok && ++wrong <= 3) UNSCOPED_INFO("out(" << i << ", " << j << ") = " << got << ", float loop " << in_order << ", double " << exact);
+            if (!ok && ++wrong <= 3)
+                UNSCOPED_INFO("out(" << i << ", " << j << ") = " << got << ", float loop " << in_order << ", double " << exact);
         }
     return wrong;
 }
@@ -74,8 +75,8 @@ int wrong_elements(int n, int rows, int cols, const std::vector<float>& in, cons
 TEST_CASE("LinearWeight equals the loop on every edge of its panels and blocks", "[linear]") {
     SplitMix64 rng(2024);
     const int row_counts[] = {1, 2, 3, 5, 47, 48, 49, 255, 256, 257, 300};  // n: tokens
-    const int depths[] = {1, 7, 255, 256, 257, 600};                          // rows of W
-    const int widths[] = {1, 5, 16, 127, 128, 129, 300};                      // cols of W
+    const int depths[] = {1, 7, 255, 256, 257, 600};                        // rows of W
+    const int widths[] = {1, 5, 16, 127, 128, 129, 300};                    // cols of W
     int cases = 0;
     for (int rows : depths)
         for (int cols : widths) {
@@ -207,7 +208,8 @@ TEST_CASE("LinearWeight gives a row alone the bits it gets inside a larger produ
         int differ = 0;
         for (int j = 0; j < cols; ++j) {
             const float a = whole[static_cast<size_t>(i) * cols + j];
-            differ += same_bits ? std::memcmp(&a, &row[static_cast<size_t>(j)], sizeof a) != 0 : std::fabs(a - row[static_cast<size_t>(j)]) > 1e-4f;
+            differ += same_bits ? std::memcmp(&a, &row[static_cast<size_t>(j)], sizeof a) != 0
+                                : std::fabs(a - row[static_cast<size_t>(j)]) > 1e-4f;
         }
         INFO("row " << i << (same_bits ? ", bits" : ", within 1e-4"));
         CHECK(differ == 0);

@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "analysis/attention_map.h"
-#include "model/attention_capture.h"
-#include "model/gpt2.h"
 #include "base/json.h"
 #include "base/safetensors.h"
 #include "base/sha256.h"
+#include "model/attention_capture.h"
+#include "model/gpt2.h"
 #include "platform/whole_file.h"
 
 using namespace attnlab;

@@ -19,7 +19,10 @@ namespace {
 struct TempDir {
     fs::path path = fs::temp_directory_path() / ("attnlab_mapped_" + std::to_string(::getpid()));
     TempDir() { fs::create_directories(path); }
-    ~TempDir() { std::error_code ec; fs::remove_all(path, ec); }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
     fs::path write(const std::string& name, const std::string& bytes) const {
         std::ofstream(path / name, std::ios::binary) << bytes;
         return path / name;

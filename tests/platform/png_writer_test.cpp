@@ -11,9 +11,7 @@
 using namespace attnlab;
 
 namespace {
-std::span<const std::uint8_t> bytes_of(std::string_view s) {
-    return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
-}
+std::span<const std::uint8_t> bytes_of(std::string_view s) { return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()}; }
 
 std::uint32_t be32(const std::vector<std::uint8_t>& b, std::size_t at) {
     return (std::uint32_t(b[at]) << 24) | (std::uint32_t(b[at + 1]) << 16) | (std::uint32_t(b[at + 2]) << 8) | b[at + 3];
@@ -70,7 +68,9 @@ TEST_CASE("png: a large image spans several stored blocks and decodes back", "[p
         const std::string type(png.begin() + static_cast<std::ptrdiff_t>(at + 4), png.begin() + static_cast<std::ptrdiff_t>(at + 8));
         types.push_back(type);
         CHECK(be32(png, at + 8 + len) == crc32_bitwise(&png[at + 4], len + 4));
-        if (type == "IDAT") idat.insert(idat.end(), png.begin() + static_cast<std::ptrdiff_t>(at + 8), png.begin() + static_cast<std::ptrdiff_t>(at + 8 + len));
+        if (type == "IDAT")
+            idat.insert(idat.end(), png.begin() + static_cast<std::ptrdiff_t>(at + 8),
+                        png.begin() + static_cast<std::ptrdiff_t>(at + 8 + len));
         at += 12 + len;
     }
     CHECK(at == png.size());

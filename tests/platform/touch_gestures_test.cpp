@@ -40,8 +40,7 @@ struct Run {
 
 }  // namespace
 
-TEST_CASE("touch: a tap presses and releases where the finger was, each in a frame of its own, then the pointer leaves",
-          "[touch]") {
+TEST_CASE("touch: a tap presses and releases where the finger was, each in a frame of its own, then the pointer leaves", "[touch]") {
     Run r;
     r.touch(Phase::Down, 100, 50);
     r.touch(Phase::Up, 102, 51);  // both before a frame: a quick tap
@@ -50,7 +49,7 @@ TEST_CASE("touch: a tap presses and releases where the finger was, each in a fra
     CHECK((r.frames[0].present && r.frames[0].down && r.frames[0].x == 100 && r.frames[0].y == 50));
     CHECK((r.frames[1].present && !r.frames[1].down && r.frames[1].x == 102));  // released over the item: a click
     CHECK((!r.frames[2].present && !r.frames[2].down));                         // then no hover stays
-    CHECK(r.asked == 0);  // a tap needs no question
+    CHECK(r.asked == 0);                                                        // a tap needs no question
 }
 
 TEST_CASE("touch: a drag on an item that takes drags holds the press and follows the finger", "[touch]") {
@@ -74,8 +73,7 @@ TEST_CASE("touch: a drag on an item that takes drags holds the press and follows
     CHECK((!r.frames.back().present && !r.frames.back().down));
 }
 
-TEST_CASE("touch: a swipe over a pane that scrolls lets the press go away from the item and scrolls by the finger's travel",
-          "[touch]") {
+TEST_CASE("touch: a swipe over a pane that scrolls lets the press go away from the item and scrolls by the finger's travel", "[touch]") {
     Run r;
     r.item.can_scroll_y = true;  // a token chip (a button) in a pane with more below
     r.touch(Phase::Down, 100, 300);
@@ -111,7 +109,7 @@ TEST_CASE("touch: a finger resting still is a long press: no click, and a hover 
     Run r;
     r.touch(Phase::Down, 40, 40);
     r.frame();
-    r.touch(Phase::Move, 43, 42);  // a tremble within the slop
+    r.touch(Phase::Move, 43, 42);            // a tremble within the slop
     for (int i = 0; i < 40; ++i) r.frame();  // 640 ms
     const TouchFrame hovering = r.frames.back();
     CHECK((hovering.present && !hovering.down && hovering.x == 40 && hovering.y == 40));
@@ -122,7 +120,7 @@ TEST_CASE("touch: a finger resting still is a long press: no click, and a hover 
     r.touch(Phase::Up, 43, 42);
     r.settle();
     CHECK((r.frames.back().present && !r.frames.back().down));  // the tooltip stays readable
-    r.touch(Phase::Down, 200, 200);  // the next touch starts afresh
+    r.touch(Phase::Down, 200, 200);                             // the next touch starts afresh
     const TouchFrame next = r.frame();
     CHECK((next.down && next.x == 200));
 }
@@ -131,10 +129,10 @@ TEST_CASE("touch: a frame that comes late is no long press when the swipe's move
     Run r;
     r.item.can_scroll_y = true;
     r.touch(Phase::Down, 100, 300);
-    r.frame();     // the press
+    r.frame();    // the press
     r.ms += 700;  // the page's thread was busy: the next frame comes 700 ms later
     r.frame();
-    CHECK(r.frames.back().down);  // not decided yet: moves may still be on their way
+    CHECK(r.frames.back().down);     // not decided yet: moves may still be on their way
     r.touch(Phase::Move, 100, 250);  // and so they were
     const TouchFrame f = r.frame();
     CHECK((!f.present && !f.down && f.scroll_y == -50.0f));  // a swipe, not a hover

@@ -15,9 +15,9 @@
 #include <utility>
 #include <vector>
 
-#include "tokenizer/gpt2_tokenizer.h"
 #include "base/utf8.h"
 #include "platform/whole_file.h"
+#include "tokenizer/gpt2_tokenizer.h"
 #include "tokenizer/unicode_classes.h"
 
 // Facts from the Unicode Character Database (general categories) and ECMAScript (\s).
@@ -25,20 +25,68 @@ TEST_CASE("tokenizer: letter, number and white-space classes", "[tokenizer]") {
     using attnlab::is_js_space;
     using attnlab::is_letter;
     using attnlab::is_number;
-    const char32_t letters[] = {U'A', U'Z', U'a', U'z', 0xAA /* ª Lo */, 0xB5 /* µ Ll */, 0xBA, 0xC0, 0xD6, 0xD8, 0xF6, 0xF8,
-                                0x2C6 /* ˆ Lm */, 0x370, 0x3A9, 0x416, 0x5D0, 0x627, 0x915, 0xD04 /* Malayalam, Unicode 13 */,
-                                0xE01, 0x10D0, 0x3005 /* 々 Lm */, 0x3041, 0x4E00, 0x4E07 /* 万 */, 0x9FFF, 0xAC00, 0xD7A3,
-                                0xFB01 /* ﬁ */, 0xFF21, 0x10330, 0x1D400, 0x20000, 0x2A6DF};
-    const char32_t numbers[] = {U'0', U'9', 0xB2 /* ² No */, 0xB9, 0xBD /* ½ */, 0x660, 0x6F9, 0x966, 0xE50, 0x16EE /* runic Nl */,
-                                0x2070, 0x2160 /* Ⅰ Nl */, 0x2189, 0x2460 /* ① */, 0x3007 /* 〇 Nl */, 0xFF10, 0x10107,
-                                0x1D7CE, 0x1F100};
-    const char32_t spaces[] = {0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0xA0, 0x1680, 0x2000, 0x2005, 0x200A,
-                               0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF};
+    const char32_t letters[] = {U'A',
+                                U'Z',
+                                U'a',
+                                U'z',
+                                0xAA /* ª Lo */,
+                                0xB5 /* µ Ll */,
+                                0xBA,
+                                0xC0,
+                                0xD6,
+                                0xD8,
+                                0xF6,
+                                0xF8,
+                                0x2C6 /* ˆ Lm */,
+                                0x370,
+                                0x3A9,
+                                0x416,
+                                0x5D0,
+                                0x627,
+                                0x915,
+                                0xD04 /* Malayalam, Unicode 13 */,
+                                0xE01,
+                                0x10D0,
+                                0x3005 /* 々 Lm */,
+                                0x3041,
+                                0x4E00,
+                                0x4E07 /* 万 */,
+                                0x9FFF,
+                                0xAC00,
+                                0xD7A3,
+                                0xFB01 /* ﬁ */,
+                                0xFF21,
+                                0x10330,
+                                0x1D400,
+                                0x20000,
+                                0x2A6DF};
+    const char32_t numbers[] = {U'0',
+                                U'9',
+                                0xB2 /* ² No */,
+                                0xB9,
+                                0xBD /* ½ */,
+                                0x660,
+                                0x6F9,
+                                0x966,
+                                0xE50,
+                                0x16EE /* runic Nl */,
+                                0x2070,
+                                0x2160 /* Ⅰ Nl */,
+                                0x2189,
+                                0x2460 /* ① */,
+                                0x3007 /* 〇 Nl */,
+                                0xFF10,
+                                0x10107,
+                                0x1D7CE,
+                                0x1F100};
+    const char32_t spaces[] = {0x09,   0x0A,   0x0B,   0x0C,   0x0D,   0x20,   0xA0,   0x1680, 0x2000,
+                               0x2005, 0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF};
     // Marks, symbols, punctuation, format and private-use characters, noncharacters, and
     // U+0085 / U+180E / U+200B, which some regex flavours count as white space but JavaScript does not.
-    const char32_t others[] = {0x00, 0x1F, U'!', U'\'', U'_', 0x7F, 0x85, 0xD7 /* × */, 0xF7, 0x300 /* combining grave */,
-                               0x903 /* Mc */, 0x93F, 0xE31, 0x180E, 0x200B, 0x200D, 0x2060, 0x20AC, 0x2019, 0x3001,
-                               0xE000, 0xFE0F, 0xFFFD, 0xFFFE, 0xFFFF, 0x1F3FD, 0x1F600, 0xE0067, 0x10FFFF};
+    const char32_t others[] = {
+        0x00,           0x1F,   U'!',   U'\'',  U'_',   0x7F,    0x85,    0xD7 /* × */, 0xF7,    0x300 /* combining grave */,
+        0x903 /* Mc */, 0x93F,  0xE31,  0x180E, 0x200B, 0x200D,  0x2060,  0x20AC,       0x2019,  0x3001,
+        0xE000,         0xFE0F, 0xFFFD, 0xFFFE, 0xFFFF, 0x1F3FD, 0x1F600, 0xE0067,      0x10FFFF};
     for (char32_t c : letters) {
         INFO("U+" << std::hex << static_cast<unsigned>(c));
         CHECK(is_letter(c));
@@ -77,8 +125,9 @@ TEST_CASE("tokenizer: letter, number and white-space classes", "[tokenizer]") {
 #ifndef ATTNLAB_ASSETS_DIR
 // Fail loudly rather than skip: every tokenizer check needs the vocabulary.
 TEST_CASE("tokenizer: ATTNLAB_ASSETS_DIR names the vocabulary's folder", "[tokenizer]") {
-    FAIL("ATTNLAB_ASSETS_DIR is not defined for this test target; CMake must set it to the folder holding "
-         "gpt2/encoder.json and gpt2/vocab.bpe");
+    FAIL(
+        "ATTNLAB_ASSETS_DIR is not defined for this test target; CMake must set it to the folder holding "
+        "gpt2/encoder.json and gpt2/vocab.bpe");
 }
 #else
 
@@ -87,9 +136,7 @@ using Ids = std::vector<int>;
 
 namespace {
 
-std::string read_asset(const std::string& name) {
-    return attnlab::read_whole_file(std::string(ATTNLAB_ASSETS_DIR) + "/gpt2/" + name);
-}
+std::string read_asset(const std::string& name) { return attnlab::read_whole_file(std::string(ATTNLAB_ASSETS_DIR) + "/gpt2/" + name); }
 
 const std::string& encoder_json() {
     static const std::string bytes = read_asset("encoder.json");
@@ -113,7 +160,7 @@ const Gpt2Tokenizer& gpt2() {
 Ids encode(const std::string& text) { return gpt2().encode(text); }
 
 // Ids as a run-length list {{id, count}, ...}, for long inputs.
-Ids repeated(std::initializer_list<std::pair<int, int>> runs) {
+Ids repeated(std::initializer_list<std::pair<int, int> > runs) {
     Ids ids;
     for (const auto& [id, count] : runs) ids.insert(ids.end(), static_cast<size_t>(count), id);
     return ids;
@@ -139,7 +186,7 @@ TEST_CASE("tokenizer: the vocabulary files are GPT-2's", "[tokenizer]") {
     CHECK(tok.token_bytes(31373) == "hello");
     CHECK(tok.token_bytes(995) == " world");  // written "Ġworld" in the file
     CHECK(tok.token_bytes(220) == " ");
-    CHECK(tok.token_bytes(198) == "\n");       // "Ċ"
+    CHECK(tok.token_bytes(198) == "\n");  // "Ċ"
     CHECK(tok.token_bytes(4210) == "\xEF\xBF\xBD");
     CHECK(tok.token_bytes(188) == std::string(1, '\0'));  // byte 0 is "Ā" (U+0100), id 188
     CHECK(tok.token_bytes(-1).empty());
@@ -172,7 +219,8 @@ TEST_CASE("tokenizer: contractions, scripts, emoji, numbers, code", "[tokenizer]
     CHECK(encode("e\u0301te\u0301") == Ids{68, 136, 223, 660, 136, 223});  // combining acute accents
     // A ZWJ family, a skin tone, a flag.
     CHECK(encode("\U0001F468\u200D\U0001F469\u200D\U0001F467\u200D\U0001F466 \U0001F44D\U0001F3FD \U0001F1FA\U0001F1F8") ==
-          Ids{41840, 101, 447, 235, 41840, 102, 447, 235, 41840, 100, 447, 235, 41840, 99, 50169, 235, 8582, 237, 121, 12520, 229, 118, 8582, 229, 116});
+          Ids{41840, 101,   447, 235,  41840, 102, 447,   235, 41840, 100,  447, 235, 41840,
+              99,    50169, 235, 8582, 237,   121, 12520, 229, 118,   8582, 229, 116});
     // \p{N} beyond ASCII: Arabic-Indic digits, a vulgar fraction, a Roman numeral, math digits.
     CHECK(encode("12345678 \u0663\u0664 \u00bd \u216b \U0001D7D9\U0001D7DA") ==
           Ids{10163, 2231, 30924, 18923, 96, 149, 97, 25208, 2343, 227, 104, 220, 47728, 253, 247, 47728, 253, 248});
@@ -233,16 +281,20 @@ TEST_CASE("tokenizer: invalid UTF-8 is read as U+FFFD, with a warning", "[tokeni
     const std::string R = "\xEF\xBF\xBD";  // U+FFFD
     const Case cases[] = {
         {"\xFF", R, {4210}, 0},
-        {"a\xE2\x82", "a" + R, {64, 4210}, 1},                      // truncated by the end
-        {"a\xE2\x82" "b", "a" + R + "b", {64, 4210, 65}, 1},        // truncated by a non-continuation
-        {"\xC0\xAF", R + R, {6353}, 0},                             // overlong '/', C0 is never valid
-        {"\xE0\x80\xAF", R + R + R, {48585}, 0},                    // overlong, 3 bytes
-        {"\xED\xA0\x80", R + R + R, {48585}, 0},                    // the surrogate U+D800
-        {"\xF4\x90\x80\x80", R + R + R + R, {12100}, 0},            // U+110000, past the end of Unicode
-        {"\xF0\x9F\x98", R, {4210}, 0},                             // an emoji cut short
+        {"a\xE2\x82", "a" + R, {64, 4210}, 1},  // truncated by the end
+        {"a\xE2\x82"
+         "b",
+         "a" + R + "b",
+         {64, 4210, 65},
+         1},                                              // truncated by a non-continuation
+        {"\xC0\xAF", R + R, {6353}, 0},                   // overlong '/', C0 is never valid
+        {"\xE0\x80\xAF", R + R + R, {48585}, 0},          // overlong, 3 bytes
+        {"\xED\xA0\x80", R + R + R, {48585}, 0},          // the surrogate U+D800
+        {"\xF4\x90\x80\x80", R + R + R + R, {12100}, 0},  // U+110000, past the end of Unicode
+        {"\xF0\x9F\x98", R, {4210}, 0},                   // an emoji cut short
         {"\xF0\x9F\x98 x", R + " x", {4210, 2124}, 0},
-        {"x\x80\x80y", "x" + R + R + "y", {87, 6353, 88}, 1},       // lone continuation bytes
-        {"\xC3\xC3\xA9", R + "\xC3\xA9", {4210, 2634}, 0},          // the second C3 starts a valid "é"
+        {"x\x80\x80y", "x" + R + R + "y", {87, 6353, 88}, 1},  // lone continuation bytes
+        {"\xC3\xC3\xA9", R + "\xC3\xA9", {4210, 2634}, 0},     // the second C3 starts a valid "é"
         {"ok \xF5\xFF<|endoftext|>\xE2", "ok " + R + R + "<|endoftext|>" + R, {482, 220, 6353, 50256, 4210}, 3},
     };
     for (const Case& c : cases) {
@@ -303,8 +355,10 @@ TEST_CASE("tokenizer: broken vocabulary files are errors that name the file", "[
         {enc.substr(0, enc.size() / 2), bpe, "encoder.json: not valid JSON"},
         {"[1, 2]", bpe, "encoder.json: expected an object"},
         {"{}", bpe, "encoder.json: holds no tokens"},
-        {replaced(enc, "\"<|endoftext|>\": 50256", "\"<|endoftext|>\": 50257"), bpe, "encoder.json: token \"<|endoftext|>\" has id 50257, expected a whole number from 0 to 50256"},
-        {replaced(enc, "\"<|endoftext|>\": 50256", "\"<|endoftext|>\": \"x\""), bpe, "encoder.json: token \"<|endoftext|>\" has a string for id"},
+        {replaced(enc, "\"<|endoftext|>\": 50256", "\"<|endoftext|>\": 50257"), bpe,
+         "encoder.json: token \"<|endoftext|>\" has id 50257, expected a whole number from 0 to 50256"},
+        {replaced(enc, "\"<|endoftext|>\": 50256", "\"<|endoftext|>\": \"x\""), bpe,
+         "encoder.json: token \"<|endoftext|>\" has a string for id"},
         {replaced(enc, "\"!\": 0", "\"!\": 1"), bpe, "encoder.json: id 1 is given to two tokens"},
         {replaced(enc, "\"<|endoftext|>\": 50256", "\"<|endoftext|>!\": 50256"), bpe, "encoder.json: no \"<|endoftext|>\" token"},
         {replaced(enc, "\"!\": 0", "\" \": 0"), bpe, "encoder.json: token \" \" has the character U+0020"},  // space is written "Ġ"

@@ -7,11 +7,11 @@
 #include <cstdio>
 
 #include "analysis/selection.h"
-#include "app/work/model_tasks.h"
-#include "app/plot/plot.h"
 #include "app/panels/pane_layout.h"
 #include "app/panels/temperature_slider.h"
 #include "app/panels/text_panel.h"
+#include "app/plot/plot.h"
+#include "app/work/model_tasks.h"
 #include "base/json.h"
 #include "base/timing.h"
 
@@ -33,7 +33,6 @@ std::string setting_in_words(const HeadPlan& h) {
     }
     return out;
 }
-
 
 // ---- the open head ------------------------------------------------------------------------
 
@@ -141,8 +140,8 @@ void draw_map(AttentionPanel& p, PanelContext& ctx, ImVec2 size) {
     heatmap::draw_runs(dl, p.runs, p0, p1);
     dl->AddRect(p0, p1, ink);
     const int query = chosen_query(s);
-    dl->AddRect(ImVec2(p0.x - 2, p0.y + query * cell - 1), ImVec2(p1.x + 2, p0.y + (query + 1) * cell + 1), plot::colors::vermillion,
-                0.0f, 0, 2.0f);
+    dl->AddRect(ImVec2(p0.x - 2, p0.y + query * cell - 1), ImVec2(p1.x + 2, p0.y + (query + 1) * cell + 1), plot::colors::vermillion, 0.0f,
+                0, 2.0f);
 
     // Axes: the kit's position ticks, cell j centred on j (the y axis runs down the rows); the
     // tokens themselves instead when a cell is large enough to read them.
@@ -183,14 +182,12 @@ void draw_map(AttentionPanel& p, PanelContext& ctx, ImVec2 size) {
         if (k <= q)
             ImGui::Text("query %d ('%s') → key %d ('%s'): %.4g", q, token_label(s, q).c_str(), k, token_label(s, k).c_str(),
                         static_cast<double>(p.weights[static_cast<size_t>(q) * L + k]));
-        else
-            ImGui::Text("query %d ('%s') cannot see key %d: it comes later (causal mask)", q, token_label(s, q).c_str(), k);
+        else ImGui::Text("query %d ('%s') cannot see key %d: it comes later (causal mask)", q, token_label(s, q).c_str(), k);
         ImGui::TextDisabled("Click a row to choose that query.");
         ImGui::EndTooltip();
     }
     ImGui::SetCursorScreenPos(ImVec2(origin.x, p1.y + bottom));
-    if (p.bins < L)
-        ImGui::TextDisabled("%d positions in %d x %d blocks: each block shows its largest weight.", L, p.bins, p.bins);
+    if (p.bins < L) ImGui::TextDisabled("%d positions in %d x %d blocks: each block shows its largest weight.", L, p.bins, p.bins);
     ImGui::EndChild();
 }
 
@@ -251,7 +248,8 @@ void draw_normalizer_selector(PanelContext& ctx) {
         }
         remember_last_item(ctx.widgets, "attention.normalizer_parameter");
         if (ImGui::IsItemHovered())
-            ImGui::SetTooltip(ssmax ? "SSMax's s: the logits are scaled by s log n, n the keys a query sees." : "Entmax's alpha (1 = softmax, 2 = sparsemax).");
+            ImGui::SetTooltip(ssmax ? "SSMax's s: the logits are scaled by s log n, n the keys a query sees."
+                                    : "Entmax's alpha (1 = softmax, 2 = sparsemax).");
     }
 }
 
@@ -287,10 +285,11 @@ void draw_controls(AttentionPanel& p, PanelContext& ctx) {
     ImGui::EndDisabled();
     remember_last_item(ctx.widgets, "attention.apply");
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-        ImGui::SetTooltip("Runs the model with the selected normalizer at T in %s (layer %d%s),\n"
-                          "inside the forward pass: the later layers see what the changed heads compute.\n"
-                          "Every panel then shows the changed model; \"Model changes\" compares it with the model as trained.",
-                          kScopes[scope], s.view.layer, p.apply_scope == ApplyScope::Head ? (", head " + std::to_string(s.view.head)).c_str() : "");
+        ImGui::SetTooltip(
+            "Runs the model with the selected normalizer at T in %s (layer %d%s),\n"
+            "inside the forward pass: the later layers see what the changed heads compute.\n"
+            "Every panel then shows the changed model; \"Model changes\" compares it with the model as trained.",
+            kScopes[scope], s.view.layer, p.apply_scope == ApplyScope::Head ? (", head " + std::to_string(s.view.head)).c_str() : "");
     // Notes wrap at the window's edge when they do not fit beside the buttons.
     ImGui::PushTextWrapPos(0.0f);
     if (!p.apply_error.empty()) {
@@ -438,12 +437,10 @@ void draw_top10(AttentionPanel& p, const Session& s) {
         ImGui::TableNextColumn();
         ImGui::Text("%.3g", a.p);
         ImGui::TableNextColumn();
-        if (was == a.rank)
-            ImGui::TextDisabled("=");
+        if (was == a.rank) ImGui::TextDisabled("=");
         else if (was > a.rank)
             ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(plot::colors::green), "↑%d (was #%d)", was - a.rank, was + 1);
-        else
-            ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(plot::colors::vermillion), "↓%d (was #%d)", a.rank - was, was + 1);
+        else ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(plot::colors::vermillion), "↓%d (was #%d)", a.rank - was, was + 1);
     }
     ImGui::EndTable();
 }
@@ -531,7 +528,8 @@ std::string model_changes_status_json(const Session& s) {
     // null until the pass for the current text (and plan) has its perplexity: a caption that reads
     // them waits rather than shows the numbers of the pass before.
     const bool baseline_current = s.baseline && s.baseline->tokens == s.tokens;
-    o.add_raw("perplexity_before", baseline_current ? ppl(s.baseline) : "null").add_raw("perplexity_after", current ? ppl(s.forward) : "null");
+    o.add_raw("perplexity_before", baseline_current ? ppl(s.baseline) : "null")
+        .add_raw("perplexity_after", current ? ppl(s.forward) : "null");
     return o.str();
 }
 
@@ -545,7 +543,8 @@ std::string attention_status_json(const AttentionPanel& p, const Session& s) {
         o.add_raw("row", json::ArrayBuilder().add_all(slice.weights).str());
         const std::vector<int> order = selection_order(slice.weights);
         json::ArrayBuilder selected;
-        for (int i = 0; i < std::min<int>(s.view.N, static_cast<int>(order.size())); ++i) selected.add(static_cast<long long>(order[static_cast<size_t>(i)]));
+        for (int i = 0; i < std::min<int>(s.view.N, static_cast<int>(order.size())); ++i)
+            selected.add(static_cast<long long>(order[static_cast<size_t>(i)]));
         o.add_raw("selected", selected.str());
     } else {
         o.add_raw("row", "null").add_raw("selected", "null").add("reason", why);

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "analysis/attention_map.h"
+#include "app/panel_context.h"
 #include "app/panels/head_grid.h"
 #include "app/plot/heatmap.h"
-#include "app/panel_context.h"
 #include "app/work/model_tasks.h"
 
 namespace attnlab {
@@ -22,12 +22,12 @@ struct AttentionPanel {
     // per normalizer and temperature), and the runs drawn from them.
     std::weak_ptr<const ForwardResult> map_pass;
     int map_layer = -1, map_head = -1, L = 0;
-    std::vector<float> scores;   // (L, L): q.k / sqrt(d)
+    std::vector<float> scores;  // (L, L): q.k / sqrt(d)
     std::string map_normalizer;
     double map_T = 0.0;
     std::vector<float> weights;  // (L, L): the normalizer at T, row by row; 0 above the diagonal
     float max_weight = 0.0f;
-    heatmap::CellRuns runs;      // bins x bins (block max-pooled when L x L needs too many runs)
+    heatmap::CellRuns runs;  // bins x bins (block max-pooled when L x L needs too many runs)
     int bins = 0;
     std::string map_error;
     double reshape_ms = 0.0;  // the last re-shape (normalize every row + runs)

@@ -9,8 +9,8 @@
 #include <cstdio>
 
 #include "analysis/softmax_sweeps.h"
-#include "app/plot/plot.h"
 #include "app/panels/query_controls.h"
+#include "app/plot/plot.h"
 #include "base/json.h"
 #include "base/random.h"
 #include "base/timing.h"
@@ -19,8 +19,8 @@ namespace attnlab {
 
 namespace {
 
-constexpr int kSamples = 16;        // Monte Carlo subsets per point for E[d]
-constexpr int kCurvePoints = 32;    // points of a curve once its range is too long for every integer
+constexpr int kSamples = 16;      // Monte Carlo subsets per point for E[d]
+constexpr int kCurvePoints = 32;  // points of a curve once its range is too long for every integer
 constexpr std::uint64_t kSeed = 0;
 
 // Every integer of lo..hi when there are at most 100, else kCurvePoints spread in log; plus `must`.
@@ -28,8 +28,7 @@ std::vector<int> curve_grid(int lo, int hi, int must) {
     std::vector<int> g;
     if (hi - lo + 1 <= 100)
         for (int v = lo; v <= hi; ++v) g.push_back(v);
-    else
-        g = log_grid_int(lo, hi, kCurvePoints);
+    else g = log_grid_int(lo, hi, kCurvePoints);
     g.push_back(must);
     std::sort(g.begin(), g.end());
     g.erase(std::unique(g.begin(), g.end()), g.end());
@@ -151,7 +150,8 @@ void draw_table(const DistancePanel& p) {
 void draw_summary(DistancePanel& p, Session& s, WidgetRects& widgets, const PlotPair& pair, float plot_h) {
     const HeadSummaries* hs = s.summaries.get();
     if (!hs || !hs->complete) {
-        draw_summaries_pending(s, "##summary_wait", "Summary over all heads", "every head, a sample of queries; the chosen head above is live",
+        draw_summaries_pending(s, "##summary_wait", "Summary over all heads",
+                               "every head, a sample of queries; the chosen head above is live",
                                ImVec2(ImGui::GetContentRegionAvail().x, plot_h));
         return;
     }
@@ -222,15 +222,16 @@ void draw_summary_text(const DistancePanel& p, const Session& s) {
     ImGui::TextWrapped("per-head mean E[%s]: median %.3g, quartiles %.3g to %.3g", p.reading ? "d_B" : "d_A", be.median, be.q1, be.q3);
     const CriticalN& c = hs->critical;
     if (c.N_star)
-        ImGui::TextWrapped("Critical N* = %d (KS p = %.3g, D = %.3g): the smallest N at which the per-head mean d_A can no "
-                           "longer be told from the per-head mean E[d_A] at level %.2g. The paper finds N* ~ 0.06 L (%.1f here).",
-                           c.N_star, c.at_star.p_value, c.at_star.statistic, hs->ks_level, 0.06 * hs->tokens);
-    else
-        ImGui::TextWrapped("The KS test rejects at every N up to %d: no critical N in this range.", hs->distance_Ns.back());
+        ImGui::TextWrapped(
+            "Critical N* = %d (KS p = %.3g, D = %.3g): the smallest N at which the per-head mean d_A can no "
+            "longer be told from the per-head mean E[d_A] at level %.2g. The paper finds N* ~ 0.06 L (%.1f here).",
+            c.N_star, c.at_star.p_value, c.at_star.statistic, hs->ks_level, 0.06 * hs->tokens);
+    else ImGui::TextWrapped("The KS test rejects at every N up to %d: no critical N in this range.", hs->distance_Ns.back());
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("Over %zu evenly spaced queries per head, %d random subsets each, softmax at T = 1 (the model as "
-                       "trained); N searched on 1..16, then 20, 24, ... (N* above 16 is exact to the grid step). %s",
-                       hs->queries.size(), hs->samples, hs->error.c_str());
+    ImGui::TextWrapped(
+        "Over %zu evenly spaced queries per head, %d random subsets each, softmax at T = 1 (the model as "
+        "trained); N searched on 1..16, then 20, 24, ... (N* above 16 is exact to the grid step). %s",
+        hs->queries.size(), hs->samples, hs->error.c_str());
     ImGui::PopStyleColor();
 }
 
@@ -245,8 +246,8 @@ void draw_distance_panel(DistancePanel& p, PanelContext& ctx) {
     update(p, s);
 
     const Panes panes = begin_panes("##distance_panes", kControlsEm, 30.0f);
-    begin_top_n_controls(panes, s, ctx.widgets, p, "##distance_controls", "Theorem 1: how far the tokens a head leaves out lie from what it selects.",
-                         "distance.N");
+    begin_top_n_controls(panes, s, ctx.widgets, p, "##distance_controls",
+                         "Theorem 1: how far the tokens a head leaves out lie from what it selects.", "distance.N");
     ImGui::RadioButton("(A) sum of norms", &p.reading, 0);
     remember_last_item(ctx.widgets, "distance.reading_A");
     ImGui::RadioButton("(B) norm of the sum", &p.reading, 1);

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "analysis/selection.h"
-#include "app/work/head_summaries.h"
 #include "app/panel_context.h"
 #include "app/panels/query_controls.h"
+#include "app/work/head_summaries.h"
 
 namespace attnlab {
 
@@ -23,11 +23,11 @@ struct DistancePanel : TopNQueryView {
     HeadVectors vectors;
     RowMatrixXd gram;  // (T, T) = values values^T
 
-    SelectionDistance at_N;         // the chosen query at N_used
-    double sum_norms = 0;           // Corollary 2: sum_i |alpha_i x_i|
-    std::vector<double> Ns;         // x of the curve against N
+    SelectionDistance at_N;  // the chosen query at N_used
+    double sum_norms = 0;    // Corollary 2: sum_i |alpha_i x_i|
+    std::vector<double> Ns;  // x of the curve against N
     std::vector<SelectionDistance> by_N;
-    std::vector<double> Ls;         // x of the curve against the context length (prefix length)
+    std::vector<double> Ls;  // x of the curve against the context length (prefix length)
     std::vector<SelectionDistance> by_L;
     double compute_ms = 0;  // the last recomputation, of which gram_ms for the head's Gram matrix
     double gram_ms = 0;

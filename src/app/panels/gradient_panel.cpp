@@ -48,8 +48,9 @@ void update(GradientPanel& p, const Session& s) {
         p.direction = random_unit_vector(L, derive_seed(kSeed, static_cast<std::uint64_t>(slice.layer * n_head + slice.head),
                                                         static_cast<std::uint64_t>(slice.query), 5));
         const bool dense_ok = !dense_jacobian_too_costly(slice.normalizer, L);
-        p.note = dense_ok ? "" : "SA-softmax's exact ||J||_2 needs a dense L x L eigen-problem: shown for L <= " +
-                                     std::to_string(kMaxDenseJacobianL) + " only.";
+        p.note = dense_ok ? ""
+                          : "SA-softmax's exact ||J||_2 needs a dense L x L eigen-problem: shown for L <= " +
+                                std::to_string(kMaxDenseJacobianL) + " only.";
         p.jacobian.clear();
         p.g.assign(p.eps.size(), {});
         for (double T : p.temperatures) {
@@ -91,8 +92,8 @@ void draw_bounds(const std::vector<double>& T, bool softmax_only) {
 
 void draw_chosen(const GradientPanel& p, const Session& s, ImVec2 size) {
     char title[128];
-    std::snprintf(title, sizeof title, "Layer %d, head %d, query %d (%s): sensitivity against temperature", p.key.layer, p.key.head, p.key.query,
-                  p.key.normalizer.c_str());
+    std::snprintf(title, sizeof title, "Layer %d, head %d, query %d (%s): sensitivity against temperature", p.key.layer, p.key.head,
+                  p.key.query, p.key.normalizer.c_str());
     if (!plot::begin("##gradient", size, {"temperature T (T = 1 is GPT-2)", plot::Scale::Log},
                      {"||d alpha|| / ||d l||", plot::Scale::Log, {}, {}, 9.0}, title))
         return;
@@ -110,7 +111,8 @@ void draw_chosen(const GradientPanel& p, const Session& s, ImVec2 size) {
 void draw_heads(Session& s, ImVec2 size) {
     const HeadSummaries* hs = s.summaries.get();
     if (!hs || !hs->complete) {
-        draw_summaries_pending(s, "##grad_wait", "Mean over queries, max over heads (the paper's Figure 4)", "switch to the chosen head to see it live", size);
+        draw_summaries_pending(s, "##grad_wait", "Mean over queries, max over heads (the paper's Figure 4)",
+                               "switch to the chosen head to see it live", size);
         return;
     }
     const size_t nt = hs->temperatures.size(), ne = hs->eps.size();
@@ -132,7 +134,8 @@ void draw_heads(Session& s, ImVec2 size) {
     draw_bounds(hs->temperatures, false);
     for (size_t e = 0; e < ne; ++e) {
         const bool chosen = std::abs(hs->eps[e] - s.view.eps) <= 1e-12 * hs->eps[e];
-        plot::line(eps_label(hs->eps[e]).c_str(), hs->temperatures, g[e], {kEpsColors[e % 4], plot::Dash::Solid, chosen ? 3.0f : 1.5f, true});
+        plot::line(eps_label(hs->eps[e]).c_str(), hs->temperatures, g[e],
+                   {kEpsColors[e % 4], plot::Dash::Solid, chosen ? 3.0f : 1.5f, true});
     }
     plot::line("max over heads of mean ||J||_2", hs->temperatures, J, {plot::colors::black, plot::Dash::Solid, 2.0f, true});
     plot::vline("view's T", s.view.T);
@@ -186,17 +189,20 @@ void draw_gradient_panel(GradientPanel& p, PanelContext& ctx) {
         plot::table_row("(check) paper: min{1/(4T), √2}", "%.5g", jacobian_bound_paper(s.view.T));
         plot::table_row("softmax: tight bound on g", "%.5g", sensitivity_bound_tight(s.view.T, s.view.eps));
         ImGui::EndTable();
-        if (p.key.normalizer == "softmax" && std::isfinite(p.jacobian_now) && p.jacobian_now > jacobian_bound_paper(s.view.T) * (1 + 1e-9)) {
+        if (p.key.normalizer == "softmax" && std::isfinite(p.jacobian_now) &&
+            p.jacobian_now > jacobian_bound_paper(s.view.T) * (1 + 1e-9)) {
             ImGui::PushStyleColor(ImGuiCol_Text, plot::colors::vermillion);
-            ImGui::TextWrapped("||J||_2 exceeds the paper's bound here, by a factor of %.3g.", p.jacobian_now / jacobian_bound_paper(s.view.T));
+            ImGui::TextWrapped("||J||_2 exceeds the paper's bound here, by a factor of %.3g.",
+                               p.jacobian_now / jacobian_bound_paper(s.view.T));
             ImGui::PopStyleColor();
         }
     }
     ImGui::Spacing();
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("g(T, eps) = ||a(l + eps v) - a(l)|| / eps with a seeded random unit direction v (the paper's Algorithm 5). "
-                       "(check): the paper's min{1/(4T), √2} is not a bound on ||J||_2: two tied leaders reach 1/(2T), the tight "
-                       "bound. T = 1 is GPT-2 as trained; the paper's T is ours times sqrt(d_head).");
+    ImGui::TextWrapped(
+        "g(T, eps) = ||a(l + eps v) - a(l)|| / eps with a seeded random unit direction v (the paper's Algorithm 5). "
+        "(check): the paper's min{1/(4T), √2} is not a bound on ||J||_2: two tied leaders reach 1/(2T), the tight "
+        "bound. T = 1 is GPT-2 as trained; the paper's T is ours times sqrt(d_head).");
     if (!p.note.empty()) ImGui::TextWrapped("%s", p.note.c_str());
     ImGui::PopStyleColor();
     end_pane(panes);

@@ -23,8 +23,8 @@ struct PatternStyle {
     const char* status;  // status().attention's key
     double threshold;
     ImU32 color;
-    float inset;         // the outline's distance from the thumbnail's edge, in pixels
-    const char* none;    // the legend when no head has a score
+    float inset;       // the outline's distance from the thumbnail's edge, in pixels
+    const char* none;  // the legend when no head has a score
 };
 const ByPattern<PatternStyle> kStyles = {
     {"prev", "previous-token", "on the token just before", "previous_token", kPreviousTokenThreshold, plot::colors::green, 1.0f,
@@ -136,10 +136,8 @@ void draw_head_grid(HeadGrid& g, PanelContext& ctx, float width) {
     int changed = 0;
     for (int l = 0; l < layers; ++l)
         for (int h = 0; h < heads; ++h) changed += is_changed(l, h);
-    if (changed == 0)
-        ImGui::TextUnformatted("Every head as trained (softmax, T = 1)");
-    else
-        ImGui::Text("Every head as the model runs now (%d changed, outlined in purple)", changed);
+    if (changed == 0) ImGui::TextUnformatted("Every head as trained (softmax, T = 1)");
+    else ImGui::Text("Every head as the model runs now (%d changed, outlined in purple)", changed);
     const AttentionThumbnails* t = g.thumbnails.done.get();
     if (!t && g.thumbnails.work.busy()) {
         ImGui::SameLine();
@@ -193,7 +191,8 @@ void draw_head_grid(HeadGrid& g, PanelContext& ctx, float width) {
             if (is_changed(l, h)) {
                 const float in = std::max(2.0f, thumb * 0.12f);
                 dl->AddRect(ImVec2(a.x + in, a.y + in), ImVec2(b.x - in, b.y - in), plot::colors::purple, 0, 0, 2.0f);
-                dl->AddTriangleFilled(ImVec2(a.x, a.y), ImVec2(a.x + thumb * 0.3f, a.y), ImVec2(a.x, a.y + thumb * 0.3f), plot::colors::purple);
+                dl->AddTriangleFilled(ImVec2(a.x, a.y), ImVec2(a.x + thumb * 0.3f, a.y), ImVec2(a.x, a.y + thumb * 0.3f),
+                                      plot::colors::purple);
             }
             const bool chosen = l == s.view.layer && h == s.view.head;
             if (chosen) dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), plot::colors::vermillion, 0, 0, 3.0f);
@@ -214,9 +213,10 @@ void draw_head_grid(HeadGrid& g, PanelContext& ctx, float width) {
                         if (std::isfinite(v)) std::snprintf(score[k].data(), score[k].size(), "%.2f", v);
                         else std::snprintf(score[k].data(), score[k].size(), "none");
                     }
-                    ImGui::SetTooltip("layer %d, head %d\nlargest weight %.3g\nmean weight on the previous token: %s\n"
-                                      "induction score (weight after the earlier occurrence): %s\nclick to open",
-                                      l, h, static_cast<double>(t->maps[index].max), score.previous_token.data(), score.induction.data());
+                    ImGui::SetTooltip(
+                        "layer %d, head %d\nlargest weight %.3g\nmean weight on the previous token: %s\n"
+                        "induction score (weight after the earlier occurrence): %s\nclick to open",
+                        l, h, static_cast<double>(t->maps[index].max), score.previous_token.data(), score.induction.data());
                 } else {
                     ImGui::SetTooltip("layer %d, head %d\nclick to open", l, h);
                 }
@@ -227,7 +227,8 @@ void draw_head_grid(HeadGrid& g, PanelContext& ctx, float width) {
     }
     ImGui::PopStyleVar();
     const ImVec2 end = ImGui::GetCursorScreenPos();
-    remember_rect(ctx.widgets, "attention.grid", ImVec2(rows0.x + label_w, rows0.y), ImVec2(rows0.x + label_w + heads * (thumb + gap) - gap, end.y - gap));
+    remember_rect(ctx.widgets, "attention.grid", ImVec2(rows0.x + label_w, rows0.y),
+                  ImVec2(rows0.x + label_w + heads * (thumb + gap) - gap, end.y - gap));
     if (t) {
         ImGui::TextDisabled("Each thumbnail: %d x %d blocks, each the largest weight in it,", t->maps.empty() ? 0 : t->maps[0].bins,
                             t->maps.empty() ? 0 : t->maps[0].bins);

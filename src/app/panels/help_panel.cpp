@@ -61,37 +61,49 @@ constexpr Topic kPanels[] = {
 
 // Where AttnLab departs from the paper: docs/science.md section 9, in short.
 constexpr Topic kDepartures[] = {
-    {"Temperature", "T divides GPT-2's scaled logits q.k / sqrt(d_head), so T = 1 is GPT-2 exactly; the paper's "
-                    "T is T sqrt(d_head)."},
-    {"Two distances", "The paper's d can be read two ways; AttnLab shows both, d_A (sum of norms, the default) and "
-                      "d_B (norm of the sum), labelled."},
-    {"(R) reconstructed bounds", "Where a printed formula could not be read in full (Theorem 1's bounds, Eq. 8's "
-                                 "approximation, Theorem 2's bounds), it was derived again from the paper's proof "
-                                 "and is labelled (R). Eq. 8 is shown as its main term only, next to the Monte "
-                                 "Carlo E[d_A]."},
-    {"(check) Lemma 2", "The paper bounds the softmax Jacobian by min{1/(4T), sqrt 2}; two tied leading logits reach "
-                        "1/(2T) (50 at T = 0.01, against 1.414). AttnLab computes the exact ||J||_2 and draws both "
-                        "bounds, labelled."},
-    {"E[d]", "A seeded Monte Carlo estimate (mean and standard error) rather than the exact expectation; one random "
-             "ordering per sample serves every N."},
-    {"Lemma 1's a", "a = max |l_i| from the logits, the narrowest band the lemma allows, instead of "
-                    "||q|| max ||k_j||."},
-    {"SA-softmax and SSMax", "SA-softmax's weights are rescaled to sum to 1 so that all normalizers live on the "
-                             "simplex; SSMax's s is a parameter (default 1), not learned."},
-    {"Critical N", "Searched upwards in steps of 8 and stopped at a cap (256 by default), for a bounded run time; "
-                   "the KS p-value is exact up to 1e7 lattice cells."},
-    {"Context length", "The first L queries of one causal forward pass stand for L-token contexts (the same as "
-                       "running every prefix)."},
-    {"Vectors x_i", "The head's value vectors by default (the paper says \"token embeddings\", aggregated like "
-                    "values)."},
+    {"Temperature",
+     "T divides GPT-2's scaled logits q.k / sqrt(d_head), so T = 1 is GPT-2 exactly; the paper's "
+     "T is T sqrt(d_head)."},
+    {"Two distances",
+     "The paper's d can be read two ways; AttnLab shows both, d_A (sum of norms, the default) and "
+     "d_B (norm of the sum), labelled."},
+    {"(R) reconstructed bounds",
+     "Where a printed formula could not be read in full (Theorem 1's bounds, Eq. 8's "
+     "approximation, Theorem 2's bounds), it was derived again from the paper's proof "
+     "and is labelled (R). Eq. 8 is shown as its main term only, next to the Monte "
+     "Carlo E[d_A]."},
+    {"(check) Lemma 2",
+     "The paper bounds the softmax Jacobian by min{1/(4T), sqrt 2}; two tied leading logits reach "
+     "1/(2T) (50 at T = 0.01, against 1.414). AttnLab computes the exact ||J||_2 and draws both "
+     "bounds, labelled."},
+    {"E[d]",
+     "A seeded Monte Carlo estimate (mean and standard error) rather than the exact expectation; one random "
+     "ordering per sample serves every N."},
+    {"Lemma 1's a",
+     "a = max |l_i| from the logits, the narrowest band the lemma allows, instead of "
+     "||q|| max ||k_j||."},
+    {"SA-softmax and SSMax",
+     "SA-softmax's weights are rescaled to sum to 1 so that all normalizers live on the "
+     "simplex; SSMax's s is a parameter (default 1), not learned."},
+    {"Critical N",
+     "Searched upwards in steps of 8 and stopped at a cap (256 by default), for a bounded run time; "
+     "the KS p-value is exact up to 1e7 lattice cells."},
+    {"Context length",
+     "The first L queries of one causal forward pass stand for L-token contexts (the same as "
+     "running every prefix)."},
+    {"Vectors x_i",
+     "The head's value vectors by default (the paper says \"token embeddings\", aggregated like "
+     "values)."},
 };
 
 // Our own findings: docs/science.md section 10, in short.
 constexpr Topic kFindings[] = {
-    {"Corollary 2", "As worded it does not hold for E[d_A]: the ratio E[d_A] / sum ||alpha_i x_i|| moves away from "
-                    "1 (towards about 3.3 at N = 5) as L grows. It holds for the paper's main term."},
-    {"Theorem 2 in practice", "On synthetic data the bounds hold on average but leave most of the range open: the "
-                              "lower bound is below 0 from about N = 4 at small d, the upper bound stays near 1."},
+    {"Corollary 2",
+     "As worded it does not hold for E[d_A]: the ratio E[d_A] / sum ||alpha_i x_i|| moves away from "
+     "1 (towards about 3.3 at N = 5) as L grows. It holds for the paper's main term."},
+    {"Theorem 2 in practice",
+     "On synthetic data the bounds hold on average but leave most of the range open: the "
+     "lower bound is below 0 from about N = 4 at small d, the upper bound stays near 1."},
 };
 
 void topics(const Topic* list, size_t n, float wrap) {
@@ -146,19 +158,18 @@ void draw_help_panel(HelpPanel& panel, PanelContext& ctx) {
         }
     if (section("Where AttnLab departs from the paper", "Departures from the paper", ImGuiTreeNodeFlags_DefaultOpen))
         topics(kDepartures, std::size(kDepartures), wrap);
-    if (ImGui::CollapsingHeader("Findings of our own checks"))
-        topics(kFindings, std::size(kFindings), wrap);
+    if (ImGui::CollapsingHeader("Findings of our own checks")) topics(kFindings, std::size(kFindings), wrap);
     if (section("Tours: a guided path through the paper, for a class", "Tours", ImGuiTreeNodeFlags_DefaultOpen)) {
         ImGui::PushTextWrapPos(wrap);
         ImGui::TextWrapped("%s",
-            "Tour > Play \"What softmax can and cannot select\" walks through the paper in eight live steps on the model "
-            "and text you have open; Next and Back (or the arrow keys) change the view, and every slider stays yours. "
-            "To make your own: Tour > Record or edit a tour, set up a view, press \"Add this view as a step\", give it a "
-            "title and a caption (what to look at, one thing to try; {gradient.T} or {distance.N_star} show live values), "
-            "and repeat. \"Copy tour link\" puts the whole tour in one link that opens it at step 1; Export JSON saves it "
-            "as a file (Import JSON, or attnlab-desktop --tour FILE, plays it). View > UI scale (100-250%) and Full screen "
-            "make it readable from the back of a room, and the scale travels in the tour's link. A link carries up to 64 "
-            "steps and about 2 MB; a longer tour goes as a file.");
+                           "Tour > Play \"What softmax can and cannot select\" walks through the paper in eight live steps on the model "
+                           "and text you have open; Next and Back (or the arrow keys) change the view, and every slider stays yours. "
+                           "To make your own: Tour > Record or edit a tour, set up a view, press \"Add this view as a step\", give it a "
+                           "title and a caption (what to look at, one thing to try; {gradient.T} or {distance.N_star} show live values), "
+                           "and repeat. \"Copy tour link\" puts the whole tour in one link that opens it at step 1; Export JSON saves it "
+                           "as a file (Import JSON, or attnlab-desktop --tour FILE, plays it). View > UI scale (100-250%) and Full screen "
+                           "make it readable from the back of a room, and the scale travels in the tour's link. A link carries up to 64 "
+                           "steps and about 2 MB; a longer tour goes as a file.");
         ImGui::PopTextWrapPos();
     }
     if (ImGui::CollapsingHeader("Sharing, exporting, scripting")) {

@@ -68,9 +68,9 @@ void draw_gpt2_button(ModelLoading& loading, PanelContext& ctx, ModelSource* sou
     Session& s = ctx.session;
     if (!source || !source->can_pick_file() || (s.model && is_gpt2_small(*s.model))) return;
     const FetchStatus st = source->status();
-    const bool on_its_way = st.url == kDefaultModelUrl && (st.phase == FetchStatus::Phase::Probing ||
-                                                           st.phase == FetchStatus::Phase::Downloading ||
-                                                           st.phase == FetchStatus::Phase::Ready);
+    const bool on_its_way =
+        st.url == kDefaultModelUrl &&
+        (st.phase == FetchStatus::Phase::Probing || st.phase == FetchStatus::Phase::Downloading || st.phase == FetchStatus::Phase::Ready);
     const std::string label = "Load GPT-2 small (" + megabytes(kDefaultModelBytes) + ")";
     const float w = ImGui::CalcTextSize(label.c_str()).x + 2 * ImGui::GetStyle().FramePadding.x;
     // Beside the model line (a font size apart) when there is room, else under it. (A SameLine()
@@ -83,8 +83,8 @@ void draw_gpt2_button(ModelLoading& loading, PanelContext& ctx, ModelSource* sou
     remember_last_item(ctx.widgets, "model.load_gpt2");
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
         ImGui::SetTooltip("%s", on_its_way ? "GPT-2 small is on its way (progress below)."
-                                        : "OpenAI's GPT-2 small (124 M parameters) from huggingface.co; kept in this "
-                                          "browser's cache afterwards. The model the paper measures.");
+                                           : "OpenAI's GPT-2 small (124 M parameters) from huggingface.co; kept in this "
+                                             "browser's cache afterwards. The model the paper measures.");
 }
 
 // A screen too short to give the bar four lines (a phone held sideways): the model's shape and the
@@ -112,8 +112,8 @@ void draw_loaded_model(const Session& s, bool shape_shown) {
         ImGui::SetTooltip("%s%s", s.model->builtin ? "Built into AttnLab (no download): " : "", s.model->source.c_str());
     if (!shape_shown) return;
     char shape[160];
-    std::snprintf(shape, sizeof shape, "· %d layers × %d heads · %d dims · context %d · %.1f M parameters", c.n_layer, c.n_head,
-                  c.n_embd, c.n_positions, static_cast<double>(s.model->model.parameter_count()) / 1e6);
+    std::snprintf(shape, sizeof shape, "· %d layers × %d heads · %d dims · context %d · %.1f M parameters", c.n_layer, c.n_head, c.n_embd,
+                  c.n_positions, static_cast<double>(s.model->model.parameter_count()) / 1e6);
     same_line_if_fits(ImGui::CalcTextSize(shape).x);
     ImGui::PushTextWrapPos(0.0f);  // on a phone, under the name and wrapped
     ImGui::TextDisabled("%s", shape);
@@ -147,17 +147,18 @@ const char* cache_copy_name(FetchStatus::CacheCopy c) {
 void draw_cache_copy(const Session& s, const FetchStatus& st) {
     if (!s.model || s.model->source != st.url || st.phase != FetchStatus::Phase::Idle) return;
     if (st.cache_copy == FetchStatus::CacheCopy::Saving) {
-        const std::string done = "· saving a copy in this browser (" + mb_number(st.cache_saved_bytes) + " / " + megabytes(st.total_bytes) + ")…";
+        const std::string done =
+            "· saving a copy in this browser (" + mb_number(st.cache_saved_bytes) + " / " + megabytes(st.total_bytes) + ")…";
         same_line_if_fits(ImGui::CalcTextSize(done.c_str()).x);
         ImGui::TextDisabled("%s", done.c_str());
-        if (ImGui::IsItemHovered())
-            ImGui::SetTooltip("Until it is saved, reloading the page downloads the model again.");
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("Until it is saved, reloading the page downloads the model again.");
     } else if (st.cache_copy == FetchStatus::CacheCopy::Kept) {
         same_line_if_fits(ImGui::CalcTextSize("· kept in this browser").x);
         ImGui::TextDisabled("· kept in this browser");
         if (ImGui::IsItemHovered())
-            ImGui::SetTooltip("The next visit reads it from this browser's cache, without downloading it. "
-                              "\"Clear cached model\" frees the space.");
+            ImGui::SetTooltip(
+                "The next visit reads it from this browser's cache, without downloading it. "
+                "\"Clear cached model\" frees the space.");
     }
 }
 
@@ -182,8 +183,8 @@ void draw_source_row(ModelBar& bar, ModelLoading& loading, PanelContext& ctx, Mo
         else same_line_if_fits(button_width(text));
     };
     ImGui::SetNextItemWidth(one_row ? std::max(ImGui::GetFontSize() * 10, room) : -1.0f);
-    const bool enter = ImGui::InputTextWithHint("##model_url", web ? "https://…/model.safetensors" : "path/to/model.safetensors",
-                                                bar.url, sizeof bar.url, ImGuiInputTextFlags_EnterReturnsTrue);
+    const bool enter = ImGui::InputTextWithHint("##model_url", web ? "https://…/model.safetensors" : "path/to/model.safetensors", bar.url,
+                                                sizeof bar.url, ImGuiInputTextFlags_EnterReturnsTrue);
     remember_last_item(ctx.widgets, "model.url");
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip(web ? "A .safetensors checkpoint; config.json is fetched from the same folder when present."
@@ -222,8 +223,7 @@ void draw_fetch_row(PanelContext& ctx, ModelSource& source, const FetchStatus& s
     const std::string name = file_name(st.url);
     switch (st.phase) {
         case FetchStatus::Phase::Idle:
-        case FetchStatus::Phase::Ready:
-            break;
+        case FetchStatus::Phase::Ready: break;
         case FetchStatus::Phase::Probing:
             ImGui::AlignTextToFramePadding();
             ImGui::Text("Asking for the size of %s…", name.c_str());
@@ -235,8 +235,7 @@ void draw_fetch_row(PanelContext& ctx, ModelSource& source, const FetchStatus& s
             ImGui::AlignTextToFramePadding();
             if (st.total_bytes >= 0)
                 ImGui::Text("%s is %s (cached: %s). Download?", name.c_str(), megabytes(st.total_bytes).c_str(), st.cached ? "yes" : "no");
-            else
-                ImGui::Text("%s: the server does not say how large it is (cached: %s). Download?", name.c_str(), st.cached ? "yes" : "no");
+            else ImGui::Text("%s: the server does not say how large it is (cached: %s). Download?", name.c_str(), st.cached ? "yes" : "no");
             same_line_if_fits(button_width("Download"));
             if (ImGui::Button("Download")) source.download(st.url);
             remember_last_item(ctx.widgets, "model.confirm");
@@ -268,8 +267,7 @@ void draw_fetch_row(PanelContext& ctx, ModelSource& source, const FetchStatus& s
             remember_last_item(ctx.widgets, "model.cancel");
             break;
         }
-        case FetchStatus::Phase::Failed:
-            break;  // the message banner below shows it
+        case FetchStatus::Phase::Failed: break;  // the message banner below shows it
     }
 }
 
@@ -300,12 +298,13 @@ void draw_model_bar(ModelBar& bar, ModelLoading& loading, PanelContext& ctx, Mod
     if (!bar.url_filled) {
         bar.url_filled = true;
         const std::string start = !s.view.model_url.empty() ? s.view.model_url
-                                  : source->can_pick_file() ? std::string(kDefaultModelUrl) : std::string();
+                                  : source->can_pick_file() ? std::string(kDefaultModelUrl)
+                                                            : std::string();
         std::snprintf(bar.url, sizeof bar.url, "%s", start.c_str());
     }
 
     if (!folded) draw_source_row(bar, loading, ctx, *source);
-    ImGui::PushTextWrapPos(0.0f);  // a phone wraps the longer sentences
+    ImGui::PushTextWrapPos(0.0f);                    // a phone wraps the longer sentences
     draw_fetch_row(ctx, *source, source->status());  // after this frame's clicks
     ImGui::PopTextWrapPos();
     ImGui::PopID();

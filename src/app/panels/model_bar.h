@@ -14,7 +14,7 @@ inline constexpr const char* kDefaultModelUrl = "https://huggingface.co/openai-c
 inline constexpr double kDefaultModelBytes = 548105171;
 
 struct ModelBar {
-    char url[2048] = "";      // the address (web) or path (desktop) field; filled on the first frame
+    char url[2048] = "";  // the address (web) or path (desktop) field; filled on the first frame
     bool url_filled = false;
     std::string shown_request;  // the ModelLoading::requested_url last copied into the field
     bool unfolded = false;      // on a short screen: the model's shape and the address row shown

@@ -38,8 +38,8 @@ bool begin_top_n_update(const Session& s, TopNQueryView& v, const char* query_ze
     return true;
 }
 
-void begin_top_n_controls(const Panes& panes, Session& s, WidgetRects& widgets, const TopNQueryView& v, const char* id,
-                          const char* theorem, const char* n_widget) {
+void begin_top_n_controls(const Panes& panes, Session& s, WidgetRects& widgets, const TopNQueryView& v, const char* id, const char* theorem,
+                          const char* n_widget) {
     begin_pane(panes, id, ImGui::GetFontSize() * kControlsEm, true);
     ImGui::TextWrapped("%s Layer %d, head %d, query %d (%s, T = %.3g).", theorem, v.key.layer, v.key.head, v.key.query,
                        s.view.normalizer.c_str(), s.view.T);

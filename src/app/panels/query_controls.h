@@ -33,8 +33,8 @@ inline constexpr float kControlsEm = 21.0f;
 // The panel's controls column (`id`, the first of `panes`): `theorem`, the chosen head and query,
 // and the top-N slider (widget `n_widget`). The caller draws its own controls, then
 // end_top_n_controls().
-void begin_top_n_controls(const Panes& panes, Session& s, WidgetRects& widgets, const TopNQueryView& v, const char* id,
-                          const char* theorem, const char* n_widget);
+void begin_top_n_controls(const Panes& panes, Session& s, WidgetRects& widgets, const TopNQueryView& v, const char* id, const char* theorem,
+                          const char* n_widget);
 // Closes the column with `note` (how the numbers were made) in grey; the plots go beside it (or
 // below it, stacked).
 void end_top_n_controls(const Panes& panes, const char* note);

@@ -8,9 +8,9 @@
 #include <limits>
 
 #include "analysis/pca.h"
-#include "app/work/head_summaries.h"
-#include "app/plot/plot.h"
 #include "app/panels/query_controls.h"
+#include "app/plot/plot.h"
+#include "app/work/head_summaries.h"
 #include "base/json.h"
 
 namespace attnlab {
@@ -236,7 +236,8 @@ void draw_separability_panel(SeparabilityPanel& p, PanelContext& ctx) {
     update(p, s);
 
     const Panes panes = begin_panes("##sep_panes", kControlsEm, 30.0f);
-    begin_top_n_controls(panes, s, ctx.widgets, p, "##sep_controls", "Theorem 2: which of the top-N tokens a head can tell apart.", "separability.N");
+    begin_top_n_controls(panes, s, ctx.widgets, p, "##sep_controls", "Theorem 2: which of the top-N tokens a head can tell apart.",
+                         "separability.N");
     ImGui::RadioButton("PCA plane", &p.picture, 0);
     remember_last_item(ctx.widgets, "separability.picture_pca");
     ImGui::SameLine();
@@ -255,7 +256,8 @@ void draw_separability_panel(SeparabilityPanel& p, PanelContext& ctx) {
             ImGui::EndTable();
         }
     }
-    end_top_n_controls(panes, "x_i: the head's value vectors, scaled onto the unit sphere (M = 1). r: the distance from s to the nearest token "
+    end_top_n_controls(panes,
+                       "x_i: the head's value vectors, scaled onto the unit sphere (M = 1). r: the distance from s to the nearest token "
                        "left out; a selected token counts when strictly closer (the paper's Algorithm 4). The ball projects onto a disc "
                        "of the same radius: a token inside the ball is inside the disc, but a point in the disc may lie outside the "
                        "ball. (R): reconstructed bounds.");

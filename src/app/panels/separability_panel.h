@@ -16,12 +16,12 @@ namespace attnlab {
 struct SeparabilityPanel : TopNQueryView {
     int picture = 0;  // 0: the PCA plane; 1: each token's distance to s against its weight (exact)
     // The 2-D view: every token's alpha_i x_i (x on the unit sphere) on the top two principal axes.
-    std::vector<double> px, py;      // (L)
-    std::vector<double> weight;      // (L) alpha_i
-    std::vector<double> distance;    // (L) |alpha_i x_i - s| in the full space
+    std::vector<double> px, py;                   // (L)
+    std::vector<double> weight;                   // (L) alpha_i
+    std::vector<double> distance;                 // (L) |alpha_i x_i - s| in the full space
     std::vector<char> selected, distinguishable;  // (L)
-    double sx = 0, sy = 0;           // s projected
-    double explained = 0;            // share of the variance the two axes keep
+    double sx = 0, sy = 0;                        // s projected
+    double explained = 0;                         // share of the variance the two axes keep
     Separability at_N;
     // Against N for the chosen query.
     std::vector<double> Ns, ratio, lower, upper;

@@ -6,18 +6,16 @@
 #include <cstdio>
 #include <numeric>
 
+#include "app/panels/pane_layout.h"
 #include "app/panels/temperature_slider.h"
 #include "app/plot/plot.h"
-#include "app/panels/pane_layout.h"
 #include "base/json.h"
 
 namespace attnlab {
 
 namespace {
 
-bool same(const LogitSpec& x, const LogitSpec& y) {
-    return x.preset == y.preset && x.seed == y.seed && x.spread == y.spread;
-}
+bool same(const LogitSpec& x, const LogitSpec& y) { return x.preset == y.preset && x.seed == y.seed && x.spread == y.spread; }
 
 }  // namespace
 

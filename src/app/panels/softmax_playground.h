@@ -31,10 +31,10 @@ struct SoftmaxPlayground {
     // The same logits under each normalizer (softmax first), at (spec, L, T).
     struct Compared {
         std::string name;
-        std::vector<double> top;   // weights of the 32 largest logits, largest logit first
+        std::vector<double> top;  // weights of the 32 largest logits, largest logit first
         double max_weight = 0.0;
-        int support = 0;           // weights that are not exactly 0
-        double jacobian_norm = -1; // -1: not computed (SA-softmax's needs O(L^3); skipped above L = 256)
+        int support = 0;            // weights that are not exactly 0
+        double jacobian_norm = -1;  // -1: not computed (SA-softmax's needs O(L^3); skipped above L = 256)
     };
     std::vector<Compared> compared;
     LogitSpec compared_spec{};

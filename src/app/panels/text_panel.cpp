@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "app/plot/plot.h"
 #include "app/panels/pane_layout.h"
 #include "app/panels/string_input.h"
+#include "app/plot/plot.h"
 #include "base/json.h"
 #include "base/utf8.h"
 
@@ -42,8 +42,7 @@ constexpr SampleText kSamples[] = {
     {"A long list",
      "Things to pack for the hike: tent, sleeping bag, stove, matches, water filter, map, compass, first-aid kit, "
      "headlamp, spare batteries, rain jacket, warm socks, sunscreen, snacks, and"},
-    {"Python code",
-     "def fibonacci(n):\n    if n < 2:\n        return n\n    return fibonacci(n - 1) + fibonacci(n -"},
+    {"Python code", "def fibonacci(n):\n    if n < 2:\n        return n\n    return fibonacci(n - 1) + fibonacci(n -"},
     {"A short story",
      "The lighthouse keeper had not seen a ship in eleven days. Each night she climbed the ninety-two steps, lit the "
      "lamp, and wrote one line in the log:"},
@@ -211,9 +210,9 @@ std::string chip_label(std::string_view bytes) {
             i += static_cast<size_t>(-n);
             continue;
         }
-        if (cp == U' ') out += "\u00B7";         // ·
-        else if (cp == U'\n') out += "\u21B5";   // ↵
-        else if (cp == U'\t') out += "\u21E5";   // ⇥
+        if (cp == U' ') out += "\u00B7";        // ·
+        else if (cp == U'\n') out += "\u21B5";  // ↵
+        else if (cp == U'\t') out += "\u21E5";  // ⇥
         else if (cp < 0x20 || cp == 0x7F) append_hex(out, static_cast<unsigned char>(cp));
         else out.append(bytes.substr(i, static_cast<size_t>(n)));
         i += static_cast<size_t>(n);
@@ -246,7 +245,8 @@ void draw_text_panel(TextPanel& p, PanelContext& ctx) {
     if (s.view.text != p.shown_text) ++p.box_epoch;
     ImGui::PushID(p.box_epoch);
     const float line = ImGui::GetTextLineHeight();
-    const float box_h = panes.stacked ? std::max(line * 5.0f, panes.view_h * 0.3f) : std::max(line * 8.0f, ImGui::GetContentRegionAvail().y * 0.35f);
+    const float box_h =
+        panes.stacked ? std::max(line * 5.0f, panes.view_h * 0.3f) : std::max(line * 8.0f, ImGui::GetContentRegionAvail().y * 0.35f);
     input_string_multiline("##text", s.view.text, ImVec2(-1, box_h));
     ImGui::PopID();
     remember_last_item(ctx.widgets, "text.input");
@@ -268,8 +268,9 @@ void draw_text_panel(TextPanel& p, PanelContext& ctx) {
     draw_generation(p, ctx);
     ImGui::Separator();
     ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextDisabled("Hover a token for its id and bytes; click one to make it the query the other panels analyse. "
-                        "· is a space, ↵ a newline.");
+    ImGui::TextDisabled(
+        "Hover a token for its id and bytes; click one to make it the query the other panels analyse. "
+        "· is a space, ↵ a newline.");
     ImGui::PopTextWrapPos();
     end_pane(panes);
     end_panes(panes);

@@ -4,8 +4,8 @@
 #include <memory>
 #include <string>
 
-#include "app/work/model_tasks.h"
 #include "app/panel_context.h"
+#include "app/work/model_tasks.h"
 
 namespace attnlab {
 

@@ -23,8 +23,7 @@ Rgb oklab_to_linear_srgb(double L, double a, double b) {
     const double m_ = L - 0.1055613458 * a - 0.0638541728 * b;
     const double s_ = L - 0.0894841775 * a - 1.2914855480 * b;
     const double l = l_ * l_ * l_, m = m_ * m_ * m_, s = s_ * s_ * s_;
-    return {+4.0767416621 * l - 3.3077115913 * m + 0.2309699292 * s,
-            -1.2684380046 * l + 2.6097574011 * m - 0.3413193965 * s,
+    return {+4.0767416621 * l - 3.3077115913 * m + 0.2309699292 * s, -1.2684380046 * l + 2.6097574011 * m - 0.3413193965 * s,
             -0.0041960863 * l - 0.7034186147 * m + 1.7076147010 * s};
 }
 
@@ -51,7 +50,9 @@ ImU32 compute_color(double t) {
         }
         rgb = oklab_to_linear_srgb(L, lo * std::cos(hue), lo * std::sin(hue));
     }
-    const auto byte = [](double c) { return static_cast<int>(std::lround(255.0 * std::clamp(srgb_encode(std::clamp(c, 0.0, 1.0)), 0.0, 1.0))); };
+    const auto byte = [](double c) {
+        return static_cast<int>(std::lround(255.0 * std::clamp(srgb_encode(std::clamp(c, 0.0, 1.0)), 0.0, 1.0)));
+    };
     return IM_COL32(byte(rgb.r), byte(rgb.g), byte(rgb.b), 255);
 }
 

@@ -240,7 +240,8 @@ bool draw_legend(ImDrawList* dl, const OpenPlot& p, const Ink& ink, const DataAr
         draw_swatch(dl, s, ImVec2(rmin.x, rmin.y + 2.0f), ImVec2(rmin.x + swatch, rmax.y - 2.0f));
         dl->AddText(ImVec2(rmin.x + swatch + pad, rmin.y + 2.0f), s.hidden ? ImGui::GetColorU32(ImGuiCol_TextDisabled) : ink.text,
                     s.label.c_str());
-        if (over && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) ImGui::GetStateStorage()->SetBool(ImHashStr(s.label.c_str(), 0, p.id), !s.hidden);
+        if (over && ImGui::IsMouseClicked(ImGuiMouseButton_Left))
+            ImGui::GetStateStorage()->SetBool(ImHashStr(s.label.c_str(), 0, p.id), !s.hidden);
     }
     return hovered;
 }

@@ -86,8 +86,7 @@ void end();
 
 void line(const char* label, std::span<const double> x, std::span<const double> y, LineStyle style = {});
 // Shaded region between lo and hi (alpha applied to `color`).
-void band(const char* label, std::span<const double> x, std::span<const double> lo, std::span<const double> hi,
-          ImU32 color);
+void band(const char* label, std::span<const double> x, std::span<const double> lo, std::span<const double> hi, ImU32 color);
 // Bars from the bottom of the axis (or from 0 on linear axes) up to y, `width` in x units.
 void bars(const char* label, std::span<const double> x, std::span<const double> y, double width, ImU32 color);
 // A vertical marker at x, e.g. the current value of a slider.
@@ -98,16 +97,15 @@ void point(const char* label, double x, double y, ImU32 color);
 // Points without a line, `size` the marker's radius in unscaled pixels. ring: a black ring
 // around each (e.g. "distinguishable"). After end(), hovered_point(label) says which one is
 // under the mouse.
-void scatter(const char* label, std::span<const double> x, std::span<const double> y, ImU32 color,
-             Marker marker = Marker::Circle, float size = 4.0f, bool ring = false);
+void scatter(const char* label, std::span<const double> x, std::span<const double> y, ImU32 color, Marker marker = Marker::Circle,
+             float size = 4.0f, bool ring = false);
 // A circle of radius r in data units around (cx, cy), outlined and faintly filled. It is round
 // on screen only when both axes have the same scale per pixel (the caller's ranges decide).
 void circle(const char* label, double cx, double cy, double r, ImU32 color);
 // Tukey box plots at x: whiskers from lo to hi, a box from q1 to q3, a line at the median;
 // `width` in x units (on a log x axis, a factor: the box spans x / width^0.5 .. x * width^0.5).
 void boxes(const char* label, std::span<const double> x, std::span<const double> lo, std::span<const double> q1,
-           std::span<const double> median, std::span<const double> q3, std::span<const double> hi, double width,
-           ImU32 color);
+           std::span<const double> median, std::span<const double> q3, std::span<const double> hi, double width, ImU32 color);
 
 // [SECTION] After end(): what the mouse is over ------------------------------------------------
 

@@ -35,7 +35,10 @@ AxisRange fit_range(std::span<const double> values, Scale scale, double pad, dou
         if (!(lo <= hi)) return {0.1, 10.0, scale};
         double a = std::log10(lo), b = std::log10(hi);
         a = std::max(a, b - max_decades);
-        if (b - a < 1e-9) { a -= 0.5; b += 0.5; }
+        if (b - a < 1e-9) {
+            a -= 0.5;
+            b += 0.5;
+        }
         const double p = (b - a) * pad;
         return {std::pow(10.0, a - p), std::pow(10.0, b + p), scale};
     }

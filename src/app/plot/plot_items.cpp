@@ -79,11 +79,15 @@ namespace {
 void marker_shape(ImDrawList* dl, ImVec2 c, float r, Marker m, ImU32 col) {
     switch (m) {
         case Marker::Circle: dl->AddCircleFilled(c, r, col, 12); break;
-        case Marker::Square: dl->AddRectFilled(ImVec2(c.x - r * 0.85f, c.y - r * 0.85f), ImVec2(c.x + r * 0.85f, c.y + r * 0.85f), col); break;
+        case Marker::Square:
+            dl->AddRectFilled(ImVec2(c.x - r * 0.85f, c.y - r * 0.85f), ImVec2(c.x + r * 0.85f, c.y + r * 0.85f), col);
+            break;
         case Marker::Triangle:
             dl->AddTriangleFilled(ImVec2(c.x, c.y - r * 1.15f), ImVec2(c.x - r, c.y + r * 0.75f), ImVec2(c.x + r, c.y + r * 0.75f), col);
             break;
-        case Marker::Diamond: dl->AddQuadFilled(ImVec2(c.x, c.y - r * 1.3f), ImVec2(c.x + r, c.y), ImVec2(c.x, c.y + r * 1.3f), ImVec2(c.x - r, c.y), col); break;
+        case Marker::Diamond:
+            dl->AddQuadFilled(ImVec2(c.x, c.y - r * 1.3f), ImVec2(c.x + r, c.y), ImVec2(c.x, c.y + r * 1.3f), ImVec2(c.x - r, c.y), col);
+            break;
         case Marker::Cross: {
             const float t = std::max(1.5f, r * 0.45f);
             dl->AddLine(ImVec2(c.x - r, c.y - r), ImVec2(c.x + r, c.y + r), col, t);
@@ -141,7 +145,8 @@ void draw_line(ImDrawList* dl, const Series& s, const DataArea& d) {
     }
     if (s.style.markers)
         for (size_t i = 0; i < s.x.size(); ++i)
-            if (drawable(d.xr, s.x[i]) && drawable(d.yr, s.y[i])) dl->AddCircleFilled(ImVec2(d.X(s.x[i]), d.Y(s.y[i])), thick * 1.6f, s.style.color);
+            if (drawable(d.xr, s.x[i]) && drawable(d.yr, s.y[i]))
+                dl->AddCircleFilled(ImVec2(d.X(s.x[i]), d.Y(s.y[i])), thick * 1.6f, s.style.color);
 }
 
 void swatch_line(ImDrawList* dl, const Series& s, ImVec2 a, ImVec2 b) {
@@ -160,7 +165,8 @@ void draw_band(ImDrawList* dl, const Series& s, const DataArea& d) {
         const float x0 = d.X(s.x[i - 1]), x1 = d.X(s.x[i]);
         // NaN edges are skipped; 0 or inf edges run off the plot.
         if (std::isnan(s.y[i - 1]) || std::isnan(s.y[i]) || std::isnan(s.y2[i - 1]) || std::isnan(s.y2[i])) continue;
-        const ImVec2 quad[4] = {ImVec2(x0, d.Y(s.y[i - 1])), ImVec2(x1, d.Y(s.y[i])), ImVec2(x1, d.Y(s.y2[i])), ImVec2(x0, d.Y(s.y2[i - 1]))};
+        const ImVec2 quad[4] = {ImVec2(x0, d.Y(s.y[i - 1])), ImVec2(x1, d.Y(s.y[i])), ImVec2(x1, d.Y(s.y2[i])),
+                                ImVec2(x0, d.Y(s.y2[i - 1]))};
         dl->AddConvexPolyFilled(quad, 4, with_alpha(s.style.color, 0.30f));
     }
     dl->Flags = saved;
@@ -222,7 +228,9 @@ void draw_scatter(ImDrawList* dl, const Series& s, const DataArea& d) {
         if (drawable(d.xr, s.x[i]) && drawable(d.yr, s.y[i])) scatter_marker(dl, s, ImVec2(d.X(s.x[i]), d.Y(s.y[i])));
 }
 
-void swatch_scatter(ImDrawList* dl, const Series& s, ImVec2 a, ImVec2 b) { scatter_marker(dl, s, ImVec2((a.x + b.x) * 0.5f, mid_row(a, b))); }
+void swatch_scatter(ImDrawList* dl, const Series& s, ImVec2 a, ImVec2 b) {
+    scatter_marker(dl, s, ImVec2((a.x + b.x) * 0.5f, mid_row(a, b)));
+}
 
 // [SECTION] Circle -------------------------------------------------------------------------------
 
@@ -328,8 +336,7 @@ void hover_line(const Series& s, size_t i, const char* name) {
     else if (s.kind == Kind::Band)
         ImGui::Text("%s at x = %s: [%s, %s]", name, format_number(s.x[i], 4).c_str(), format_number(s.y[i], 4).c_str(),
                     format_number(s.y2[i], 4).c_str());
-    else
-        ImGui::Text("%s at x = %s: %s", name, format_number(s.x[i], 4).c_str(), format_number(s.y[i], 6).c_str());
+    else ImGui::Text("%s at x = %s: %s", name, format_number(s.x[i], 4).c_str(), format_number(s.y[i], 6).c_str());
 }
 
 const char* kind_name(Kind k) {

@@ -21,8 +21,7 @@ bool path_char(char c) {
 
 // One "{path}" or "{path:D}" at caption[at] == '{': its path and digits, and where it ends.
 // False, with `why`, when it is not well formed.
-bool read_placeholder(std::string_view caption, std::size_t at, std::string_view& path, int& digits, std::size_t& end,
-                      std::string& why) {
+bool read_placeholder(std::string_view caption, std::size_t at, std::string_view& path, int& digits, std::size_t& end, std::string& why) {
     std::size_t i = at + 1;
     while (i < caption.size() && path_char(caption[i])) ++i;
     path = caption.substr(at + 1, i - at - 1);
@@ -35,8 +34,8 @@ bool read_placeholder(std::string_view caption, std::size_t at, std::string_view
             i = caption.size();  // reported below
         }
     }
-    const bool well_formed = !path.empty() && path.front() != '.' && path.back() != '.' &&
-                             path.find("..") == std::string_view::npos && i < caption.size() && caption[i] == '}';
+    const bool well_formed = !path.empty() && path.front() != '.' && path.back() != '.' && path.find("..") == std::string_view::npos &&
+                             i < caption.size() && caption[i] == '}';
     if (!well_formed) {
         why = "the '{' at byte " + std::to_string(at) +
               " does not start a placeholder such as {distance.N_star} or {gradient.T:2} (write {{ for a brace)";
@@ -177,15 +176,18 @@ std::string walk_caption(std::string_view caption, Text&& text, Placeholder&& pl
 }  // namespace
 
 std::string check_caption(std::string_view caption) {
-    return walk_caption(caption, [](char) {}, [](std::string_view, int) {});
+    return walk_caption(
+        caption, [](char) {}, [](std::string_view, int) {});
 }
 
 std::vector<std::string> caption_keys(std::string_view caption) {
     std::vector<std::string> keys;
-    const std::string why = walk_caption(caption, [](char) {}, [&](std::string_view path, int) {
-        const std::string key(path.substr(0, path.find('.')));
-        if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
-    });
+    const std::string why = walk_caption(
+        caption, [](char) {},
+        [&](std::string_view path, int) {
+            const std::string key(path.substr(0, path.find('.')));
+            if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+        });
     if (!why.empty()) keys.clear();
     return keys;
 }
@@ -193,8 +195,8 @@ std::vector<std::string> caption_keys(std::string_view caption) {
 std::string expand_caption(std::string_view caption, const json::Value& status) {
     std::string out;
     out.reserve(caption.size());
-    const std::string why = walk_caption(caption, [&](char c) { out += c; },
-                                         [&](std::string_view path, int digits) { out += shown_value(at_path(status, path), digits); });
+    const std::string why = walk_caption(
+        caption, [&](char c) { out += c; }, [&](std::string_view path, int digits) { out += shown_value(at_path(status, path), digits); });
     return why.empty() ? out : std::string(caption);  // parse_tour refuses such captions; shown as written
 }
 
@@ -241,12 +243,10 @@ bool parse_tour(std::string_view json_text, const ViewState& base, Tour& out, st
     }
     const json::Value* steps = obj.find("steps");
     if (!steps || !steps->is_array() || steps->items().empty() || steps->items().size() > kMaxTourSteps)
-        return r.fail("steps", "a list of 1 to " + std::to_string(kMaxTourSteps) + " steps",
-                      steps && !steps->is_array() ? steps : nullptr);
+        return r.fail("steps", "a list of 1 to " + std::to_string(kMaxTourSteps) + " steps", steps && !steps->is_array() ? steps : nullptr);
     tour.steps.resize(steps->items().size());
     for (std::size_t i = 0; i < tour.steps.size(); ++i)
-        if (!read_step(steps->items()[i], static_cast<int>(i), i == 0 ? base : tour.steps[i - 1].view, tour.steps[i], error))
-            return false;
+        if (!read_step(steps->items()[i], static_cast<int>(i), i == 0 ? base : tour.steps[i - 1].view, tour.steps[i], error)) return false;
     out = std::move(tour);
     error.clear();
     return true;

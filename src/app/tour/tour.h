@@ -16,8 +16,8 @@ class Value;
 
 struct TourStep {
     std::string title;
-    std::string caption;     // may hold {status.path} placeholders, filled in live (expand_caption)
-    std::string highlight;   // the widget to outline (a name in status().widgets); "" = none
+    std::string caption;          // may hold {status.path} placeholders, filled in live (expand_caption)
+    std::string highlight;        // the widget to outline (a name in status().widgets); "" = none
     bool strongest_head = false;  // show the model's strongest learned head instead of view.layer/head
     ViewState view;
 };

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "app/plot/plot.h"
 #include "app/panels/string_input.h"
+#include "app/plot/plot.h"
 #include "base/json.h"
 
 namespace attnlab {
@@ -111,8 +111,9 @@ void draw_card(const TourHost& app) {
     ImGui::SetNextWindowSize(ImVec2(width, 0));
     ImGui::PushStyleColor(ImGuiCol_WindowBg, IM_COL32(255, 251, 235, 250));
     const std::string title = (p.tour.title.empty() ? std::string("Tour") : p.tour.title) + "###tour_card";
-    if (ImGui::Begin(title.c_str(), nullptr, ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoResize |
-                                                 ImGuiWindowFlags_NoFocusOnAppearing)) {
+    if (ImGui::Begin(title.c_str(), nullptr,
+                     ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoResize |
+                         ImGuiWindowFlags_NoFocusOnAppearing)) {
         ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(120, 60, 0, 255));
         ImGui::TextWrapped("%s", step.title.c_str());
         ImGui::PopStyleColor();
@@ -156,8 +157,8 @@ void draw_highlight(const TourHost& app) {
     if (name.empty() || it == app.widgets.end() || it->second.frame != ImGui::GetFrameCount()) return;
     const WidgetRect& r = it->second;
     const float pad = ImGui::GetFontSize() * 0.25f;
-    ImGui::GetForegroundDrawList()->AddRect(ImVec2(r.x - pad, r.y - pad), ImVec2(r.x + r.w + pad, r.y + r.h + pad),
-                                            plot::colors::orange, pad, 0, pad * 0.9f);
+    ImGui::GetForegroundDrawList()->AddRect(ImVec2(r.x - pad, r.y - pad), ImVec2(r.x + r.w + pad, r.y + r.h + pad), plot::colors::orange,
+                                            pad, 0, pad * 0.9f);
     p.highlight_drawn = true;
 }
 
@@ -213,7 +214,8 @@ void draw_step_editor(const TourHost& app) {
     if (ImGui::BeginCombo("outline", step.highlight.empty() ? "(none)" : step.highlight.c_str())) {
         if (ImGui::Selectable("(none)", step.highlight.empty())) step.highlight.clear();
         for (const auto& [name, rect] : app.widgets)
-            if (rect.frame >= ImGui::GetFrameCount() - 1 && name.rfind("tour", 0) != 0 && ImGui::Selectable(name.c_str(), name == step.highlight))
+            if (rect.frame >= ImGui::GetFrameCount() - 1 && name.rfind("tour", 0) != 0 &&
+                ImGui::Selectable(name.c_str(), name == step.highlight))
                 step.highlight = name;
         ImGui::EndCombo();
     }
@@ -259,7 +261,8 @@ void draw_editor(const TourHost& app) {
     for (int i = 0; i < n; ++i) {
         ImGui::PushID(i);
         char label[256];
-        std::snprintf(label, sizeof label, "%d. %s%s", i + 1, p.tour.steps[static_cast<size_t>(i)].title.c_str(), i == p.step ? "  (showing)" : "");
+        std::snprintf(label, sizeof label, "%d. %s%s", i + 1, p.tour.steps[static_cast<size_t>(i)].title.c_str(),
+                      i == p.step ? "  (showing)" : "");
         const ImGuiStyle& style = ImGui::GetStyle();
         const float buttons = ImGui::CalcTextSize("updowndelete").x + 6 * style.FramePadding.x + 3 * style.ItemSpacing.x;
         if (ImGui::Selectable(label, i == p.selected, 0, ImVec2(ImGui::GetContentRegionAvail().x - buttons, 0))) p.selected = i;

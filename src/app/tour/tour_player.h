@@ -15,14 +15,14 @@
 namespace attnlab {
 
 struct TourPlayer {
-    Tour tour;       // the tour playing, or being recorded
-    int step = -1;   // the step shown; -1 = no tour playing
-    std::string caption;         // the shown step's caption, its placeholders filled in
+    Tour tour;                     // the tour playing, or being recorded
+    int step = -1;                 // the step shown; -1 = no tour playing
+    std::string caption;           // the shown step's caption, its placeholders filled in
     bool highlight_drawn = false;  // the step's widget was on screen and outlined, last frame
 
     bool editor_open = false;
-    int selected = 0;      // the editor's step
-    std::string notice;    // the editor's last word ("Copied the tour link.")
+    int selected = 0;    // the editor's step
+    std::string notice;  // the editor's last word ("Copied the tour link.")
 };
 
 // What the player needs of the app. The app hands one over (tour_host() in app.h) for each call,

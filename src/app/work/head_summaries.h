@@ -45,7 +45,7 @@ struct HeadSummary {
 };
 
 struct HeadSummaries {
-    const ForwardResult* source = nullptr;  // the pass these were computed from
+    const ForwardResult* source = nullptr;    // the pass these were computed from
     std::weak_ptr<const ForwardResult> pass;  // the same; tells a new pass at a reused address apart
     // False while the background task runs (or after it was cancelled): the rest is empty then.
     bool complete = false;
@@ -57,8 +57,8 @@ struct HeadSummaries {
     std::vector<HeadSummary> heads;  // layer-major
     CriticalN critical;              // KS of per-head mean d_A against mean E[d_A]
     double ks_level = 0.01;
-    std::string error;               // the KS could not run, or a head failed
-    double seconds = 0;              // wall time of the computation
+    std::string error;   // the KS could not run, or a head failed
+    double seconds = 0;  // wall time of the computation
 };
 
 // Index into distance_Ns of N, or of the grid value nearest to it.

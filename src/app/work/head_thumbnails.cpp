@@ -71,9 +71,9 @@ private:
     int index_ = 0, row_ = 0;  // the head (layer-major) and its next row
     std::vector<float> q_, k_, rows_;
     PooledMap map_;
-    std::vector<int> targets_;   // induction_targets of the pass's tokens
-    int induction_queries_ = 0;  // how many of them have a target
-    double previous_sum_ = 0.0;  // this head's A(i, i-1) so far
+    std::vector<int> targets_;    // induction_targets of the pass's tokens
+    int induction_queries_ = 0;   // how many of them have a target
+    double previous_sum_ = 0.0;   // this head's A(i, i-1) so far
     double induction_sum_ = 0.0;  // and its A(i, targets_[i])
     SteadyClock::time_point started_{};
 };
@@ -101,8 +101,7 @@ int best_head(const AttentionThumbnails& t, HeadPattern p) {
     const std::vector<double>& v = t.scores[p];
     int best = -1;
     for (int i = 0; i < static_cast<int>(v.size()); ++i)
-        if (std::isfinite(v[static_cast<size_t>(i)]) && (best < 0 || v[static_cast<size_t>(i)] > v[static_cast<size_t>(best)]))
-            best = i;
+        if (std::isfinite(v[static_cast<size_t>(i)]) && (best < 0 || v[static_cast<size_t>(i)] > v[static_cast<size_t>(best)])) best = i;
     return best;
 }
 

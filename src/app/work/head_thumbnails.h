@@ -31,8 +31,8 @@ struct AttentionThumbnails {
     static constexpr int kThumbnailBins = 20;
     std::weak_ptr<const ForwardResult> pass;
     int layers = 0, heads = 0;
-    std::vector<PooledMap> maps;           // layer-major
-    std::vector<heatmap::CellRuns> runs;   // the same, as coloured runs (each map to its own max)
+    std::vector<PooledMap> maps;          // layer-major
+    std::vector<heatmap::CellRuns> runs;  // the same, as coloured runs (each map to its own max)
     // Layer-major, per pattern: each head's mean weight on the previous token
     // (previous_token_weight; NaN when L < 2), and its induction_score on the pass's tokens (NaN
     // when no token occurs twice).

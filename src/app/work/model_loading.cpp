@@ -36,7 +36,10 @@ bool looks_like_safetensors(std::span<const std::uint8_t> b, const std::string& 
         const std::uint8_t c = b[i];
         if (c == '\n' || c == '\r' || c == '\t') start += ' ';
         else if (c >= 32 && c < 127) start += static_cast<char>(c);
-        else { start.clear(); break; }
+        else {
+            start.clear();
+            break;
+        }
     }
     if (!start.empty()) error.append(": it begins with \"").append(start).append(b.size() > 48 ? "…\"" : "\"");
     error += ". Point AttnLab at a GPT-2 model.safetensors file.";

@@ -34,8 +34,7 @@ struct ChunkedPrefill {
     // One chunk: the calls cut the text into equal parts (within one token). False with `error`
     // set when the model refused the tokens. Only the last chunk's logits are computed: the
     // earlier ones would be overwritten unread.
-    bool step(Gpt2State& state, std::span<const int> tokens, std::vector<float>& logits, std::string& error,
-              AttentionObserver* observer) {
+    bool step(Gpt2State& state, std::span<const int> tokens, std::vector<float>& logits, std::string& error, AttentionObserver* observer) {
         const int total = static_cast<int>(tokens.size());
         const int steps = std::clamp(total / kMinChunk, 1, kSteps);
         const int n = static_cast<int>(static_cast<long long>(total) * (calls + 1) / steps) - done;
@@ -97,7 +96,9 @@ private:
 class PassTask final : public Task {
 public:
     PassTask(std::shared_ptr<const LoadedModel> model, std::vector<int> tokens, AttentionPlan plan)
-        : model_(std::move(model)), state_(model_->model), result_(std::make_shared<ForwardResult>()),
+        : model_(std::move(model)),
+          state_(model_->model),
+          result_(std::make_shared<ForwardResult>()),
           collector_(result_->capture, result_->final_residual, static_cast<int>(tokens.size())) {
         result_->tokens = std::move(tokens);
         result_->plan = plan;
@@ -183,8 +184,14 @@ class GenerateTask final : public Task {
 public:
     GenerateTask(std::shared_ptr<const LoadedModel> model, std::string prompt_text, std::vector<int> prompt, int eot,
                  const GenerateOptions& o, int count, std::shared_ptr<GeneratedText> out, AttentionPlan plan)
-        : model_(std::move(model)), state_(model_->model), prompt_text_(std::move(prompt_text)), prompt_(std::move(prompt)),
-          eot_(eot), count_(count), rng_(o.seed), out_(std::move(out)) {
+        : model_(std::move(model)),
+          state_(model_->model),
+          prompt_text_(std::move(prompt_text)),
+          prompt_(std::move(prompt)),
+          eot_(eot),
+          count_(count),
+          rng_(o.seed),
+          out_(std::move(out)) {
         sampling_.temperature = o.sample ? std::max(o.temperature, 1e-3f) : 0.0f;
         sampling_.top_k = o.sample ? std::max(o.top_k, 0) : 0;
         state_.plan = std::move(plan);  // generation runs the model the panels show
@@ -346,7 +353,8 @@ bool apply_to_model(Session& s, ApplyScope scope, std::string& error) {
 void reset_model_changes(Session& s) { s.view.plan.clear(); }
 
 void cancel_model_work(Session& s) {
-    const bool plan_pass = s.model_work.busy() && s.model_work.label() == kForwardLabel && s.model && s.pass_plan != s.model->model.trained_plan();
+    const bool plan_pass =
+        s.model_work.busy() && s.model_work.label() == kForwardLabel && s.model && s.pass_plan != s.model->model.trained_plan();
     s.model_work.cancel();
     if (!plan_pass) return;
     // Back to the plan the panels show; with no pass to show, to the model as trained.
@@ -374,8 +382,8 @@ bool start_generation(Session& s, const GenerateOptions& options, std::shared_pt
     const int count = std::min(std::max(options.count, 1), room);
     char label[64];
     std::snprintf(label, sizeof label, "%s %d tokens", kGenerateLabel, count);
-    s.model_work.start(std::make_unique<GenerateTask>(s.model, s.view.text, std::move(prompt), s.tokenizer.eot_id(), options,
-                                                      count, std::move(out), s.plan),
+    s.model_work.start(std::make_unique<GenerateTask>(s.model, s.view.text, std::move(prompt), s.tokenizer.eot_id(), options, count,
+                                                      std::move(out), s.plan),
                        label);
     return true;
 }

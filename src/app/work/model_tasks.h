@@ -38,7 +38,7 @@ void reset_model_changes(Session& s);
 void cancel_model_work(Session& s);
 
 struct GenerateOptions {
-    bool sample = false;      // false: greedy
+    bool sample = false;       // false: greedy
     float temperature = 1.0f;  // sampling only
     int top_k = 0;             // sampling only; 0 = all tokens
     int count = 20;            // new tokens
@@ -47,15 +47,14 @@ struct GenerateOptions {
 
 // What the last generation appended to view.text, for the text panel to outline.
 struct GeneratedText {
-    std::string prefix;        // view.text before
-    std::string continuation;  // the bytes appended
-    std::vector<int> ids;      // the tokens generated
+    std::string prefix;           // view.text before
+    std::string continuation;     // the bytes appended
+    std::vector<int> ids;         // the tokens generated
     bool stopped_at_end = false;  // the model produced <|endoftext|>
 };
 
 // Continues the text by up to options.count tokens; on success the continuation is appended
 // to view.text and written to *out. False with a reason when it cannot start.
-bool start_generation(Session& s, const GenerateOptions& options, std::shared_ptr<GeneratedText> out,
-                      std::string& error);
+bool start_generation(Session& s, const GenerateOptions& options, std::shared_ptr<GeneratedText> out, std::string& error);
 
 }  // namespace attnlab

@@ -1,7 +1,6 @@
 #include "app/work/task_runner.h"
 #include "base/timing.h"
 
-
 namespace attnlab {
 
 bool TaskRunner::threaded() {
