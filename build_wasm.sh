@@ -24,7 +24,7 @@ APT_PACKAGES=(
   chromium xvfb xauth libgl1-mesa-dri
   firefox-esr webkit2gtk-driver
   fonts-dejavu-core
-  libclang-rt-14-dev
+  libclang-rt-14-dev clang-format
   python3-matplotlib
 )
 
