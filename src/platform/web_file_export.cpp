@@ -7,8 +7,9 @@
 
 // A download: a Blob URL on a temporary <a download>. One helper for text and pictures, put on
 // Module once (EM_JS bodies cannot call each other's JavaScript).
+// clang-format off
 EM_JS(void, js_install_download, (), {
-    Module.attnlabDownload = (blob, name) = > {
+    Module.attnlabDownload = (blob, name) => {
         const url = URL.createObjectURL(blob);
         const a = document.createElement("a");
         a.href = url;
@@ -16,28 +17,29 @@ EM_JS(void, js_install_download, (), {
         document.body.appendChild(a);
         a.click();
         a.remove();
-        setTimeout(() = > URL.revokeObjectURL(url), 60000);
+        setTimeout(() => URL.revokeObjectURL(url), 60000);
     };
 });
+// clang-format on
 // Text exports are also kept for window.attnlab.lastExport() (tests, scripted demos).
+// clang-format off
 EM_JS(void, js_download_text, (const char* name_ptr, const char* mime_ptr, const char* data, int size), {
     const name = UTF8ToString(name_ptr), mime = UTF8ToString(mime_ptr);
     const text = UTF8ToString(data, size);
-    Module.attnlabLastExport = {name : name, mime : mime, text : text, bytes : size};
+    Module.attnlabLastExport = { name: name, mime: mime, text: text, bytes: size };
     try {
-        Module.attnlabDownload(new Blob([text],
-                                        {
-                                            type:
-                                                mime
-                                        }),
-                               name);
-    } catch (e) { console.warn("AttnLab: download of " + name + " failed: " + e); }
+        Module.attnlabDownload(new Blob([text], { type: mime }), name);
+    } catch (e) {
+        console.warn("AttnLab: download of " + name + " failed: " + e);
+    }
 });
+// clang-format on
 // rgba: w*h*4 bytes, rows top-down. The browser encodes the PNG, then reports its size back.
+// clang-format off
 EM_JS(void, js_download_png, (const char* name_ptr, const std::uint8_t* rgba, int w, int h), {
     const name = UTF8ToString(name_ptr);
-    const report = (bytes) = > {
-        ccall("attnlab_export_saved", null, [ "string", "string", "number" ], [ name, "image/png", bytes ]);
+    const report = (bytes) => {
+        ccall("attnlab_export_saved", null, ["string", "string", "number"], [name, "image/png", bytes]);
         if (Module._attnlab_request_redraw) Module._attnlab_request_redraw();
     };
     try {
@@ -46,22 +48,18 @@ EM_JS(void, js_download_png, (const char* name_ptr, const std::uint8_t* rgba, in
         canvas.height = h;
         const pixels = new Uint8ClampedArray(HEAPU8.subarray(rgba, rgba + w * h * 4));  // a copy
         canvas.getContext("2d").putImageData(new ImageData(pixels, w, h), 0, 0);
-        canvas.toBlob((blob) = >
-                               {
-                                   if (!blob) {
-                                       report(-1);
-                                       return;
-                                   }
-                                   Module.attnlabLastExport = {name : name, mime : "image/png", text : null, bytes : blob.size};
-                                   Module.attnlabDownload(blob, name);
-                                   report(blob.size);
-                               },
-                      "image/png");
+        canvas.toBlob((blob) => {
+            if (!blob) { report(-1); return; }
+            Module.attnlabLastExport = { name: name, mime: "image/png", text: null, bytes: blob.size };
+            Module.attnlabDownload(blob, name);
+            report(blob.size);
+        }, "image/png");
     } catch (e) {
         console.warn("AttnLab: PNG export of " + name + " failed: " + e);
         report(-1);
     }
 });
+// clang-format on
 
 namespace attnlab {
 

@@ -9,12 +9,15 @@
 #include <memory>
 
 // The browser's half lives in web/model_fetch.js (window.attnlabModelFetch).
+// clang-format off
 EM_JS(void, js_fetch_probe, (int id, const char* url), { window.attnlabModelFetch.probe(id, UTF8ToString(url)); });
-EM_JS(void, js_fetch_download, (int id, const char* url, int use_cache),
-      { window.attnlabModelFetch.download(id, UTF8ToString(url), use_cache != = 0); });
+EM_JS(void, js_fetch_download, (int id, const char* url, int use_cache), {
+    window.attnlabModelFetch.download(id, UTF8ToString(url), use_cache !== 0);
+});
 EM_JS(void, js_fetch_cancel, (), { window.attnlabModelFetch.cancel(); });
-EM_JS(int, js_fetch_keep, (int id, const std::uint8_t* bytes, double size),
-      { return window.attnlabModelFetch.keepFromHeap(id, bytes, size); });
+EM_JS(int, js_fetch_keep, (int id, const std::uint8_t* bytes, double size), {
+    return window.attnlabModelFetch.keepFromHeap(id, bytes, size);
+});
 EM_JS(void, js_fetch_stop_keeping, (), { window.attnlabModelFetch.stopKeeping(); });
 EM_JS(void, js_fetch_pick_file, (), { window.attnlabModelFetch.pickFile(); });
 EM_JS(void, js_fetch_clear_cache, (int id), { window.attnlabModelFetch.clearCache(id); });
@@ -25,6 +28,7 @@ EM_JS(char*, js_fetch_init, (), {
     stringToUTF8(url, ptr, size);
     return ptr;
 });
+// clang-format on
 
 namespace attnlab {
 

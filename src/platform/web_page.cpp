@@ -14,40 +14,42 @@
 #include <imgui_internal.h>  // where the active text field's cursor is (for the on-screen keyboard)
 
 // The page (web/index.html) defines these hooks on Module.
-EM_JS(void, js_first_frame, (), {
-    if (Module.onFirstFrame) Module.onFirstFrame();
-});
-EM_JS(void, js_fatal_error, (const char* message), {
-    if (Module.onFatalError) Module.onFatalError(UTF8ToString(message));
-});
+// clang-format off
+EM_JS(void, js_first_frame, (), { if (Module.onFirstFrame) Module.onFirstFrame(); });
+EM_JS(void, js_fatal_error, (const char* message), { if (Module.onFatalError) Module.onFatalError(UTF8ToString(message)); });
+// clang-format on
 // The system clipboard. Browsers let a page write it during a key press, but read it only in
 // a 'paste' event, which arrives right after the Ctrl+V key-down and before the next frame:
 // we keep its text, and ImGui reads that copy when it handles the key.
+// clang-format off
 EM_JS(void, js_write_clipboard, (const char* text), {
-    if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(UTF8ToString(text)).catch(() = > {});
+    if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(UTF8ToString(text)).catch(() => {});
 });
 EM_JS(void, js_listen_for_paste, (), {
-    window.addEventListener(
-        "paste", (event) = > {
-            const text = event.clipboardData ? event.clipboardData.getData("text") : "";
-            const size = lengthBytesUTF8(text) + 1;
-            const ptr = _malloc(size);
-            stringToUTF8(text, ptr, size);
-            _attnlab_on_paste(ptr);
-            _free(ptr);
-            event.preventDefault();
-        });
+    window.addEventListener("paste", (event) => {
+        const text = event.clipboardData ? event.clipboardData.getData("text") : "";
+        const size = lengthBytesUTF8(text) + 1;
+        const ptr = _malloc(size);
+        stringToUTF8(text, ptr, size);
+        _attnlab_on_paste(ptr);
+        _free(ptr);
+        event.preventDefault();
+    });
 });
+// clang-format on
 // The share-link half of the page (web/share_state.js).
+// clang-format off
 EM_JS(void, js_copy_link, (const char* json), {
     if (window.attnlabShare) window.attnlabShare.copyLink(UTF8ToString(json));
-    else ccall("attnlab_link_ready", null, [ "string", "number" ], [ "", 0 ]);
+    else ccall("attnlab_link_ready", null, ["string", "number"], ["", 0]);
 });
 EM_JS(void, js_view_changed, (const char* json), {
     if (window.attnlabShare) window.attnlabShare.viewChanged(UTF8ToString(json));
 });
 EM_JS(int, js_has_share_link, (), { return window.attnlabShare && window.attnlabShare.hasLink() ? 1 : 0; });
+// clang-format on
 // Tours (web/share_state.js makes the #t= links).
+// clang-format off
 EM_JS(void, js_copy_tour_link, (const char* json), {
     if (window.attnlabShare) window.attnlabShare.copyTourLink(UTF8ToString(json));
 });
@@ -55,38 +57,37 @@ EM_JS(void, js_pick_tour_file, (), {
     const input = document.createElement("input");
     input.type = "file";
     input.accept = ".json,application/json";
-    input.addEventListener(
-        "change", async() = > {
-            const file = input.files && input.files[0];
-            if (!file) return;
-            let text = null;
-            try {
-                text = await file.text();
-            } catch (e) { text = null; }
-            const why =
-                text == = null ? "the browser could not read it" : ccall("attnlab_set_tour", "string", [ "string", "number" ], [ text, 0 ]);
-            if (why) ccall("attnlab_link_error", null, ["string"], ["The tour file “" + file.name + "” could not be opened: " + why + "."]);
-        });
+    input.addEventListener("change", async () => {
+        const file = input.files && input.files[0];
+        if (!file) return;
+        let text = null;
+        try { text = await file.text(); } catch (e) { text = null; }
+        const why = text === null ? "the browser could not read it"
+                                  : ccall("attnlab_set_tour", "string", ["string", "number"], [text, 0]);
+        if (why) ccall("attnlab_link_error", null, ["string"], ["The tour file “" + file.name + "” could not be opened: " + why + "."]);
+    });
     input.click();
 });
 EM_JS(void, js_set_full_screen, (int on), {
-    const done = () = > ccall("attnlab_request_redraw", null, [], []);
+    const done = () => ccall("attnlab_request_redraw", null, [], []);
     if (on && !document.fullscreenElement && document.documentElement.requestFullscreen)
-        document.documentElement.requestFullscreen().then(
-            done, (e) = > {
-                ccall("attnlab_link_error", null, ["string"],
-                      ["The browser did not allow full screen (" + e.message + "); press F11 instead."]);
-            });
+        document.documentElement.requestFullscreen().then(done, (e) => {
+            ccall("attnlab_link_error", null, ["string"], ["The browser did not allow full screen (" + e.message + "); press F11 instead."]);
+        });
     else if (!on && document.fullscreenElement) document.exitFullscreen().then(done, done);
 });
 EM_JS(int, js_is_full_screen, (), { return document.fullscreenElement ? 1 : 0; });
+// clang-format on
 // Touches and the on-screen keyboard (web/touch_input.js): a text field became active or inactive;
 // x, y: its cursor, in CSS pixels.
+// clang-format off
 EM_JS(void, js_text_input_wanted, (int wanted, double x, double y, double line), {
-    if (window.attnlabTouch) window.attnlabTouch.textInputWanted(wanted != = 0, x, y, line);
+    if (window.attnlabTouch) window.attnlabTouch.textInputWanted(wanted !== 0, x, y, line);
 });
 EM_JS(int, js_text_input_focused, (), { return window.attnlabTouch && window.attnlabTouch.textInputFocused() ? 1 : 0; });
+// clang-format on
 // What the page knows of the device: its size class and default UI scale, and its memory.
+// clang-format off
 EM_JS(char*, js_device_json, (), {
     const json = JSON.stringify(window.attnlabTouch ? window.attnlabTouch.device() : {});
     const size = lengthBytesUTF8(json) + 1;
@@ -94,10 +95,15 @@ EM_JS(char*, js_device_json, (), {
     stringToUTF8(json, ptr, size);
     return ptr;
 });
-EM_JS(double, js_screen_ui_scale, (), { return window.attnlabTouch ? Number(window.attnlabTouch.defaultUiScale()) || 0 : 0; });
+EM_JS(double, js_screen_ui_scale, (), {
+    return window.attnlabTouch ? Number(window.attnlabTouch.defaultUiScale()) || 0 : 0;
+});
+// clang-format on
 // Sets the canvas's backing store; GLFW hears of it through Browser's resize listeners.
 // (glfwSetWindowSize would ask for fullscreen whenever the size equals the screen's.)
+// clang-format off
 EM_JS(void, js_set_canvas_size, (int width, int height), { Browser.setCanvasSize(width, height); });
+// clang-format on
 
 namespace attnlab {
 
