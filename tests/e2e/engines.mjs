@@ -168,15 +168,17 @@ async function checkThreads(d, where) {
     sab: typeof SharedArrayBuffer === "function",
     cores: navigator.hardwareConcurrency,
     threads: window.attnlab.status().threads,
-    scripts: performance.getEntriesByType("resource").map((e) => e.name.split("/").pop()).filter((n) => /^attnlab(-mt)?\.js$/.test(n)),
+    scripts: performance.getEntriesByType("resource").map((e) => e.name.split("/").pop()).filter((n) => /^attnlab(-mt)?(-relaxed)?\.js$/.test(n)),
   }));
   const said = `${JSON.stringify(info.scripts)}, isolated ${info.isolated}, SharedArrayBuffer ${info.sab}, ${info.threads} threads, ` +
                `hardwareConcurrency ${info.cores}`;
+  // The relaxed-SIMD builds (attnlab[-mt]-relaxed.js) are the same builds, loaded where the browser has relaxed SIMD.
+  const threaded = info.scripts.some((n) => n.startsWith("attnlab-mt")), single = info.scripts.some((n) => !n.startsWith("attnlab-mt"));
   if (info.isolated && info.sab) {
-    check(info.scripts.includes("attnlab-mt.js") && !info.scripts.includes("attnlab.js") && info.threads === Math.min(info.cores, 8),
+    check(threaded && !single && info.threads === Math.min(info.cores, 8),
           `${where}: isolated, so the threaded build runs with one thread per core (at most 8)`, said);
   } else {
-    check(info.scripts.includes("attnlab.js") && !info.scripts.includes("attnlab-mt.js") && info.threads === 1,
+    check(single && !threaded && info.threads === 1,
           `${where}: ${info.isolated ? "isolated but without SharedArrayBuffer" : "not isolated"}, so the single-threaded build runs`, said);
   }
   return info;
