@@ -151,6 +151,7 @@ async function swipeTokens(page, finger, size, tag) {
   // (The built-in model reads at most 256 tokens: the text is clipped to them.)
   await waitFor(page, () => { const s = window.attnlab.status(); return s.tokens >= 200 && s.forward_tokens === s.tokens; }, undefined, 30000);
   await pause(page, 300);
+  await reveal(page, size, "text.chips");  // held sideways, the pane may start below the fold
   const pane = visiblePart(await findWidget(page, "text.chips"), size);
   if (!check(pane && pane.h > 30, `${tag}: the tokens pane is on screen`, JSON.stringify(await findWidget(page, "text.chips")))) return;
   const query = (await state(page)).query;
