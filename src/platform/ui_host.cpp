@@ -149,6 +149,14 @@ void UiHost::feed_touch() {
     if (touch_.pending()) request_redraw(2);
 }
 
+void UiHost::wheel(float notches_x, float notches_y) {
+    ImGuiIO& io = ImGui::GetIO();
+    io.MouseWheelH += notches_x;
+    io.MouseWheel += notches_y;
+    request_redraw();
+    if (wake_) wake_();
+}
+
 void UiHost::type_text(std::string_view utf8) {
     for (std::size_t i = 0; i < utf8.size();) {
         char32_t cp = 0xFFFD;
@@ -226,10 +234,11 @@ bool UiHost::open(const char* title, int width, int height, float pixel_ratio, c
     glfwSetCharCallback(window_, [](GLFWwindow* w, unsigned int c) {
         if (UiHost* host = from(w)) host->queue_input({InputEvent::Kind::Char, static_cast<int>(c), 0, 0, 0});
     });
+#ifndef __EMSCRIPTEN__  // the page reads the wheel itself (see wheel())
     glfwSetScrollCallback(window_, [](GLFWwindow* w, double dx, double dy) {
-        ImGui_ImplGlfw_ScrollCallback(w, dx, dy);
-        on_event(w);
+        if (UiHost* host = from(w)) host->wheel(static_cast<float>(dx), static_cast<float>(dy));
     });
+#endif
     glfwSetCursorEnterCallback(window_, [](GLFWwindow* w, int entered) {
         ImGui_ImplGlfw_CursorEnterCallback(w, entered);
         on_event(w);

@@ -75,6 +75,12 @@ public:
     };
     const Scrolled& touch_scrolled() const { return scrolled_; }
 
+    // A mouse wheel or a trackpad turned, in notches as ImGui counts them: +1 a notch up (or
+    // left). The desktop's GLFW gives notches; the page converts the DOM's wheel itself, because
+    // the GLFW port of Emscripten 3.1.6 passes the DOM's raw delta (pixels, scrolling down being
+    // positive), which ImGui reads as tens of notches upwards (web_page.cpp).
+    void wheel(float notches_x, float notches_y);
+
     // The on-screen keyboard's text and keys (the page's DOM text element), queued as GLFW's are.
     // mods: GLFW_MOD_* bits; Ctrl and Shift are pressed around the key, as ImGui 1.86 reads them.
     void type_text(std::string_view utf8);

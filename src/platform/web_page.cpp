@@ -153,6 +153,15 @@ void main_loop() {
     follow_text_input();
 }
 
+// The DOM's wheel in ImGui's notches (+1 a notch up), by the convention browsers share with
+// SDL's and later ImGui's Emscripten backends: 100 pixels, or 3 lines, a notch. (GLFW's port
+// would pass the raw pixels, with the sign of scrolling down.) True: the page does not scroll.
+EM_BOOL on_wheel(int, const EmscriptenWheelEvent* e, void*) {
+    const double per_notch = e->deltaMode == DOM_DELTA_PIXEL ? 100.0 : e->deltaMode == DOM_DELTA_LINE ? 3.0 : 1.0 / 80.0;
+    if (g_page.host) g_page.host->wheel(static_cast<float>(-e->deltaX / per_notch), static_cast<float>(-e->deltaY / per_notch));
+    return EM_TRUE;
+}
+
 void wake() {
     if (g_page.paused) {
         g_page.paused = false;
@@ -220,6 +229,7 @@ void run_web_page(UiHost& host, std::function<void()> draw_ui, std::function<voi
     };
     io.GetClipboardTextFn = [](void*) { return g_page.clipboard.c_str(); };
     js_listen_for_paste();
+    emscripten_set_wheel_callback("#canvas", nullptr, true, on_wheel);
     emscripten_set_main_loop(main_loop, 0, true);
     __builtin_unreachable();
 }

@@ -92,13 +92,20 @@ async function reveal(page, size, name) {
     if (!r) return null;
     const v = r.visible;
     if (v.h >= r.h - 1 && v.y >= 0 && v.y + v.h <= size.height) return r;
-    await page.mouse.move(size.width - 12, size.height * 0.7);
-    await page.mouse.wheel(0, r.y + r.h / 2 > size.height / 2 ? 120 : -120);
-    // Until the panel has stopped moving (a wheel may arrive as several events).
-    for (let last = null, now = JSON.stringify(await findWidget(page, name)); now !== last; ) {
-      await pause(page, 200);
-      [last, now] = [now, JSON.stringify(await findWidget(page, name))];
-    }
+    await wheelNotch(page, size, r.y + r.h / 2 > size.height / 2 ? 1 : -1, name);
+  }
+  return findWidget(page, name);
+}
+
+// One notch of the mouse wheel (+1 down), over the panel's scrollbar at its right edge, and the
+// widget `name` once the panel has stopped moving. (Chromium's mobile emulation divides the
+// wheel's pixels by the pixel ratio: DPR x 100 of them make the 100 CSS pixels of a notch.)
+async function wheelNotch(page, size, notches, name) {
+  await page.mouse.move(size.width - 12, size.height * 0.7);
+  await page.mouse.wheel(0, notches * 100 * DPR);
+  for (let last = null, now = JSON.stringify(await findWidget(page, name)); now !== last; ) {
+    await pause(page, 200);
+    [last, now] = [now, JSON.stringify(await findWidget(page, name))];
   }
   return findWidget(page, name);
 }
@@ -144,6 +151,22 @@ async function tapHead(page, finger, size, tag) {
   const opened = await waitFor(page, (w) => { const v = window.attnlab.state(); return v.layer === w.layer && v.head === w.head; }, want, 5000);
   const v = await state(page);
   check(opened, `${tag}: a tap on a head thumbnail opens that head`, `L${v.layer} H${v.head}, wanted L${want.layer} H${want.head}`);
+}
+
+// A tablet may have a trackpad or a mouse: a notch of the wheel scrolls the stacked panel down by
+// ImGui's step (5 lines), and a notch back up returns it. (The GLFW port of Emscripten 3.1.6
+// passes the DOM's raw pixels with the sign of scrolling down: ImGui read them as tens of notches
+// upwards, and every wheel sent a pane to its top.)
+async function wheelScroll(page, size, tag) {
+  await show(page, "attention");
+  const before = await findWidget(page, "attention.grid");
+  const down = await wheelNotch(page, size, 1, "attention.grid");
+  const up = await wheelNotch(page, size, -1, "attention.grid");
+  const line = 15 * (await status(page)).ui_scale;  // CSS px: kFontPixels at this UI scale
+  const moved = before && down ? before.y - down.y : NaN;
+  check(moved > 3.5 * line && moved < 6.5 * line && Math.abs(up.y - before.y) < 1,
+        `${tag}: a notch of the mouse wheel scrolls the stacked panel down by about 5 lines, a notch up back`,
+        `grid at y ${before?.y} -> ${down?.y} -> ${up?.y}; a line is ${line} px`);
 }
 
 async function swipeTokens(page, finger, size, tag) {
@@ -201,10 +224,11 @@ async function longPress(page, finger, size, tag) {
   check(chosen, `${tag}: a tap on a token selects it`, `query ${query} -> ${(await state(page)).query}`);
 }
 
-async function typing(page, finger, cdp, cli, tag) {
+async function typing(page, finger, cdp, cli, size, tag) {
   await show(page, "text");
-  const box = await findWidget(page, "text.input");
-  if (!check(box, `${tag}: the text box is drawn`)) return;
+  // (The tokens' swipe may have scrolled a stacked pane past the box.)
+  const box = visiblePart(await reveal(page, size, "text.input"), size);
+  if (!check(box, `${tag}: the text box is drawn`, JSON.stringify(await findWidget(page, "text.input")))) return;
   await finger.tap(page, box.x + Math.min(box.w / 2, 100), box.y + Math.min(box.h / 2, 20));
   const focused = await waitFor(page, () => { const i = window.attnlab.status().input; return i.text_wanted && i.text_focused; }, undefined, 5000);
   check(focused && await page.evaluate(() => document.activeElement?.id === "text-input"),
@@ -387,9 +411,10 @@ export async function phones({ browser, server, cli, out }) {
             `${tag}: the page starts at the UI scale that suits the screen (125%)`, `ui_scale ${st.ui_scale}, device ${st.device.default_ui_scale}`);
       await sliderDrag(page, finger, size, tag);
       await tapHead(page, finger, size, tag);
+      if (size === SIZES[2]) await wheelScroll(page, size, tag);
       await swipeTokens(page, finger, size, tag);
       if (size === SIZES[0]) await longPress(page, finger, size, tag);
-      await typing(page, finger, cdp, cli, tag);
+      await typing(page, finger, cdp, cli, size, tag);
       if (size === SIZES[0]) await pinch(page, finger, size, tag);
       await panels(page, size, tag, out);
       check(errors.length === 0, `${tag}: no console errors`, errors.join(" | "));
