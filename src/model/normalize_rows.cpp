@@ -10,14 +10,14 @@ namespace attnlab {
 
 namespace {
 
-// Per-thread scratch: the candidates of a row's support, in double; a row of exponents; a copy of
-// a row's scores when it is normalized in place.
+// Per-thread scratch: the candidates of a row's support, in double; a row of exponents.
 thread_local std::vector<double> t_candidates;
 thread_local Eigen::ArrayXf t_exponents;
-thread_local std::vector<float> t_scores;
 
-float max_of(const float* x, int n) { return *std::max_element(x, x + n); }
-float min_of(const float* x, int n) { return *std::min_element(x, x + n); }
+// Eigen's reductions run in SIMD lanes (std::max_element keeps an index, one value at a time); a
+// maximum is exact in any order.
+float max_of(const float* x, int n) { return Eigen::Map<const Eigen::ArrayXf>(x, n).maxCoeff(); }
+float min_of(const float* x, int n) { return Eigen::Map<const Eigen::ArrayXf>(x, n).minCoeff(); }
 
 // Sum in double of v[0..n) in a fixed order (four running sums, by index mod 4): the bits depend
 // on n alone, not on where the row lies in memory.
@@ -221,21 +221,27 @@ void entmax_bisect_row(const float* x, int n, double T, double alpha, float* w) 
 }
 
 // SA-softmax, AttnLab's labelled simplex variant (normalizers.h): q = softmax(x/T),
-// w_i = (x_i - lo) q_i with lo = min(x_min, 0), weights w / sum w; softmax where sum w = 0.
+// w_i = (x_i - lo)/(hi - lo) q_i with lo = min(x_min, 0), hi = max(0, x_max), weights w / sum w;
+// softmax where sum w = 0. The division by sum w makes softmax's own denominator cancel, so the
+// row takes one exp pass and one product pass: w_i = r_i e_i / sum_j r_j e_j with
+// e = exp((x - x_max)/T) and r = (x - lo)/(hi - lo) in [0, 1] (formed in double: x - lo may
+// pass float's range). The row's scores are read before any weight is written, so in place is fine.
 void sa_softmax_row(const float* x, int n, double T, float* w) {
-    const double lo = std::min(static_cast<double>(min_of(x, n)), 0.0);
-    // The capture normalizes a row in place (x == w): keep the scores that q is about to overwrite.
-    const float* scores = x;
-    if (x == w) {
-        t_scores.assign(x, x + n);
-        scores = t_scores.data();
-    }
-    scaled_softmax(x, n, 1.0 / T, w);
-    // W = sum (x_i - lo)/T q_i; 1/T and 1/W are taken once, and the sum runs in fixed lanes.
-    const double W = ordered_sum(n, [&](int i) { return (scores[i] - lo) * static_cast<double>(w[i]); }) / T;
-    if (!(W > 0.0)) return;
-    const double scale = 1.0 / (T * W);
-    for (int i = 0; i < n; ++i) w[i] = static_cast<float>((scores[i] - lo) * static_cast<double>(w[i]) * scale);
+    const double top = max_of(x, n), lo = std::min(static_cast<double>(min_of(x, n)), 0.0), hi = std::max(top, 0.0);
+    if (!(hi > lo)) return scaled_softmax(x, n, 1.0 / T, w);  // every score 0
+    const double beta = 1.0 / T, inv_range = 1.0 / (hi - lo);
+    constexpr int kPacket = 16;  // as in scaled_softmax: every element takes Eigen's vectorised exp
+    Eigen::ArrayXf& e = t_exponents;
+    const int padded = (n + kPacket - 1) / kPacket * kPacket;
+    if (e.size() < padded) e.resize(padded);
+    for (int i = 0; i < n; ++i) e[i] = static_cast<float>(beta * (static_cast<double>(x[i]) - top));
+    for (int i = n; i < padded; ++i) e[i] = 0.0f;
+    e.head(padded) = e.head(padded).exp();
+    for (int i = 0; i < n; ++i) e[i] *= static_cast<float>((static_cast<double>(x[i]) - lo) * inv_range);
+    const double W = ordered_sum(n, [&](int i) { return static_cast<double>(e[i]); });
+    if (!(W > 0.0)) return scaled_softmax(x, n, beta, w);  // every score equal and <= 0
+    const float inv = static_cast<float>(1.0 / W);
+    for (int i = 0; i < n; ++i) w[i] = e[i] * inv;
 }
 
 }  // namespace
