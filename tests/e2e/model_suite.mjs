@@ -21,7 +21,7 @@ export const PANELS = ["text", "attention", "distance", "separability", "gradien
 const TYPED = "The cat sat. It ran.";
 
 // A long text (~1000 tokens) for watching the page during a forward pass.
-const LONG = Array.from({ length: 115 }, (_, i) => `Sentence ${i} says the cat ${i % 2 ? "sat" : "ran"} again.`).join(" ");
+export const LONG = Array.from({ length: 115 }, (_, i) => `Sentence ${i} says the cat ${i % 2 ? "sat" : "ran"} again.`).join(" ");
 
 // Console noise that is not a failure: the browser logs every non-2xx response it was asked
 // to fetch (the broken checkpoints return 404 on purpose).

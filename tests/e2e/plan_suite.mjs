@@ -2,12 +2,14 @@
 // changes the next-token table and the text's perplexity; the "before" columns stay the model as
 // trained, bit for bit; Reset (the button) brings back exactly the numbers from before; "Apply to
 // the model" (the button) changes the open head only; generation runs the plan; the plan travels in
-// a share link; a link made before plans existed still opens; a bad plan fails cleanly.
+// a share link; a link made before plans existed still opens; a bad plan fails cleanly; on a long
+// pass, Cancel abandons a new plan's re-run.
 //
 //   node tests/e2e/run.mjs --site dist --out build/e2e --only plan
 import path from "node:path";
 import { deflateRawSync } from "node:zlib";
 import { check, waitFor, status, state, findWidget, openTab, openPage as openPageIn } from "./lib.mjs";
+import { LONG } from "./model_suite.mjs";
 
 const openPage = (context, url) => openPageIn(context, url, { ignoreRequests: [/huggingface\.co/] });
 
@@ -166,7 +168,48 @@ export async function planSuite({ browser, server, out }) {
     await unfit.page.close();
 
     check(errors.length === 0, "no exception or console error", errors.join(" | "));
+    await cancelPlanPass(context, server);
   } finally {
     await context.close();
   }
+}
+
+// 7. On a model whose pass spans many frames (16 layers over ~1000 tokens; GPT-2 small's re-run is
+// longer still), a new plan's re-run shows its progress, and its Cancel (the button) abandons the
+// change: the plan goes back to the one the panels show, with its exact numbers, and nothing runs.
+async function cancelPlanPass(context, server) {
+  const url = `${server.origin}/models/long/model.safetensors`;
+  const { page, errors, ready } = await openPage(context, `${server.origin}/?model=${encodeURIComponent(url)}`);
+  const loaded = ready && await waitFor(page, (u) => window.attnlab.status().model.source === u && window.attnlab.status().model.loaded,
+                                        url, 60000);
+  if (!check(loaded, "a 16-layer checkpoint (the fixtures' 'long') loads for the Cancel test", JSON.stringify(await page.evaluate(() => { const s = window.attnlab.status(); return { model: s.model, fetch: s.model_fetch, error: s.error }; })))) {
+    await page.close();
+    return;
+  }
+  await page.evaluate((text) => window.attnlab.setState({ text, panel: "attention" }), LONG);
+  const passDone = () => waitFor(page, () => {
+    const st = window.attnlab.status(), mc = st.model_changes;
+    return st.tokens > 500 && st.forward_tokens === st.tokens && mc.forward_current && mc.perplexity_before && mc.perplexity_after;
+  }, undefined, 120000);
+  const trainedOk = await passDone();
+  const trained = numbers(await status(page));
+  await page.evaluate(() => window.attnlab.setState({ plan: "all=sparsemax" }));
+  // The re-run's Cancel, once the pass is part-done (its progress between 0 and 1).
+  const running = await waitFor(page, () => {
+    const st = window.attnlab.status(), w = st.model_work;
+    return w.label === "Forward pass" && w.progress > 0 && w.progress < 1 && st.widgets["work.cancel.model"];
+  }, undefined, 30000);
+  const shown = (await status(page)).model_work;
+  const clicked = running && await click(page, "work.cancel.model");
+  const abandoned = clicked && await waitFor(page, () => window.attnlab.state().plan === "" && !window.attnlab.status().model_work.label,
+                                             undefined, 10000);
+  const st = await status(page);
+  const now = numbers(st);
+  check(trainedOk && running && abandoned && st.model_changes.baseline_is_forward && st.model_changes.spec === "",
+        "a new plan's re-run on a long pass shows its progress, and Cancel abandons it: the plan is back to \"\" and no pass runs",
+        `progress seen ${JSON.stringify(shown)}; after: plan ${JSON.stringify((await state(page)).plan)}, work ${JSON.stringify(st.model_work)}`);
+  check(abandoned && now.top10 === trained.top10 && now.after === trained.after && now.before === trained.before,
+        "after the Cancel the top-10 and the perplexity are exactly those from before the change", `${now.after} vs ${trained.after}`);
+  check(errors.length === 0, "no exception or console error on the long model's page", errors.join(" | "));
+  await page.close();
 }

@@ -221,9 +221,11 @@ async function main() {
   await writeFile(path.join(out, "result.txt"), "0 passed, 1 failed\n");  // until the run ends
 
   let fixtures = null;
-  if (only === "all" || only === "model" || only === "phone") {
+  if (only === "all" || only === "model" || only === "phone" || only === "plan") {
     try {
-      fixtures = await makeFixtures(cli, { only: only === "phone" ? [] : null, extra: only === "model" ? [] : ["big"] });
+      // The phone suite needs none; the plan suite's Cancel needs the long one.
+      const some = { phone: [], plan: ["long"] }[only] ?? null;
+      fixtures = await makeFixtures(cli, { only: some, extra: only === "model" || only === "plan" ? [] : ["big"] });
       console.log(`e2e: checkpoints in ${fixtures.dir} (made by ${cli})`);
     } catch (e) {
       check(false, "the test checkpoints are made by the native CLI", String(e.message ?? e));
@@ -245,7 +247,7 @@ async function main() {
     if (only === "all" || only === "tour") await part("tours", () => tours({ browser, server, out }));
     if (only === "all" || only === "plan") await part("normalizers inside the model", () => planSuite({ browser, server, out }));
     if ((only === "all" || only === "phone") && fixtures) await part("phones and tablets", () => phones({ browser, server, cli, out }));
-    if (fixtures && only !== "phone") {
+    if (fixtures && (only === "all" || only === "model")) {
       const env = { browser, server, isolatedServer, cli, out, siteHasThreads: existsSync(path.join(site, "attnlab-mt.js")) };
       await part("a visitor with a model", () => visitorWithModel(env));
       await part("malformed share links", () => malformedHashes(env));
