@@ -31,13 +31,10 @@ double ordered_sum(int n, Term term) {
     return (s[0] + s[1]) + (s[2] + s[3]);
 }
 
-// weights = softmax(beta * (x - anchor)), with the anchor chosen so that every exponent is <= 0.
-// The exponentials run through an aligned copy padded to whole packets, so that every element
-// takes Eigen's vectorised exp (a row's unaligned head or short tail would take the scalar one,
-// whose last bit differs, and the bits would depend on where the row lies), and the sum is kept in
-// double in a fixed order.
-void scaled_softmax(const float* x, int n, double beta, float* w) {
-    const double anchor = beta >= 0.0 ? max_of(x, n) : min_of(x, n);
+// t_exponents[0..n) = exp(beta (x_i - anchor)), through an aligned copy padded to whole packets,
+// so that every element takes Eigen's vectorised exp (a row's unaligned head or short tail would
+// take the scalar one, whose last bit differs, and the bits would depend on where the row lies).
+Eigen::ArrayXf& exp_row(const float* x, int n, double beta, double anchor) {
     constexpr int kPacket = 16;
     Eigen::ArrayXf& e = t_exponents;
     const int padded = (n + kPacket - 1) / kPacket * kPacket;
@@ -45,23 +42,16 @@ void scaled_softmax(const float* x, int n, double beta, float* w) {
     for (int i = 0; i < n; ++i) e[i] = static_cast<float>(beta * (static_cast<double>(x[i]) - anchor));
     for (int i = n; i < padded; ++i) e[i] = 0.0f;
     e.head(padded) = e.head(padded).exp();
+    return e;
+}
+
+// weights = softmax(beta * (x - anchor)), with the anchor chosen so that every exponent is <= 0,
+// and the sum kept in double in a fixed order.
+void scaled_softmax(const float* x, int n, double beta, float* w) {
+    const Eigen::ArrayXf& e = exp_row(x, n, beta, beta >= 0.0 ? max_of(x, n) : min_of(x, n));
     const double sum = ordered_sum(n, [&](int i) { return static_cast<double>(e[i]); });
     const float inv = static_cast<float>(1.0 / sum);
     for (int i = 0; i < n; ++i) w[i] = e[i] * inv;
-}
-
-// z_i = (x_i - max x) / T in double, for the ones above `floor` (the others cannot be on the
-// support), sorted descending into t_candidates. Returns the row's max.
-double support_candidates(const float* x, int n, double T, double floor) {
-    const double top = max_of(x, n);
-    std::vector<double>& c = t_candidates;
-    c.clear();
-    for (int i = 0; i < n; ++i) {
-        const double z = (x[i] - top) / T;
-        if (z > floor) c.push_back(z);
-    }
-    std::sort(c.begin(), c.end(), std::greater<double>());
-    return top;
 }
 
 // c[0..) <- the values v(i), i < n, above `floor`, in index order, without a branch per value
@@ -198,7 +188,11 @@ double entmax_weight(double z, double am1, double u) {
 // z > -1/(alpha-1)); fp32 weights need far fewer halvings than the double reference's 62.
 void entmax_bisect_row(const float* x, int n, double T, double alpha, float* w) {
     const double am1 = alpha - 1.0;
-    const double top = support_candidates(x, n, T, -1.0 / am1);
+    // The support lies in z > -1/(alpha-1); its candidates in index order (a sum in any fixed order
+    // keeps the bits independent of the thread count).
+    const double top = max_of(x, n);
+    collect_above(
+        n, -1.0 / am1, [&](int i) { return (x[i] - top) / T; }, t_candidates);
     const std::vector<double>& zs = t_candidates;
     const auto mass = [&](double u) {
         double s = 0.0;
@@ -230,13 +224,7 @@ void sa_softmax_row(const float* x, int n, double T, float* w) {
     const double top = max_of(x, n), lo = std::min(static_cast<double>(min_of(x, n)), 0.0), hi = std::max(top, 0.0);
     if (!(hi > lo)) return scaled_softmax(x, n, 1.0 / T, w);  // every score 0
     const double beta = 1.0 / T, inv_range = 1.0 / (hi - lo);
-    constexpr int kPacket = 16;  // as in scaled_softmax: every element takes Eigen's vectorised exp
-    Eigen::ArrayXf& e = t_exponents;
-    const int padded = (n + kPacket - 1) / kPacket * kPacket;
-    if (e.size() < padded) e.resize(padded);
-    for (int i = 0; i < n; ++i) e[i] = static_cast<float>(beta * (static_cast<double>(x[i]) - top));
-    for (int i = n; i < padded; ++i) e[i] = 0.0f;
-    e.head(padded) = e.head(padded).exp();
+    Eigen::ArrayXf& e = exp_row(x, n, beta, top);
     for (int i = 0; i < n; ++i) e[i] *= static_cast<float>((static_cast<double>(x[i]) - lo) * inv_range);
     const double W = ordered_sum(n, [&](int i) { return static_cast<double>(e[i]); });
     if (!(W > 0.0)) return scaled_softmax(x, n, beta, w);  // every score equal and <= 0
