@@ -236,16 +236,20 @@ void draw_normalizer_selector(PanelContext& ctx) {
     }
     remember_last_item(ctx.widgets, "attention.normalizer");
     if (!known) return;
-    if (n.kind == NormalizerKind::Ssmax || (n.kind == NormalizerKind::Entmax && n.alpha != 1.5)) {
+    // General entmax keeps its alpha field when a drag passes alpha = 1.5 ("entmax:1.5", not
+    // "entmax-1.5", which has no field), so the field does not vanish under the pointer.
+    const bool general_entmax = n.kind == NormalizerKind::Entmax && (n.alpha != 1.5 || s.view.normalizer.starts_with("entmax:"));
+    if (n.kind == NormalizerKind::Ssmax || general_entmax) {
         const bool ssmax = n.kind == NormalizerKind::Ssmax;
         same_line_if_fits(labelled_width(font * 6, ssmax ? "s" : "alpha"));
         ImGui::SetNextItemWidth(font * 6);
-        float v = static_cast<float>(ssmax ? n.scale : n.alpha);
-        if (ImGui::DragFloat(ssmax ? "s##ssmax" : "alpha##entmax", &v, 0.01f, ssmax ? -10.0f : 1.0f, 10.0f, "%.3g",
-                             ImGuiSliderFlags_AlwaysClamp)) {
-            (ssmax ? n.scale : n.alpha) = v;
-            s.view.normalizer = normalizer_spec(n);
-        }
+        // In double: a float's 0.43f would reach the plan and the link as 0.4300000071525574. The
+        // drag rounds to the 3 digits shown, so the text stays "ssmax:0.44".
+        double& v = ssmax ? n.scale : n.alpha;
+        const double lo = ssmax ? -10.0 : 1.0, hi = 10.0;
+        if (ImGui::DragScalar(ssmax ? "s##ssmax" : "alpha##entmax", ImGuiDataType_Double, &v, 0.01f, &lo, &hi, "%.3g",
+                              ImGuiSliderFlags_AlwaysClamp))
+            s.view.normalizer = ssmax || v != 1.5 ? normalizer_spec(n) : "entmax:1.5";
         remember_last_item(ctx.widgets, "attention.normalizer_parameter");
         if (ImGui::IsItemHovered())
             ImGui::SetTooltip(ssmax ? "SSMax's s: the logits are scaled by s log n, n the keys a query sees."
