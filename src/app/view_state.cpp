@@ -156,11 +156,14 @@ bool read_view_state(const json::Value& obj, ViewState& out, std::string& error)
     if (!read_positive(obj, "T", s.T, error)) return false;
     if (const json::Value* v = obj.find("normalizer")) {
         Normalizer n;
-        std::string unused;
-        if (!v->is_string() || !parse_normalizer(v->as_string(), n, unused)) {
+        std::string why;
+        if (!v->is_string() || !parse_normalizer(v->as_string(), n, why)) {
+            // A known name with a bad parameter ("ssmax:5000") gets the parser's reason; anything
+            // else the list of names.
+            const bool parameter = v->is_string() && v->as_string().find(':') != std::string::npos;
             std::string names;
             for (std::string_view name : kNormalizerNames) names.append(names.empty() ? "" : ", ").append(name);
-            error = bad("normalizer", "one of " + names, *v);
+            error = parameter ? "normalizer " + shown(*v) + ": " + why : bad("normalizer", "one of " + names, *v);
             return false;
         }
         s.normalizer = v->as_string();

@@ -124,6 +124,9 @@ TEST_CASE("view state: each bad key is refused by name", "[view_state]") {
     require_refused(R"({"panel": "nowhere"})", "panel must be one of");
     require_refused(R"({"panel": 3})", "panel must be");
     require_refused(R"({"normalizer": "softermax"})", "normalizer must be one of softmax");
+    // A known normalizer with a bad parameter: the parser's reason, not a list that names it.
+    require_refused(R"({"normalizer": "ssmax:5000"})", "ssmax's scale s must be a number from -1000 to 1000, not '5000'");
+    require_refused(R"({"normalizer": "entmax:0.5"})", "entmax's alpha must be a number from 1 to");
     require_refused(R"({"text": 5})", "text must be a string");
     require_refused(R"j({"model": "javascript:alert(1)"})j", "model must be");
     require_refused(R"({"model": "a\nb"})", "model must be");
