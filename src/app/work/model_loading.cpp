@@ -78,7 +78,9 @@ void install_model(Session& s, std::shared_ptr<const LoadedModel> model) {
     s.plan_model = nullptr;  // read view.plan again against the new model
     s.summaries.reset();
     s.tokens.clear();
-    s.tokens_text.clear();  // re-tokenize: the new model's context may differ
+    s.tokens_text.clear();         // re-tokenize: the new model's context may differ
+    s.failed_pass_tokens.clear();  // the old model's failure says nothing of the new one
+    s.failed_pass_plan = AttentionPlan();
     s.model = std::move(model);
     s.model_error.clear();
 }
