@@ -279,7 +279,9 @@ std::string attention_spec(const AttentionPlan& plan) { return attention_spec(pl
 
 std::string attention_spec(const AttentionPlan& plan, const AttentionPlan& base) {
     const int L = plan.n_layer(), H = plan.n_head();
-    if (plan == base) return "";
+    if (plan == base || L == 0 || H == 0) return "";
+    // A base of another shape says nothing of these heads: the plan is written whole.
+    if (base.n_layer() != L || base.n_head() != H) return attention_spec(plan);
     const HeadPlan& first = plan.at(0, 0);
     bool all_same = true;
     for (int l = 0; l < L && all_same; ++l)

@@ -39,7 +39,7 @@ inline constexpr std::array<std::string_view, 6> kNormalizerNames = {"softmax", 
 
 // Names: "softmax", "sparsemax", "entmax-1.5" (sets alpha = 1.5; "entmax15" is an alias),
 // "entmax" (general alpha: keeps out.alpha as it is), "ssmax" (keeps out.scale), "sa-softmax",
-// and with their parameter, "entmax:ALPHA" (ALPHA >= 1, at most 1000) and "ssmax:S" (S finite).
+// and with their parameter, "entmax:ALPHA" (ALPHA >= 1, at most 1000) and "ssmax:S" (-1000 <= S <= 1000).
 // On an unknown name or a bad parameter returns false, leaves out untouched and says why in
 // error, listing the valid names.
 bool parse_normalizer(std::string_view name, Normalizer& out, std::string& error);
@@ -97,8 +97,9 @@ bool check_attention_spec(std::string_view spec, std::string& error);
 // non-default setting; otherwise items per layer ("L.*=...") where a whole layer shares one,
 // and per head. Parsing it into a default plan gives the plan back.
 std::string attention_spec(const AttentionPlan& plan);
-// The same relative to `base` (of the same shape; a model's trained plan): items only for the heads
-// where plan differs from base, "" when they are equal. Parsing it into a copy of base gives plan.
+// The same relative to `base` (a model's trained plan): items only for the heads where plan differs
+// from base, "" when they are equal. Parsing it into a copy of base gives plan. A base of another
+// shape is ignored (the plan is written whole).
 std::string attention_spec(const AttentionPlan& plan, const AttentionPlan& base);
 
 }  // namespace attnlab

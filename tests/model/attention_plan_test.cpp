@@ -56,6 +56,10 @@ HeadPlan random_head(SplitMix64& rng) {
 TEST_CASE("attention_spec: parsing a plan's text gives the plan back, and the text is short", "[plan]") {
     CHECK(attention_spec(AttentionPlan(12, 12)).empty());
     CHECK(attention_spec(parsed("all=sparsemax", 3, 4)) == "all=sparsemax");
+    // Relative to a base of another shape (none to compare with), or for an empty plan: no reading
+    // outside either plan (ASan would tell), and the plan written whole.
+    CHECK(attention_spec(parsed("all=sparsemax", 3, 4), AttentionPlan(2, 2)) == "all=sparsemax");
+    CHECK(attention_spec(AttentionPlan(), AttentionPlan(3, 4)).empty());
     CHECK(attention_spec(parsed("all=ssmax:0.43,0.*=softmax@0.5", 2, 3)) == "0.*=softmax@0.5,1.*=ssmax:0.43");
     CHECK(attention_spec(parsed("1.2=entmax:1.3@2,0.0=entmax-1.5", 2, 3)) == "0.0=entmax-1.5,1.2=entmax:1.3@2");
     CHECK(attention_spec(parsed("all=sa-softmax@0.1", 1, 1)) == "all=sa-softmax@0.1");
