@@ -30,8 +30,6 @@ ProductClass gemm_class(int rows, bool b_transposed) {
     return rows < kFewRows ? ProductClass::gemm_few_rows : ProductClass::gemm_many_rows;
 }
 
-const char* product_class_name(ProductClass c) { return kClassNames[static_cast<int>(c)]; }
-
 #if defined(__AVX512F__) && !defined(__EMSCRIPTEN__)
 
 namespace {

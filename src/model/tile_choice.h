@@ -28,7 +28,6 @@ constexpr int kProductClasses = 6;
 
 ProductClass linear_class(int rows);
 ProductClass gemm_class(int rows, bool b_transposed);
-const char* product_class_name(ProductClass c);
 
 // What the choice measured for one class: each kind's speed on the class's probe product, and
 // which kind the class uses (the fastest, unless force_tile() named one).

@@ -51,7 +51,6 @@ public:
         double long_press_ms = 500.0;  // a finger held still this long asks for a hover
     };
     TouchGestures() = default;
-    explicit TouchGestures(Settings settings) : settings_(settings) {}
     void set_slop(float pixels) { settings_.slop = pixels; }
 
     void add(const TouchEvent& e) { events_.push_back(e); }
