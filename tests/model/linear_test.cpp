@@ -99,7 +99,7 @@ TEST_CASE("LinearWeight equals the loop on every edge of its panels and blocks",
     CHECK(cases > 350);
 }
 
-TEST_CASE("LinearWeight gives the same bits on one thread and on all", "[linear]") {
+TEST_CASE("LinearWeight gives the same bits on one thread and on all", "[linear][threads]") {
     SplitMix64 rng(9);
     const int n = 300, rows = 600, cols = 700;  // several row blocks, depth blocks and panels
     const std::vector<float> w = random_values(rng, static_cast<size_t>(rows) * cols);
@@ -114,6 +114,7 @@ TEST_CASE("LinearWeight gives the same bits on one thread and on all", "[linear]
     // 3, 5 and 7 threads split the 22 strips of 32 columns off the panels' own edges.
     for (int threads : {before, 2, 3, 5, 7}) {
         set_max_threads(threads);
+        REQUIRE(max_threads() > 1);  // more than one thread ran: the comparison compares something
         const LinearWeight lw(w.data(), rows, cols);
         std::vector<float> all(alone.size());
         lw.apply(in.data(), n, bias.data(), all.data());
