@@ -105,8 +105,8 @@ void draw_share_popup(AppState& app) {
             "read it.");
     else if (share.copied)
         ImGui::TextWrapped(
-            "The link is on the clipboard. It reopens this exact view: text, model, panel, head, query, N, T, "
-            "normalizer and eps.");
+            "The link is on the clipboard. It reopens this exact view: text, model, the model changes, panel, "
+            "head, query, N, T, normalizer and eps.");
     else
         ImGui::TextWrapped(
             "The browser did not let AttnLab use the clipboard. Select the link below and press Ctrl+C "

@@ -1,5 +1,6 @@
 #pragma once
-// The attention map's layer x head grid: every head's map as trained (src/app/work/head_thumbnails.h),
+// The attention map's layer x head grid: every head's map as the model runs now, under its plan
+// (src/app/work/head_thumbnails.h),
 // with the previous-token heads and the induction heads marked.
 #include <memory>
 #include <string>
