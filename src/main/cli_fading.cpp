@@ -340,7 +340,7 @@ void print_fading(const FadingRun& run) {
     for (size_t li = 0; li < g.Ls.size(); ++li) {
         std::printf("%5d %8.5f ", g.Ls[li], 1.0 / g.Ls[li]);
         for (int pass = 0; pass < 2; ++pass) {
-            if (pass) std::printf("| %6.3f ", std::log(static_cast<double>(g.Ls[li])));
+            if (pass) std::printf(" | %6.3f ", std::log(static_cast<double>(g.Ls[li])));
             for (int l = 0; l < g.n_layer; ++l) {
                 double sum = 0;
                 for (int h = 0; h < g.n_head; ++h) {
