@@ -487,6 +487,12 @@ def main(argv):
         sys.stderr.write(f"plot_figures.py: cannot create {out_dir}: {e}\n")
         return 2
 
+    for folder in args.compare:  # checked before any drawing, like DIR's CSVs below
+        try:
+            read_table(os.path.join(folder, plot_fading.CSV), plot_fading.COLUMNS)
+        except MalformedInput as e:
+            sys.stderr.write(f"plot_figures.py: malformed CSV in {folder}: {e}\n")
+            return 1
     written = []
     try:
         # Check every CSV first, so that a malformed one leaves no half-drawn set of figures.

@@ -202,8 +202,9 @@ def check_fading(script, tmp):
     check(r.returncode == 2 and "fading.csv" in r.stderr, f"--compare a folder without fading.csv: exit 2 ({r.stderr.strip()})")
     rewrite_cell(os.path.join(two, "fading.csv"), "max_weight_mean", "big")
     r = run(script, one, "--compare", two, "--out", os.path.join(tmp, "f4"))
-    check(r.returncode != 0 and "fading.csv" in r.stderr and "max_weight_mean" in r.stderr,
-          f"fading --compare, a malformed max_weight_mean: non-zero exit naming it ({r.stderr.strip()})")
+    check(r.returncode != 0 and two in r.stderr and "fading.csv" in r.stderr and "max_weight_mean" in r.stderr
+          and not os.path.isfile(os.path.join(tmp, "f4", "fig_fading.png")),
+          f"fading --compare, a malformed max_weight_mean: non-zero exit naming its folder and column, nothing drawn ({r.stderr.strip()})")
 
 
 def rewrite_cell(path, column, value):
