@@ -273,9 +273,7 @@ int cli_experiment(int argc, char** argv, int first) {
     ExperimentOptions options;
     if (!read_options(args, T, options, error)) return fail(error, 2);
     const std::filesystem::path out_dir = *args.value("out");
-    std::error_code ec;
-    std::filesystem::create_directories(out_dir, ec);
-    if (ec || !std::filesystem::is_directory(out_dir)) return fail(out_dir.string() + ": cannot create the output folder: " + ec.message());
+    if (!make_output_folder(out_dir, error)) return fail(error);
 
     ctx.model_sha256 = sha256_hex(ck.file.bytes());
     ctx.text_sha256 = sha256_hex(text);

@@ -293,6 +293,10 @@ std::string needle_json(const NeedleRun& run, const TextTable& table) {
         .add_raw("window_offsets", int_list_json(run.offsets))
         .add_raw("Ls", int_list_json(run.grid.Ls))
         .add("seconds", run.seconds)
+        .add("how",
+             "the model reads [f_o, A, B, f_o+1, ..., f_o+L-4, A]: A the first token that occurs once in the text, B the "
+             "token after it, f the text without any A or B, o the window's offset; needle_weight_mean is the weight the "
+             "query A gives B, needle_rank_mean B's rank among the L keys (1 = largest)")
         .add_raw("table", table_json(table));
     return o.str();
 }
@@ -422,9 +426,7 @@ int cli_fading(int argc, char** argv, int first) {
     if (!read_lengths(args, ck.model.config(), static_cast<int>(in.ids.size()), run.max_L, windows, error))
         return fail(error, error.rfind("--", 0) == 0 ? 2 : 1);
     const std::filesystem::path out_dir = *args.value("out");
-    std::error_code ec;
-    std::filesystem::create_directories(out_dir, ec);
-    if (ec || !std::filesystem::is_directory(out_dir)) return fail(out_dir.string() + ": cannot create the output folder: " + ec.message());
+    if (!make_output_folder(out_dir, error)) return fail(error);
 
     ProgressBar bar(args.flag("quiet"));
     if (!run_fading(ck.model, plan, in.ids, windows, bar, run, error)) return fail(error);

@@ -288,9 +288,7 @@ int cli_normalizer_swap(int argc, char** argv, int first) {
         std::fprintf(stderr, "attnlab experiment normalizer-swap: %s has %d tokens; using the first %zu, %d cut\n", in.path.c_str(),
                      in.text_tokens, in.ids.size(), in.cut());
     const std::filesystem::path out_dir = *args.value("out");
-    std::error_code ec;
-    std::filesystem::create_directories(out_dir, ec);
-    if (ec || !std::filesystem::is_directory(out_dir)) return fail(out_dir.string() + ": cannot create the output folder: " + ec.message());
+    if (!make_output_folder(out_dir, error)) return fail(error);
 
     SwapRun run;
     PassResult base;

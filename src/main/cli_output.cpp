@@ -16,6 +16,14 @@ std::string csv_number(double v) {
     return buf;
 }
 
+bool make_output_folder(const std::filesystem::path& dir, std::string& error) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (!ec && std::filesystem::is_directory(dir)) return true;
+    error = dir.string() + ": cannot create the output folder: " + ec.message();
+    return false;
+}
+
 bool write_text_file(const std::filesystem::path& path, const std::string& text, std::string& error) {
     FILE* f = std::fopen(path.c_str(), "wb");
     const bool written = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();

@@ -20,6 +20,8 @@ struct TextTable {
     std::vector<std::vector<std::string>> rows;
 };
 
+// Creates the --out folder (and its parents); false with "DIR: cannot create the output folder: why".
+bool make_output_folder(const std::filesystem::path& dir, std::string& error);
 // Writes `text` to `path`; false with "PATH: cannot write" when it cannot.
 bool write_text_file(const std::filesystem::path& path, const std::string& text, std::string& error);
 bool write_table(const std::filesystem::path& dir, const TextTable& t, std::string& error);
