@@ -114,3 +114,38 @@ def figure_fading(folders, out_dir, fmt, written, plt, save, read_table, heads=N
                  "Lemma 1 bounds softmax heads only; SSMax depends on L and has no band")
     fig.tight_layout()
     save(fig, out_dir, "fig_fading", fmt, written)
+
+
+NEEDLE_CSV = "needle.csv"
+NEEDLE_COLUMNS = ["L", "layer", "head", "queries", "needle_weight_mean", "needle_rank_mean"]
+
+
+def figure_needle(folders, out_dir, fmt, written, plt, save, read_table):
+    """Draws fig_needle when the first folder has needle.csv (`--needle`): per layer, the weight the
+    layer's best head at that L puts on the needle's successor B, for every run that has the probe."""
+    runs = [(run_label(folder), read_table(os.path.join(folder, NEEDLE_CSV), NEEDLE_COLUMNS))
+            for folder in folders if os.path.isfile(os.path.join(folder, NEEDLE_CSV))]
+    if not os.path.isfile(os.path.join(folders[0], NEEDLE_CSV)):
+        print(f"skipping fig_needle: {NEEDLE_CSV} not found in {folders[0]}")
+        return
+    layers = np.unique(runs[0][1]["layer"])
+    fig, axes = plt.subplots(1, len(layers), figsize=(4.2 * len(layers), 4.6), squeeze=False)
+    for k, layer in enumerate(layers):
+        ax = axes[0][k]
+        for i, (label, t) in enumerate(runs):
+            keep = t["layer"] == layer
+            Ls = np.unique(t["L"][keep])
+            best = [t["needle_weight_mean"][keep & (t["L"] == L)].max() for L in Ls]
+            ax.plot(Ls, best, "o-", color=COLOURS[i % len(COLOURS)], markersize=3, label=f"best head's weight on B — {label}")
+        Ls = np.unique(runs[0][1]["L"])
+        ax.plot(Ls, 1.0 / Ls, "k--", linewidth=1, label="uniform 1/L")
+        ax.set_xscale("log")
+        ax.set_ylim(0, 1.05)
+        ax.set_xlabel("L (keys the query A sees)")
+        ax.set_title(f"layer {int(layer)}", fontsize=10)
+        ax.grid(True, which="both", alpha=0.2)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", fontsize=7, bbox_to_anchor=(0.5, -0.02 - 0.03 * len(labels)))
+    fig.suptitle("Needle probe: [f, A, B, filler..., A]; the weight the query A puts on B (what an induction head attends to)")
+    fig.tight_layout()
+    save(fig, out_dir, "fig_needle", fmt, written)

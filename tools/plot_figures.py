@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Draw the paper's Figures 2a, 2b, 2c, 3 and 4 from the CSVs of `attnlab experiment`, and the
 normalizer swap's figure (`attnlab experiment normalizer-swap`, plot_normalizer_swap.py), and the fading
-figure (`attnlab experiment fading`, plot_fading.py).
+figure and, with --needle, the needle probe's (`attnlab experiment fading`, plot_fading.py).
 
 usage: /usr/bin/python3 tools/plot_figures.py DIR [--out DIR2] [--format png|svg|pdf] [--compare DIR3] [--heads L.H,...]
 
@@ -447,6 +447,7 @@ TABLE_COLUMNS = {
     "separability.csv": SEPARABILITY_COLUMNS,
     "gradient_summary.csv": GRADIENT_COLUMNS,
     plot_fading.CSV: plot_fading.COLUMNS,
+    plot_fading.NEEDLE_CSV: plot_fading.NEEDLE_COLUMNS,
 }
 
 
@@ -490,6 +491,8 @@ def main(argv):
     for folder in args.compare:  # checked before any drawing, like DIR's CSVs below
         try:
             read_table(os.path.join(folder, plot_fading.CSV), plot_fading.COLUMNS)
+            if os.path.isfile(os.path.join(folder, plot_fading.NEEDLE_CSV)):
+                read_table(os.path.join(folder, plot_fading.NEEDLE_CSV), plot_fading.NEEDLE_COLUMNS)
         except MalformedInput as e:
             sys.stderr.write(f"plot_figures.py: malformed CSV in {folder}: {e}\n")
             return 1
@@ -508,6 +511,7 @@ def main(argv):
         plot_normalizer_swap.figure_normalizer_swap(args.dir, out_dir, args.format, written, swap_tables, plt, save, source_note,
                                                     read_summary(args.dir, "normalizer-swap"))
         plot_fading.figure_fading([args.dir] + args.compare, out_dir, args.format, written, plt, save, read_table, heads)
+        plot_fading.figure_needle([args.dir] + args.compare, out_dir, args.format, written, plt, save, read_table)
     except MalformedInput as e:
         sys.stderr.write(f"plot_figures.py: malformed CSV in {args.dir}: {e}\n")
         return 1

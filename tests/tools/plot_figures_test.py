@@ -155,6 +155,14 @@ FADING_HEADER = ["L", "layer", "head", "queries", "max_weight_mean", "entropy_me
                  "uniform_entropy", "lemma1_lower_mean", "lemma1_upper_mean", "softmax_head"]
 
 
+def write_needle_csv(folder):
+    """needle.csv for 3 layers x 2 heads: head 1 of layer 1 retrieves (weight 0.9), the rest spread."""
+    rows = [[L, layer, head, 8, 0.9 if (layer, head) == (1, 1) else 1.0 / L, 1 if (layer, head) == (1, 1) else L / 2, 1.0 / L]
+            for L in range(8, 257, 8) for layer in range(3) for head in range(2)]
+    write_csv(os.path.join(folder, "needle.csv"), ["L", "layer", "head", "queries", "needle_weight_mean", "needle_rank_mean",
+                                                   "uniform_weight"], rows)
+
+
 def write_fading_folder(folder, spec, zero_shot, slope):
     """fading.csv and fading.json for 3 layers x 2 heads, L = 8..256: the largest weight falls as
     L^-slope; softmax runs have Lemma 1's band, a swap (zero_shot) has nan there, as the tool writes."""
@@ -187,8 +195,14 @@ def check_fading(script, tmp):
     r = run(script, one, "--out", os.path.join(tmp, "f1"))
     single = os.path.join(tmp, "f1", "fig_fading.png")
     check(r.returncode == 0 and os.path.isfile(single), f"fading alone: fig_fading.png written ({r.stderr.strip()[-300:]})")
+    check("skipping fig_needle" in r.stdout, "fading without needle.csv: fig_needle is skipped with a message")
+    write_needle_csv(one)
+    write_needle_csv(two)
     r = run(script, one, "--compare", two, "--out", os.path.join(tmp, "f2"))
     both = os.path.join(tmp, "f2", "fig_fading.png")
+    needle = os.path.join(tmp, "f2", "fig_needle.png")
+    check(os.path.isfile(needle) and distinct_colours(needle) > 100 and colour_pixels(needle, (214, 39, 40)) > 500,
+          "with needle.csv: fig_needle.png is written, with the second run in red")
     check(r.returncode == 0 and os.path.isfile(both), f"fading --compare: fig_fading.png written ({r.stderr.strip()[-300:]})")
     if os.path.isfile(single) and os.path.isfile(both):
         red_single, red_both = colour_pixels(single, (214, 39, 40)), colour_pixels(both, (214, 39, 40))
