@@ -1,12 +1,15 @@
 #!/usr/bin/python3
 """Draw the paper's Figures 2a, 2b, 2c, 3 and 4 from the CSVs of `attnlab experiment`, and the
-normalizer swap's figure (`attnlab experiment normalizer-swap`, plot_normalizer_swap.py).
+normalizer swap's figure (`attnlab experiment normalizer-swap`, plot_normalizer_swap.py), and the fading
+figure and, with --needle, the needle probe's (`attnlab experiment fading`, plot_fading.py).
 
-usage: /usr/bin/python3 tools/plot_figures.py DIR [--out DIR2] [--format png|svg|pdf]
+usage: /usr/bin/python3 tools/plot_figures.py DIR [--out DIR2] [--format png|svg|pdf] [--compare DIR3] [--heads L.H,...]
 
   DIR       a folder written by `attnlab experiment NAME --out DIR` (any subset of the five experiments)
   --out     where to write the figures (default: DIR)
   --format  png (default), svg or pdf
+  --compare another `attnlab experiment fading` folder, drawn on DIR's fading plot (repeatable)
+  --heads   the fading plot's panels: these heads (e.g. 1.1,2.2) instead of each layer's mean
 
 Run it with Debian's /usr/bin/python3: it needs python3-matplotlib and python3-numpy, which a
 pyenv `python3` on PATH usually does not have (sudo apt-get install python3-matplotlib).
@@ -30,6 +33,7 @@ try:
     import matplotlib.pyplot as plt
     import matplotlib.ticker
     import plot_normalizer_swap  # beside this script
+    import plot_fading
 except ImportError as missing:
     sys.stderr.write(f"plot_figures.py: {missing}.\n"
                      "  Install Debian's packages:  sudo apt-get install python3-matplotlib python3-numpy\n"
@@ -442,6 +446,8 @@ TABLE_COLUMNS = {
     "critical_n_scan.csv": CRITICAL_N_SCAN_COLUMNS,
     "separability.csv": SEPARABILITY_COLUMNS,
     "gradient_summary.csv": GRADIENT_COLUMNS,
+    plot_fading.CSV: plot_fading.COLUMNS,
+    plot_fading.NEEDLE_CSV: plot_fading.NEEDLE_COLUMNS,
 }
 
 
@@ -453,15 +459,28 @@ def main(argv):
         description="Draw the paper's Figures 2a, 2b, 2c, 3 and 4, and the normalizer swap's figure, from the CSVs of "
                     "`attnlab experiment`. "
                     "Run it with /usr/bin/python3 (needs Debian's python3-matplotlib and python3-numpy).",
-        usage="/usr/bin/python3 tools/plot_figures.py DIR [--out DIR2] [--format png|svg|pdf]")
+        usage="/usr/bin/python3 tools/plot_figures.py DIR [--out DIR2] [--format png|svg|pdf] [--compare DIR3] [--heads L.H,...]")
     parser.add_argument("dir", metavar="DIR", help="folder written by `attnlab experiment ... --out DIR`")
     parser.add_argument("--out", metavar="DIR2", help="folder for the figures (default: DIR)")
     parser.add_argument("--format", choices=("png", "svg", "pdf"), default="png", help="file format (default png)")
+    parser.add_argument("--compare", metavar="DIR", action="append", default=[],
+                        help="another `attnlab experiment fading` folder drawn on the same fading plot (repeatable)")
+    parser.add_argument("--heads", metavar="L.H,...", help="fig_fading: a panel per listed head instead of per layer")
     args = parser.parse_args(argv)
-
-    if not os.path.isdir(args.dir):
-        sys.stderr.write(f"plot_figures.py: {args.dir}: no such directory\n")
+    try:
+        heads = plot_fading.parse_heads(args.heads) if args.heads else None
+    except ValueError:
+        sys.stderr.write(f"plot_figures.py: --heads wants LAYER.HEAD items separated by commas, got '{args.heads}'\n")
         return 2
+
+    for folder in [args.dir] + args.compare:
+        if not os.path.isdir(folder):
+            sys.stderr.write(f"plot_figures.py: {folder}: no such directory\n")
+            return 2
+    for folder in args.compare:
+        if not os.path.isfile(os.path.join(folder, plot_fading.CSV)):
+            sys.stderr.write(f"plot_figures.py: --compare {folder}: no {plot_fading.CSV} there\n")
+            return 2
     out_dir = args.out or args.dir
     try:
         os.makedirs(out_dir, exist_ok=True)
@@ -469,6 +488,14 @@ def main(argv):
         sys.stderr.write(f"plot_figures.py: cannot create {out_dir}: {e}\n")
         return 2
 
+    for folder in args.compare:  # checked before any drawing, like DIR's CSVs below
+        try:
+            read_table(os.path.join(folder, plot_fading.CSV), plot_fading.COLUMNS)
+            if os.path.isfile(os.path.join(folder, plot_fading.NEEDLE_CSV)):
+                read_table(os.path.join(folder, plot_fading.NEEDLE_CSV), plot_fading.NEEDLE_COLUMNS)
+        except MalformedInput as e:
+            sys.stderr.write(f"plot_figures.py: malformed CSV in {folder}: {e}\n")
+            return 1
     written = []
     try:
         # Check every CSV first, so that a malformed one leaves no half-drawn set of figures.
@@ -483,12 +510,14 @@ def main(argv):
         figure_gradient(args.dir, out_dir, args.format, written)
         plot_normalizer_swap.figure_normalizer_swap(args.dir, out_dir, args.format, written, swap_tables, plt, save, source_note,
                                                     read_summary(args.dir, "normalizer-swap"))
+        plot_fading.figure_fading([args.dir] + args.compare, out_dir, args.format, written, plt, save, read_table, heads)
+        plot_fading.figure_needle([args.dir] + args.compare, out_dir, args.format, written, plt, save, read_table)
     except MalformedInput as e:
         sys.stderr.write(f"plot_figures.py: malformed CSV in {args.dir}: {e}\n")
         return 1
     if not written:
         sys.stderr.write(f"plot_figures.py: {args.dir} holds none of distance_vs_L.csv, distance_vs_N.csv, "
-                         "critical_n.csv, separability.csv, gradient_summary.csv, normalizer_swap.csv\n")
+                         "critical_n.csv, separability.csv, gradient_summary.csv, normalizer_swap.csv, fading.csv\n")
         return 1
     print(f"wrote {len(written)} figure(s):")
     for path in written:

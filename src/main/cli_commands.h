@@ -13,6 +13,8 @@ int cli_experiment(int argc, char** argv, int first);
 int cli_perplexity(int argc, char** argv, int first);
 // `experiment normalizer-swap`, with argv[first] the first option after its name.
 int cli_normalizer_swap(int argc, char** argv, int first);
+// `experiment fading`, likewise.
+int cli_fading(int argc, char** argv, int first);
 int cli_random_checkpoint(int argc, char** argv, int first);
 
 }  // namespace attnlab

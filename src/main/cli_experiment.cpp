@@ -14,6 +14,7 @@
 #include "main/cli_args.h"
 #include "main/cli_checkpoint.h"
 #include "main/cli_commands.h"
+#include "main/cli_output.h"
 #include "main/cli_progress.h"
 #include "main/cli_vocabulary.h"
 #include "platform/whole_file.h"
@@ -28,7 +29,9 @@ const char* const kHelp =
     "NAME: distance-vs-L (paper Alg.1, Fig.2a), distance-vs-N (Alg.2, Fig.2b), critical-n (Alg.3, Fig.2c),\n"
     "      separability (Alg.4, Fig.3), gradient (Alg.5, Fig.4), or all (the five, one forward pass);\n"
     "      normalizer-swap (PAPER.md §7: the model with its heads on other normalizers; its own options:\n"
-    "      `attnlab experiment normalizer-swap --help`).\n"
+    "      `attnlab experiment normalizer-swap --help`);\n"
+    "      fading (PAPER.md §2, Lemma 1: each head's largest weight, entropy and previous-token weight against\n"
+    "      the context length L, and with --needle a retrieval probe; `attnlab experiment fading --help`).\n"
     "\n"
     "The text is tokenized with GPT-2's tokenizer and cut to the model's context (1024 tokens for GPT-2).\n"
     "Defaults are the paper's sweeps. Options:\n"
@@ -58,13 +61,6 @@ const char* const kHelp =
 int fail(const std::string& message, int code = 1) {
     std::fprintf(stderr, "attnlab experiment: %s\n", message.c_str());
     return code;
-}
-
-std::string csv_number(double v) {
-    if (std::isnan(v)) return "nan";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return buf;
 }
 
 bool write_csv(const std::filesystem::path& path, const Table& t, std::string& error) {
@@ -193,6 +189,7 @@ int cli_experiment(int argc, char** argv, int first) {
         return 0;
     }
     if (name == "normalizer-swap") return cli_normalizer_swap(argc, argv, first + 1);
+    if (name == "fading") return cli_fading(argc, argv, first + 1);
     std::vector<ExperimentKind> kinds;
     std::string error;
     if (name == "all") {
@@ -276,9 +273,7 @@ int cli_experiment(int argc, char** argv, int first) {
     ExperimentOptions options;
     if (!read_options(args, T, options, error)) return fail(error, 2);
     const std::filesystem::path out_dir = *args.value("out");
-    std::error_code ec;
-    std::filesystem::create_directories(out_dir, ec);
-    if (ec || !std::filesystem::is_directory(out_dir)) return fail(out_dir.string() + ": cannot create the output folder: " + ec.message());
+    if (!make_output_folder(out_dir, error)) return fail(error);
 
     ctx.model_sha256 = sha256_hex(ck.file.bytes());
     ctx.text_sha256 = sha256_hex(text);
@@ -315,9 +310,7 @@ int cli_experiment(int argc, char** argv, int first) {
         }
         const std::filesystem::path summary = out_dir / (std::string(experiment_name(kind)) + ".json");
         const std::string json_text = summary_json(kind, options, result, ctx, seconds, files) + "\n";
-        FILE* f = std::fopen(summary.c_str(), "wb");
-        if (!f || std::fwrite(json_text.data(), 1, json_text.size(), f) != json_text.size() || std::fclose(f) != 0)
-            return fail(summary.string() + ": cannot write");
+        if (!write_text_file(summary, json_text, error)) return fail(error);
         std::printf("%-14s %7.1f s  %s", experiment_name(kind), seconds, summary.filename().c_str());
         for (size_t i = 0; i < files.size(); ++i) std::printf(" %s (%zu rows)", files[i].c_str(), result.tables[i].rows.size());
         std::printf("\n");

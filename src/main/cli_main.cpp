@@ -28,7 +28,7 @@ const Command kCommands[] = {
     {"analyze", attnlab::cli_analyze, "analyze --input FILE.json [--json]   the paper's quantities for one query's logits and vectors"},
     {"experiment", attnlab::cli_experiment,
      "experiment NAME --model FILE --text FILE --out DIR   the paper's experiments (NAME: distance-vs-L, distance-vs-N,\n"
-     "                 critical-n, separability, gradient, all, normalizer-swap); `attnlab experiment --help` lists the options"},
+     "                 critical-n, separability, gradient, all, normalizer-swap, fading); `attnlab experiment --help` lists the options"},
     {"random-checkpoint", attnlab::cli_random_checkpoint,
      "random-checkpoint --out DIR [--layers 12 --heads 12 --embd 768 --positions 1024 --vocab 50257 --seed 1]\n"
      "                 a GPT-2 checkpoint with random weights (model.safetensors, config.json)"},

@@ -13,11 +13,11 @@
 
 #include "base/json.h"
 #include "base/parallel.h"
-#include "base/sha256.h"
 #include "base/timing.h"
 #include "main/cli_args.h"
 #include "main/cli_checkpoint.h"
 #include "main/cli_commands.h"
+#include "main/cli_output.h"
 #include "main/cli_progress.h"
 #include "main/cli_text_nll.h"
 #include "model/attention_capture.h"
@@ -151,37 +151,6 @@ void compare_distributions(const PassResult& base, const PassResult& swapped, in
     top1 /= n;
 }
 
-std::string csv_number(double v) {
-    if (std::isnan(v)) return "nan";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return buf;
-}
-
-// A table with text and number cells, written as CSV (no cell holds a comma or a quote).
-struct TextTable {
-    std::string name;
-    std::vector<std::string> columns;
-    std::vector<std::vector<std::string>> rows;
-};
-
-bool write_table(const std::filesystem::path& dir, const TextTable& t, std::string& error) {
-    const std::filesystem::path path = dir / (t.name + ".csv");
-    std::string text;
-    for (size_t i = 0; i < t.columns.size(); ++i) text += (i ? "," : "") + t.columns[i];
-    text += "\n";
-    for (const auto& row : t.rows) {
-        for (size_t i = 0; i < row.size(); ++i) text += (i ? "," : "") + row[i];
-        text += "\n";
-    }
-    FILE* f = std::fopen(path.c_str(), "wb");
-    if (!f || std::fwrite(text.data(), 1, text.size(), f) != text.size() || std::fclose(f) != 0) {
-        error = path.string() + ": cannot write";
-        return false;
-    }
-    return true;
-}
-
 // The row of normalizer_swap.csv for one plan ("none" = the unmodified model).
 std::vector<std::string> plan_row(const Swap& s, const PassResult& r, const PassResult& base, double kl, double top1, int T) {
     const size_t at = s.setting.find('@');
@@ -256,18 +225,7 @@ bool run_swaps(const Gpt2Model& model, const AttentionPlan& base_plan, const std
 std::string summary_json(const Checkpoint& ck, const TextInput& in, const AttentionPlan& base_plan, const PassResult& base,
                          const SwapRun& run, const std::vector<std::string>& files) {
     const Gpt2Config& c = ck.model.config();
-    json::ObjectBuilder model, text, parameters, baseline, timing;
-    model.add("path", ck.path)
-        .add("sha256", sha256_hex(ck.file.bytes()))
-        .add("n_layer", c.n_layer)
-        .add("n_head", c.n_head)
-        .add("n_embd", c.n_embd);
-    text.add("path", in.path)
-        .add("sha256", sha256_hex(in.bytes))
-        .add_raw("bytes", std::to_string(in.bytes.size()))
-        .add("tokens", in.text_tokens)
-        .add("tokens_used", static_cast<int>(in.ids.size()))
-        .add("cut", in.cut());
+    json::ObjectBuilder parameters, baseline, timing;
     std::vector<std::string> specs;
     for (const Swap& s : swaps(c.n_layer)) specs.push_back(s.spec());
     parameters.add("baseline_attention", attention_spec(base_plan)).add_raw("plans", json::ArrayBuilder().add_all(specs).str());
@@ -287,8 +245,8 @@ std::string summary_json(const Checkpoint& ck, const TextInput& in, const Attent
     json::ObjectBuilder s;
     s.add("experiment", "normalizer-swap")
         .add_raw("parameters", parameters.str())
-        .add_raw("model", model.str())
-        .add_raw("text", text.str())
+        .add_raw("model", checkpoint_json(ck))
+        .add_raw("text", text_input_json(in))
         .add_raw("baseline", baseline.str())
         .add_raw("notes", json::ArrayBuilder().add_all(notes).str())
         .add_raw("timing", timing.str())
@@ -329,9 +287,7 @@ int cli_normalizer_swap(int argc, char** argv, int first) {
         std::fprintf(stderr, "attnlab experiment normalizer-swap: %s has %d tokens; using the first %zu, %d cut\n", in.path.c_str(),
                      in.text_tokens, in.ids.size(), in.cut());
     const std::filesystem::path out_dir = *args.value("out");
-    std::error_code ec;
-    std::filesystem::create_directories(out_dir, ec);
-    if (ec || !std::filesystem::is_directory(out_dir)) return fail(out_dir.string() + ": cannot create the output folder: " + ec.message());
+    if (!make_output_folder(out_dir, error)) return fail(error);
 
     SwapRun run;
     PassResult base;
@@ -343,9 +299,7 @@ int cli_normalizer_swap(int argc, char** argv, int first) {
     }
     const std::filesystem::path summary = out_dir / "normalizer-swap.json";
     const std::string json_text = summary_json(ck, in, base_plan, base, run, files) + "\n";
-    FILE* f = std::fopen(summary.c_str(), "wb");
-    if (!f || std::fwrite(json_text.data(), 1, json_text.size(), f) != json_text.size() || std::fclose(f) != 0)
-        return fail(summary.string() + ": cannot write");
+    if (!write_text_file(summary, json_text, error)) return fail(error);
     std::printf("normalizer-swap %.1f s, %zu tokens (%d predicted), %zu plans: %s %s %s\n", run.seconds, in.ids.size(),
                 static_cast<int>(in.ids.size()) - 1, run.plans.rows.size(), summary.filename().c_str(), files[0].c_str(), files[1].c_str());
     return 0;

@@ -151,6 +151,76 @@ def distinct_colours(path):
     return len(np.unique(quantized[:, 0] << 16 | quantized[:, 1] << 8 | quantized[:, 2]))
 
 
+FADING_HEADER = ["L", "layer", "head", "queries", "max_weight_mean", "entropy_mean", "previous_weight_mean", "uniform_weight",
+                 "uniform_entropy", "lemma1_lower_mean", "lemma1_upper_mean", "softmax_head"]
+
+
+def write_needle_csv(folder):
+    """needle.csv for 3 layers x 2 heads: head 1 of layer 1 retrieves (weight 0.9), the rest spread."""
+    rows = [[L, layer, head, 8, 0.9 if (layer, head) == (1, 1) else 1.0 / L, 1 if (layer, head) == (1, 1) else L / 2, 1.0 / L]
+            for L in range(8, 257, 8) for layer in range(3) for head in range(2)]
+    write_csv(os.path.join(folder, "needle.csv"), ["L", "layer", "head", "queries", "needle_weight_mean", "needle_rank_mean",
+                                                   "uniform_weight"], rows)
+
+
+def write_fading_folder(folder, spec, zero_shot, slope):
+    """fading.csv and fading.json for 3 layers x 2 heads, L = 8..256: the largest weight falls as
+    L^-slope; softmax runs have Lemma 1's band, a swap (zero_shot) has nan there, as the tool writes."""
+    rows = []
+    for L in range(8, 257, 8):
+        for layer in range(3):
+            for head in range(2):
+                top = min(1.0, (0.9 - 0.1 * head) * (L / 8.0) ** -slope)
+                band = [math.nan, math.nan] if zero_shot else [math.exp(-6) / L, min(1.0, math.exp(6) / L)]
+                rows.append([L, layer, head, 8, top, math.log(L) * (1 - top), 0.1, 1.0 / L, math.log(L)] + band + [0 if zero_shot else 1])
+    write_csv(os.path.join(folder, "fading.csv"), FADING_HEADER, rows)
+    with open(os.path.join(folder, "fading.json"), "w") as f:
+        json.dump({"experiment": "fading", "model": {"path": "assets/tiny/model.safetensors"},
+                   "parameters": {"attention": spec, "zero_shot_swap": zero_shot, "windows": 8}}, f)
+
+
+def colour_pixels(path, rgb, tolerance=30):
+    """How many pixels are within `tolerance` of the colour rgb (0..255 each)."""
+    pixels = (matplotlib.image.imread(path)[..., :3] * 255).astype(int)
+    return int((np.abs(pixels - np.asarray(rgb)).max(axis=-1) <= tolerance).sum())
+
+
+def check_fading(script, tmp):
+    """fig_fading alone and with --compare: the second run is drawn in red, labelled; bad input is named."""
+    one, two = os.path.join(tmp, "fading_one"), os.path.join(tmp, "fading_two")
+    os.makedirs(one)
+    os.makedirs(two)
+    write_fading_folder(one, "", False, 0.5)
+    write_fading_folder(two, "all=ssmax:0.43", True, 0.1)
+    r = run(script, one, "--out", os.path.join(tmp, "f1"))
+    single = os.path.join(tmp, "f1", "fig_fading.png")
+    check(r.returncode == 0 and os.path.isfile(single), f"fading alone: fig_fading.png written ({r.stderr.strip()[-300:]})")
+    check("skipping fig_needle" in r.stdout, "fading without needle.csv: fig_needle is skipped with a message")
+    write_needle_csv(one)
+    write_needle_csv(two)
+    r = run(script, one, "--compare", two, "--out", os.path.join(tmp, "f2"))
+    both = os.path.join(tmp, "f2", "fig_fading.png")
+    needle = os.path.join(tmp, "f2", "fig_needle.png")
+    check(os.path.isfile(needle) and distinct_colours(needle) > 100 and colour_pixels(needle, (214, 39, 40)) > 500,
+          "with needle.csv: fig_needle.png is written, with the second run in red")
+    check(r.returncode == 0 and os.path.isfile(both), f"fading --compare: fig_fading.png written ({r.stderr.strip()[-300:]})")
+    if os.path.isfile(single) and os.path.isfile(both):
+        red_single, red_both = colour_pixels(single, (214, 39, 40)), colour_pixels(both, (214, 39, 40))
+        check(red_single < 50 and red_both > 1000, f"--compare draws the second run in red ({red_single} red pixels alone, {red_both} with it)")
+        check(distinct_colours(single) > 300, "fig_fading.png is a real picture (> 300 colours)")
+    r = run(script, one, "--heads", "2.1,0.0", "--out", os.path.join(tmp, "f3"))
+    check(r.returncode == 0 and os.path.isfile(os.path.join(tmp, "f3", "fig_fading.png")), "fading --heads 2.1,0.0: drawn")
+    r = run(script, one, "--heads", "two")
+    check(r.returncode == 2 and "--heads" in r.stderr, f"--heads two: exit 2 naming --heads ({r.stderr.strip()})")
+    r = run(script, one, "--compare", os.path.join(tmp, "f1"))
+    check(r.returncode == 2 and "fading.csv" in r.stderr, f"--compare a folder without fading.csv: exit 2 ({r.stderr.strip()})")
+    rewrite_cell(os.path.join(two, "fading.csv"), "max_weight_mean", "big")
+    r = run(script, one, "--compare", two, "--out", os.path.join(tmp, "f4"))
+    check(r.returncode != 0 and two in r.stderr and "fading.csv" in r.stderr and "max_weight_mean" in r.stderr
+          and not os.path.isfile(os.path.join(tmp, "f4", "fig_fading.png")),
+          f"fading --compare, a malformed max_weight_mean: non-zero exit naming its folder and column, nothing drawn ({r.stderr.strip()})")
+
+
 def rewrite_cell(path, column, value):
     with open(path) as f:
         lines = f.read().splitlines()
@@ -238,6 +308,8 @@ def main():
         r = run(script, swap)
         check(r.returncode != 0 and "normalizer_swap_layers.csv" in r.stderr and "entropy_mean" in r.stderr,
               f"normalizer swap, no entropy_mean column: non-zero exit naming it ({r.stderr.strip()})")
+
+        check_fading(script, tmp)
 
         # No such folder.
         missing = os.path.join(tmp, "no_such_dir")

@@ -1,0 +1,39 @@
+// The per-query quantities of the fading experiment (analysis/fading.h).
+#include "analysis/fading.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/softmax.h"
+
+namespace attnlab {
+
+void add_fading_query(std::span<const float> weights, std::span<const float> scores, std::optional<double> softmax_T, FadingSums& sums) {
+    const int L = static_cast<int>(weights.size());
+    double top = 0, entropy = 0;
+    for (float w : weights) {
+        top = std::max(top, static_cast<double>(w));
+        // 0 ln 0 = 0: sparsemax and entmax give exact zeros.
+        if (w > 0) entropy -= static_cast<double>(w) * std::log(static_cast<double>(w));
+    }
+    sums.max_weight += top;
+    sums.entropy += entropy;
+    sums.previous_weight += L >= 2 ? static_cast<double>(weights[static_cast<size_t>(L - 2)]) : 0.0;
+    ++sums.queries;
+    if (!softmax_T) return;
+    // a = max |l_i|, the smallest a for which the lemma's assumption holds (docs/science.md §3).
+    double a = 0;
+    for (float s : scores) a = std::max(a, std::abs(static_cast<double>(s)));
+    const Lemma1Band band = lemma1_band(L, a, *softmax_T);
+    sums.lemma1_lower += band.lower;
+    // No weight exceeds 1, so an upper end above 1 says nothing; capping keeps the mean readable.
+    sums.lemma1_upper += std::min(band.upper, 1.0);
+    ++sums.lemma1_queries;
+}
+
+int weight_rank(std::span<const float> weights, int index) {
+    const float w = weights[static_cast<size_t>(index)];
+    return 1 + static_cast<int>(std::count_if(weights.begin(), weights.end(), [w](float x) { return x > w; }));
+}
+
+}  // namespace attnlab
