@@ -83,11 +83,14 @@ export async function planSuite({ browser, server, out }) {
     await waitFor(page, () => { const mc = window.attnlab.status().model_changes; return mc.forward_current && mc.perplexity_after; },
                   undefined, 30000);
     const rerun = (Date.now() - t0) / 1000;
+    await waitFor(page, () => window.attnlab.status().attention.thumbnails_ready, undefined, 30000);
+    const grid = (Date.now() - t0) / 1000;
     const settled = await planSettled(page, "all=sparsemax");
     const seconds = (Date.now() - t0) / 1000;
     st = await status(page);
     let now = numbers(st);
-    console.log(`        every head on sparsemax: pass and perplexity in ${rerun.toFixed(2)} s, with the grid and the summaries ${seconds.toFixed(2)} s`);
+    console.log(`        every head on sparsemax: pass and perplexity in ${rerun.toFixed(2)} s, the head grid ${grid.toFixed(2)} s, ` +
+                `the background summaries (panels 3-5) ${seconds.toFixed(2)} s`);
     check(settled && st.model_changes.changed_heads === m.n_layer * m.n_head && st.model_changes.heads.length === m.n_layer * m.n_head,
           `every head of the ${m.n_layer} x ${m.n_head} model is changed`, JSON.stringify(st.model_changes).slice(0, 200));
     check(/sparsemax in every head/.test(st.model_changes.words), "the model changes say it in words", st.model_changes.words);
