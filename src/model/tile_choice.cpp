@@ -18,9 +18,6 @@ namespace {
 
 constexpr int kFewRows = 24;
 
-const char* const kClassNames[kProductClasses] = {"linear, few rows",  "linear, many rows",  "gemm b, few rows",
-                                                  "gemm b, many rows", "gemm b^T, few rows", "gemm b^T, many rows"};
-
 }  // namespace
 
 ProductClass linear_class(int rows) { return rows < kFewRows ? ProductClass::linear_few_rows : ProductClass::linear_many_rows; }
@@ -33,6 +30,9 @@ ProductClass gemm_class(int rows, bool b_transposed) {
 #if defined(__AVX512F__) && !defined(__EMSCRIPTEN__)
 
 namespace {
+
+const char* const kClassNames[kProductClasses] = {"linear, few rows",  "linear, many rows",  "gemm b, few rows",
+                                                  "gemm b, many rows", "gemm b^T, few rows", "gemm b^T, many rows"};
 
 using avx512::kTileKinds;
 constexpr int kKinds = static_cast<int>(kTileKinds.size());
