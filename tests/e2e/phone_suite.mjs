@@ -110,9 +110,13 @@ async function wheelNotch(page, size, notches, name) {
   return findWidget(page, name);
 }
 
+// Opens a panel once the page is idle: while the model works, a progress bar with Cancel sits above
+// the tabs, and when the work ends the panel moves up by that bar's row (36 px here); a finger aimed
+// before that would land a row below its widget.
 async function show(page, panel) {
+  await waitFor(page, () => !window.attnlab.status().busy, undefined, 30000);
   await page.evaluate((p) => window.attnlab.setState({ panel: p }), panel);
-  await waitFor(page, (p) => window.attnlab.status().panel === p, panel, 5000);
+  await waitFor(page, (p) => window.attnlab.status().panel === p && !window.attnlab.status().busy, panel, 30000);
   await pause(page, 250);  // a frame or two lays it out
 }
 
