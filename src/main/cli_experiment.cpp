@@ -58,10 +58,7 @@ const char* const kHelp =
     "Writes DIR/<table>.csv for each table and DIR/<experiment>.json with the parameters, the counts of\n"
     "skipped queries, the SHA-256 of the model and the text, and the timing. tools/plot_figures.py DIR draws them.\n";
 
-int fail(const std::string& message, int code = 1) {
-    std::fprintf(stderr, "attnlab experiment: %s\n", message.c_str());
-    return code;
-}
+int fail(const std::string& message, int code = 1) { return command_failed("experiment", message, code); }
 
 bool write_csv(const std::filesystem::path& path, const Table& t, std::string& error) {
     FILE* f = std::fopen(path.c_str(), "wb");

@@ -53,10 +53,7 @@ const char* const kHelp =
     "Writes DIR/fading.csv (a row per L, layer and head), DIR/needle.csv with --needle, and DIR/fading.json;\n"
     "tools/plot_figures.py DIR draws them.\n";
 
-int fail(const std::string& message, int code = 1) {
-    std::fprintf(stderr, "attnlab experiment fading: %s\n", message.c_str());
-    return code;
-}
+int fail(const std::string& message, int code = 1) { return command_failed("experiment fading", message, code); }
 
 constexpr int kStep = 8;  // L = 8, 16, ...
 
@@ -399,10 +396,7 @@ bool read_lengths(const CliArgs& args, const Gpt2Config& cfg, int tokens, int& m
 }  // namespace
 
 int cli_fading(int argc, char** argv, int first) {
-    if (first < argc && (std::string(argv[first]) == "--help" || std::string(argv[first]) == "-h")) {
-        std::fputs(kHelp, stdout);
-        return 0;
-    }
+    if (printed_help(argc, argv, first, kHelp)) return 0;
     CliArgs args;
     std::string error;
     if (!args.parse(argc, argv, first, {"model", "text", "ids", "out", "attention", "max-L", "windows", "threads", "vocab-dir"},

@@ -44,10 +44,7 @@ const char* const kHelp =
     "Writes DIR/normalizer_swap.csv (a row per plan), DIR/normalizer_swap_layers.csv (a row per plan and\n"
     "layer) and DIR/normalizer-swap.json; tools/plot_figures.py DIR draws them.\n";
 
-int fail(const std::string& message, int code = 1) {
-    std::fprintf(stderr, "attnlab experiment normalizer-swap: %s\n", message.c_str());
-    return code;
-}
+int fail(const std::string& message, int code = 1) { return command_failed("experiment normalizer-swap", message, code); }
 
 // One swap: `setting` (the right side of an item, e.g. "ssmax:0.43") on `heads` ("all" or "L.*").
 struct Swap {
@@ -257,10 +254,7 @@ std::string summary_json(const Checkpoint& ck, const TextInput& in, const Attent
 }  // namespace
 
 int cli_normalizer_swap(int argc, char** argv, int first) {
-    if (first < argc && (std::string(argv[first]) == "--help" || std::string(argv[first]) == "-h")) {
-        std::fputs(kHelp, stdout);
-        return 0;
-    }
+    if (printed_help(argc, argv, first, kHelp)) return 0;
     CliArgs args;
     std::string error;
     if (!args.parse(argc, argv, first, {"model", "text", "ids", "out", "attention", "max-tokens", "threads", "vocab-dir"}, {"quiet"},

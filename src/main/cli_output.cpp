@@ -9,6 +9,17 @@
 
 namespace attnlab {
 
+int command_failed(const char* command, const std::string& message, int code) {
+    std::fprintf(stderr, "attnlab %s: %s\n", command, message.c_str());
+    return code;
+}
+
+bool printed_help(int argc, char** argv, int first, const char* help) {
+    if (first >= argc || (std::string(argv[first]) != "--help" && std::string(argv[first]) != "-h")) return false;
+    std::fputs(help, stdout);
+    return true;
+}
+
 std::string csv_number(double v) {
     if (std::isnan(v)) return "nan";
     char buf[32];

@@ -10,6 +10,11 @@
 
 namespace attnlab {
 
+// "attnlab COMMAND: message" on stderr; returns `code` (1: the run failed, 2: bad usage).
+int command_failed(const char* command, const std::string& message, int code = 1);
+// --help or -h as the command's first argument: prints `help` on stdout and returns true.
+bool printed_help(int argc, char** argv, int first, const char* help);
+
 // %.17g (round-trips a double); "nan" for NaN.
 std::string csv_number(double v);
 
