@@ -117,25 +117,21 @@ double previous_token_weight(std::span<const float> map, int L) {
 
 namespace {
 
-// score(map) of every head's (L, L) map as trained (softmax, T = 1), layer-major.
+// score(map) of every head's (L, L) map under the plan the pass ran, layer-major.
 template <class Score>
-std::vector<double> score_every_head(const AttentionCapture& cap, Score score) {
-    const int L = cap.length(), d = cap.head_dim();
+std::vector<double> score_every_head(const AttentionCapture& cap, const AttentionPlan& plan, Score score) {
+    assert(plan.n_layer() == cap.layers() && plan.n_head() == cap.n_head());
     std::vector<double> out;
-    std::vector<float> map;  // (L, L)
     for (int layer = 0; layer < cap.layers(); ++layer)
-        for (int head = 0; head < cap.n_head(); ++head) {
-            softmax_attention_rows(cap.queries(layer, head), cap.keys(layer, head), L, d, 0, L, map);
-            out.push_back(score(map));
-        }
+        for (int head = 0; head < cap.n_head(); ++head) out.push_back(score(cap.weights(layer, head, plan.at(layer, head))));
     return out;
 }
 
 }  // namespace
 
-std::vector<double> previous_token_weights(const AttentionCapture& cap) {
+std::vector<double> previous_token_weights(const AttentionCapture& cap, const AttentionPlan& plan) {
     const int L = cap.length();
-    return score_every_head(cap, [L](std::span<const float> map) { return previous_token_weight(map, L); });
+    return score_every_head(cap, plan, [L](std::span<const float> map) { return previous_token_weight(map, L); });
 }
 
 std::vector<int> induction_targets(std::span<const int> tokens) {
@@ -182,10 +178,10 @@ double uniform_induction_score(std::span<const int> targets) {
     return n > 0 ? sum / n : std::numeric_limits<double>::quiet_NaN();
 }
 
-std::vector<double> induction_scores(const AttentionCapture& cap, std::span<const int> tokens) {
+std::vector<double> induction_scores(const AttentionCapture& cap, std::span<const int> tokens, const AttentionPlan& plan) {
     assert(static_cast<int>(tokens.size()) == cap.length());
     const std::vector<int> targets = induction_targets(tokens);
-    return score_every_head(cap, [&targets](std::span<const float> map) { return induction_score(map, targets); });
+    return score_every_head(cap, plan, [&targets](std::span<const float> map) { return induction_score(map, targets); });
 }
 
 namespace {

@@ -54,10 +54,11 @@ inline constexpr double kPreviousTokenThreshold = 0.5;
 // The same a block of rows at a time, as the thumbnails are computed: the sum of A(i, i-1) over
 // rows r0..r1-1 (row 0 adds nothing) of `rows` ((r1 - r0, L) row-major). Divide the total by L - 1.
 double previous_token_sum(std::span<const float> rows, int L, int r0, int r1);
-// Every head's score (layer-major, layers x n_head) on the weights the thumbnails show: softmax
-// at T = 1, as the model ran (softmax_attention_rows). For tests and the command line; the
-// panel gets the same numbers from its thumbnail task.
-std::vector<double> previous_token_weights(const AttentionCapture& cap);
+// Every head's score (layer-major, layers x n_head) on the weights the pass used: each head's
+// normalizer and temperature from `plan`, the plan the pass ran (a model trained with SSMax has
+// SSMax in its trained plan; softmax there would score other weights). For tests and the command
+// line; the panel gets the same numbers from its thumbnail task.
+std::vector<double> previous_token_weights(const AttentionCapture& cap, const AttentionPlan& plan);
 
 // An induction head looks back to what followed the current token's earlier occurrence, and so
 // continues a repeat. targets[i] is the key that followed the first occurrence of tokens[i]:
@@ -76,7 +77,7 @@ inline constexpr double kInductionThreshold = 0.3;
 double induction_sum(std::span<const float> rows, std::span<const int> targets, int r0, int r1);
 int induction_queries(std::span<const int> targets);
 // Every head's score (layer-major) on the tokens the capture ran, as previous_token_weights.
-std::vector<double> induction_scores(const AttentionCapture& cap, std::span<const int> tokens);
+std::vector<double> induction_scores(const AttentionCapture& cap, std::span<const int> tokens, const AttentionPlan& plan);
 
 // What uniform causal attention (A(i, j) = 1 / (i + 1)) scores: the level a learned head stands
 // out from. NaN where the score itself is (L < 2; no token twice).

@@ -270,7 +270,7 @@ TEST_CASE("previous_token_weights: every head, on the weights the thumbnails sho
     std::vector<float> logits;
     REQUIRE(state.forward(tokens, logits, error, false, &cap));
 
-    const std::vector<double> got = previous_token_weights(cap);
+    const std::vector<double> got = previous_token_weights(cap, model.trained_plan());
     REQUIRE(got.size() == size_t(cap.layers() * cap.n_head()));
     for (int l = 0; l < cap.layers(); ++l)
         for (int h = 0; h < cap.n_head(); ++h) {
@@ -367,7 +367,7 @@ TEST_CASE("induction_scores: every head, against the model's own softmax", "[att
     AttentionCapture cap;
     std::vector<float> logits;
     REQUIRE(state.forward(tokens, logits, error, false, &cap));
-    const std::vector<double> got = induction_scores(cap, tokens);
+    const std::vector<double> got = induction_scores(cap, tokens, model.trained_plan());
     REQUIRE(got.size() == size_t(cap.layers() * cap.n_head()));
     for (int l = 0; l < cap.layers(); ++l)
         for (int h = 0; h < cap.n_head(); ++h) {
