@@ -16,8 +16,7 @@ import { check, waitFor, status, state, findWidget, openPage as openPageIn, deco
 const TWIN_ROUTE = "/assets/tiny-ssmax/model.safetensors";
 const TINY_ROUTE = "/assets/tiny/model.safetensors";
 const asset = (rel) => fileURLToPath(new URL(`../../assets/${rel}`, import.meta.url));
-const TWIN_CONFIG = JSON.parse(readFileSync(asset("tiny-ssmax/config.json"), "utf8"));
-const TINY_CONFIG = JSON.parse(readFileSync(asset("tiny/config.json"), "utf8"));
+const readConfig = (folder) => JSON.parse(readFileSync(asset(`${folder}/config.json`), "utf8"));
 // fp32 weights from passes cut into different chunks (the page) and one call (the CLI).
 const TOLERANCE = 2e-5;
 
@@ -55,6 +54,14 @@ async function chooseFromMenu(page, entry) {
 
 export async function twinSuite({ browser, server, cli, out }) {
   console.log("the SSMax twin (AttnLab tiny-SSMax): the model menu, a link, the CLI's weights, the comparison:");
+  let TWIN_CONFIG, TINY_CONFIG;
+  try {
+    TWIN_CONFIG = readConfig("tiny-ssmax");
+    TINY_CONFIG = readConfig("tiny");
+  } catch (e) {
+    check(false, "assets/tiny-ssmax/config.json and assets/tiny/config.json are in the repository", String(e.message ?? e));
+    return;
+  }
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: "block" });
   try {
     const twinGets = server.downloads(TWIN_ROUTE), tinyGets = server.downloads(TINY_ROUTE);

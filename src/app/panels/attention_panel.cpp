@@ -487,9 +487,12 @@ void draw_attention_panel(AttentionPanel& p, PanelContext& ctx) {
     end_pane(panes);
     beside(panes);
     begin_pane(panes, "##attention_right", 0, false);
-    if (draw_twin_compare(p.twin, ctx, panes)) {
-        // the two models' maps and the fading plot instead of the map and the row
-    } else if (panes.stacked) {
+    if (draw_twin_compare(p.twin, ctx, panes)) {  // the two models' maps and the fading plot instead
+        end_pane(panes);
+        end_panes(panes);
+        return;
+    }
+    if (panes.stacked) {
         // The map as wide as the screen (less its labels), taller than the view when that is short.
         const float w = ImGui::GetContentRegionAvail().x;
         draw_map(p, ctx, ImVec2(0, std::clamp(w - font * 5.0f, font * 14.0f, std::max(panes.view_h, font * 18.0f))));
