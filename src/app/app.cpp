@@ -31,6 +31,7 @@ void load_builtin_model(AppState& app, bool first_open) {
 }
 
 void load_builtin(AppState& app, BuiltinModel which) {
+    if (swap_with_twin(app.session, which)) return;  // held beside the model for the comparison already
     if (which == BuiltinModel::Tiny) return load_builtin_model(app);
     if (which != BuiltinModel::TinySsmax || !app.model_source || app.twin_model.empty()) return;
     start_builtin_model(app.model_loading, app.session, *app.model_source, app.twin_model, which);

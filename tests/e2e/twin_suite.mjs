@@ -139,6 +139,17 @@ export async function twinSuite({ browser, server, cli, out }) {
     const stats = pictureStats(decodePng(shot));
     check(stats.colours > 50 && stats.inked > 0.05 && (await findWidget(page, "twin.map.twin"))?.w > 0,
           "both maps and the fading plot are drawn (twin-compare.png)", `${stats.colours} colours`);
+
+    // 5. The menu's choice of the model held beside it swaps the two, with no download.
+    const gets = [server.downloads(TWIN_ROUTE), server.downloads(TINY_ROUTE)];
+    const swapped = await chooseFromMenu(page, "model.builtin.tiny") && await loadedAs(page, "AttnLab tiny") &&
+                    await waitFor(page, () => window.attnlab.status().twin.phase === "ready", undefined, 30000);
+    const sw = (await status(page)).twin;
+    check(swapped && sw.model.label === "AttnLab tiny" && sw.twin.label === "AttnLab tiny-SSMax" &&
+          server.downloads(TWIN_ROUTE) === gets[0] && server.downloads(TINY_ROUTE) === gets[1] &&
+          worst(sw.fading.model, largest(cliTiny)) < TOLERANCE && worst(sw.fading.twin, largest(cliTwinHead)) < TOLERANCE,
+          "choosing AttnLab tiny, held for the comparison, swaps the two models without a download",
+          JSON.stringify({ swapped, model: sw.model?.label, twin: sw.twin?.label, gets: [server.downloads(TWIN_ROUTE) - gets[0], server.downloads(TINY_ROUTE) - gets[1]] }));
     check(errors.length === 0, "no errors on the page", errors.join(" | "));
   } finally {
     await context.close();

@@ -70,16 +70,15 @@ void take_loaded_bytes(ModelLoading& loading, ModelSource& source, Session& s) {
         return;
     }
     if (s.message == loading.reported_message) s.message.clear();
-    // A view that showed its head as the old model was trained shows the new one's head so too.
-    const bool follow = s.model && view_follows_trained(s.view, s.model->model.trained_plan());
     install_model(s, std::move(model));
-    if (follow) follow_trained(s.view, s.model->model.trained_plan());
     s.view.model_url = link_address(*s.model);
 }
 
 }  // namespace
 
 void install_model(Session& s, std::shared_ptr<const LoadedModel> model) {
+    // A view that showed its head as the old model was trained shows the new one's head so too.
+    const bool follow = s.model && view_follows_trained(s.view, s.model->model.trained_plan());
     // Results of the old model must not outlive it: cancel its work, drop its passes.
     s.model_work.cancel();
     s.background.cancel();
@@ -94,6 +93,17 @@ void install_model(Session& s, std::shared_ptr<const LoadedModel> model) {
     s.failed_pass_plan = AttentionPlan();
     s.model = std::move(model);
     s.model_error.clear();
+    if (follow) follow_trained(s.view, s.model->model.trained_plan());
+}
+
+bool swap_with_twin(Session& s, BuiltinModel which) {
+    if (!s.model || !s.twin || s.twin->which != which) return false;
+    std::shared_ptr<const LoadedModel> old = s.model;
+    install_model(s, s.twin);
+    s.twin = std::move(old);
+    s.twin_forward.reset();
+    s.view.model_url = link_address(*s.model);
+    return true;
 }
 
 // A new attempt: the last attempt's error no longer applies.

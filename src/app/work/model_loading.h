@@ -51,7 +51,12 @@ void start_twin_download(ModelLoading& loading, ModelSource& source, const std::
 // A new attempt (a file picked, say): the last attempt's error no longer applies.
 void forget_failure(ModelLoading& loading, Session& s);
 
-// Makes `model` the session's model: drops the work and results of the previous one.
+// Makes `model` the session's model: drops the work and results of the previous one. A view that
+// showed its head as the old model was trained follows the new one's trained setting (model_choice.h).
 void install_model(Session& s, std::shared_ptr<const LoadedModel> model);
+
+// The model menu's choice when it is held already as the comparison's twin (Session::twin): the
+// two change places, with no download. False when the twin is not `which`.
+bool swap_with_twin(Session& s, BuiltinModel which);
 
 }  // namespace attnlab
