@@ -223,11 +223,11 @@ async function main() {
   await writeFile(path.join(out, "result.txt"), "0 passed, 1 failed\n");  // until the run ends
 
   let fixtures = null;
-  if (only === "all" || only === "model" || only === "phone" || only === "plan") {
+  if (only === "all" || only === "model" || only === "phone" || only === "plan" || only === "twin") {
     try {
-      // The phone suite needs none; the plan suite's Cancel needs the long one.
-      const some = { phone: [], plan: ["long"] }[only] ?? null;
-      fixtures = await makeFixtures(cli, { only: some, extra: only === "model" || only === "plan" ? [] : ["big"] });
+      // The phone suite needs none; the plan suite's Cancel needs the long one; the twin suite a model with no twin.
+      const some = { phone: [], plan: ["long"], twin: ["small"] }[only] ?? null;
+      fixtures = await makeFixtures(cli, { only: some, extra: only === "model" || only === "plan" || only === "twin" ? [] : ["big"] });
       console.log(`e2e: checkpoints in ${fixtures.dir} (made by ${cli})`);
     } catch (e) {
       check(false, "the test checkpoints are made by the native CLI", String(e.message ?? e));
@@ -246,7 +246,7 @@ async function main() {
       await part("devicePixelRatio 2", () => visit(browser, url, 2));
     }
     if (only === "all" || only === "tiny") await part("the built-in model", () => tinyModel({ browser, server, out }));
-    if (only === "all" || only === "twin") await part("the SSMax twin", () => twinSuite({ browser, server, cli, out }));
+    if (only === "all" || only === "twin") await part("the SSMax twin", () => twinSuite({ browser, server, cli, out, hasFixtures: !!fixtures }));
     if (only === "all" || only === "tour") await part("tours", () => tours({ browser, server, out }));
     if (only === "all" || only === "plan") await part("normalizers inside the model", () => planSuite({ browser, server, out }));
     if ((only === "all" || only === "phone") && fixtures) await part("phones and tablets", () => phones({ browser, server, cli, out }));

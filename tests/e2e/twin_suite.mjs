@@ -52,7 +52,7 @@ async function chooseFromMenu(page, entry) {
   return click(page, entry);
 }
 
-export async function twinSuite({ browser, server, cli, out }) {
+export async function twinSuite({ browser, server, cli, out, hasFixtures }) {
   console.log("the SSMax twin (AttnLab tiny-SSMax): the model menu, a link, the CLI's weights, the comparison:");
   let TWIN_CONFIG, TINY_CONFIG;
   try {
@@ -150,6 +150,22 @@ export async function twinSuite({ browser, server, cli, out }) {
           worst(sw.fading.model, largest(cliTiny)) < TOLERANCE && worst(sw.fading.twin, largest(cliTwinHead)) < TOLERANCE,
           "choosing AttnLab tiny, held for the comparison, swaps the two models without a download",
           JSON.stringify({ swapped, model: sw.model?.label, twin: sw.twin?.label, gets: [server.downloads(TWIN_ROUTE) - gets[0], server.downloads(TINY_ROUTE) - gets[1]] }));
+
+    // 6. A model with no twin (a random checkpoint the CLI made): the comparison is unavailable, and says why.
+    if (hasFixtures) {
+      const small = `${server.origin}/models/small/model.safetensors`;
+      await page.evaluate((m) => window.attnlab.setState({ model: m }), small);
+      const other = await waitFor(page, (m) => {
+        const s2 = window.attnlab.status();
+        return s2.model.source === m && s2.forward_tokens === s2.tokens;
+      }, small, 30000);
+      const un = (await status(page)).twin;
+      const toggle = await findWidget(page, "attention.compare_twin");
+      check(other && un.phase === "unavailable" && !un.on && /built-in/.test(un.reason) && un.fading === null && toggle?.drawn &&
+            !(await findWidget(page, "twin.map.twin"))?.drawn,
+            "with a model that has no twin the toggle stays, the comparison is off, and status().twin.reason says why",
+            JSON.stringify({ other, phase: un.phase, on: un.on, reason: un.reason }));
+    }
     check(errors.length === 0, "no errors on the page", errors.join(" | "));
   } finally {
     await context.close();

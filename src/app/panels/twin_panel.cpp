@@ -48,7 +48,7 @@ void fill_side(TwinPanel::Side& side, const LoadedModel& model, const std::share
 
 // Brings both sides up to date with the view; false while a side has no pass yet.
 bool update_sides(TwinPanel& p, const Session& s) {
-    if (!s.model || !s.twin) return false;
+    if (!s.model || !s.twin || s.twin->which != other_twin(s.model->which)) return false;
     const std::shared_ptr<const ForwardResult> passes[2] = {side_pass(s, 0), side_pass(s, 1)};
     if (!passes[0] || !passes[1]) return false;
     const AttentionCapture& cap = passes[0]->capture;
@@ -170,9 +170,12 @@ bool draw_twin_compare(TwinPanel& p, PanelContext& ctx, const Panes& panes) {
 
 std::string twin_status_json(const TwinPanel&, const Session& s) {
     json::ObjectBuilder o;
-    o.add("on", s.view.compare).add("phase", twin_phase(s)).add("reason", twin_unavailable_reason(s)).add("error", s.twin_error);
+    o.add("on", s.view.compare && twin_unavailable_reason(s).empty())
+        .add("phase", twin_phase(s))
+        .add("reason", twin_unavailable_reason(s))
+        .add("error", s.twin_error);
     TwinPanel fresh;  // computed here, so that status() is current whichever panel is open
-    if (!s.view.compare || !update_sides(fresh, s)) {
+    if (!s.view.compare || !twin_unavailable_reason(s).empty() || !update_sides(fresh, s)) {
         o.add_raw("model", "null").add_raw("twin", "null").add_raw("fading", "null").add_raw("last", "null");
         return o.str();
     }

@@ -41,7 +41,7 @@ void draw_twin_toggle(PanelContext& ctx);
 // when the comparison is off or the model has no twin.
 bool draw_twin_compare(TwinPanel& panel, PanelContext& ctx, const Panes& panes);
 
-// window.attnlab.status().twin: {on, phase ("off", "unavailable", "loading", "computing", "ready",
+// window.attnlab.status().twin: {on (asked for, and the model has a twin), phase ("off", "unavailable", "loading", "computing", "ready",
 // "failed"), reason, error, model: {label, name, normalizer}, twin: {...}, layer, head, L,
 // fading: {keys: [L...], model: [largest...], twin: [largest...]}, last: {L, model, twin}}.
 std::string twin_status_json(const TwinPanel& panel, const Session& s);
