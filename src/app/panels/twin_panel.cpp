@@ -141,7 +141,14 @@ void draw_twin_toggle(PanelContext& ctx) {
 
 bool draw_twin_compare(TwinPanel& p, PanelContext& ctx, const Panes& panes) {
     const Session& s = ctx.session;
-    if (!s.view.compare || !twin_unavailable_reason(s).empty()) return false;
+    if (!s.view.compare) return false;
+    // Asked for (a link, a tour's step) with a model that has no twin: say so above the usual map.
+    if (const std::string reason = twin_unavailable_reason(s); !reason.empty()) {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextDisabled("Compare with the twin: %s", reason.c_str());
+        ImGui::PopTextWrapPos();
+        return false;
+    }
     const std::string phase = twin_phase(s);
     if (phase == "failed") {
         ImGui::PushStyleColor(ImGuiCol_Text, plot::colors::vermillion);

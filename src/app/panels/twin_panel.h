@@ -37,8 +37,9 @@ struct TwinPanel {
 void draw_twin_toggle(PanelContext& ctx);
 
 // The comparison in the pane given (Panes from the Attention map): the two maps side by side, or
-// one above the other when stacked, and the fading plot below them. Draws nothing and returns false
-// when the comparison is off or the model has no twin.
+// one above the other when stacked, and the fading plot below them. Returns false (the panel draws
+// its usual map) when the comparison is off, or asked for with a model that has no twin: then a
+// line says why.
 bool draw_twin_compare(TwinPanel& panel, PanelContext& ctx, const Panes& panes);
 
 // window.attnlab.status().twin: {on (asked for, and the model has a twin), phase ("off", "unavailable", "loading", "computing", "ready",
