@@ -421,7 +421,9 @@
         notice(id, `This browser did not finish keeping ${url.replace(/^.*\//, "")} on an earlier visit (the page was ` +
                    "closed or reloaded first), so it is downloaded again.");
       }
-      const taken = !fromCache && useCache ? await claimEarly(url) : (dropEarly(), null);
+      // The early download serves an address kept out of Cache Storage too (the built-in SSMax
+      // twin named by a share link), which would otherwise be fetched twice.
+      const taken = !fromCache ? await claimEarly(url) : (dropEarly(), null);
       if (taken) {
         response = taken.response;
         if (op !== current) { taken.reader.cancel(); return; }

@@ -31,6 +31,16 @@ void add_fading_query(std::span<const float> weights, std::span<const float> sco
     ++sums.lemma1_queries;
 }
 
+std::vector<FadingSums> fading_by_query(std::span<const float> weights, std::span<const float> scores, int L,
+                                        std::optional<double> softmax_T) {
+    std::vector<FadingSums> out(static_cast<size_t>(L));
+    for (int i = 0; i < L; ++i) {
+        const size_t row = static_cast<size_t>(i) * static_cast<size_t>(L), n = static_cast<size_t>(i) + 1;
+        add_fading_query(weights.subspan(row, n), scores.subspan(row, n), softmax_T, out[static_cast<size_t>(i)]);
+    }
+    return out;
+}
+
 int weight_rank(std::span<const float> weights, int index) {
     const float w = weights[static_cast<size_t>(index)];
     return 1 + static_cast<int>(std::count_if(weights.begin(), weights.end(), [w](float x) { return x > w; }));

@@ -4,6 +4,7 @@
 // average over windows of a text. Pure functions on weights and scores; no I/O.
 #include <optional>
 #include <span>
+#include <vector>
 
 namespace attnlab {
 
@@ -24,6 +25,12 @@ struct FadingSums {
 // head's temperature when it runs softmax, empty otherwise: Lemma 1 holds for a normalizer that
 // does not depend on L, and SSMax (or any other normalizer) is not bounded by softmax's band.
 void add_fading_query(std::span<const float> weights, std::span<const float> scores, std::optional<double> softmax_T, FadingSums& sums);
+
+// One head's causal (L, L) map query by query (row-major; row i sees keys 0..i, entries above the
+// diagonal ignored): for each query i the sums of add_fading_query over row i's i + 1 weights and
+// scores alone. The page's fading plot draws them against L = i + 1 keys, one text, one pass.
+std::vector<FadingSums> fading_by_query(std::span<const float> weights, std::span<const float> scores, int L,
+                                        std::optional<double> softmax_T);
 
 // The rank of weights[index] among all of them: 1 + the number of strictly larger weights, so a
 // tie for first place is rank 1.

@@ -11,6 +11,7 @@
 #include "app/plot/plot.h"
 #include "app/work/head_summaries.h"
 #include "app/work/model_tasks.h"
+#include "app/work/twin_compare.h"
 #include "base/parallel.h"
 
 namespace attnlab {
@@ -27,6 +28,13 @@ void load_builtin_model(AppState& app, bool first_open) {
     if (!app.model_source || app.builtin_model.empty()) return;
     start_builtin_model(app.model_loading, app.session, *app.model_source, app.builtin_model);
     if (first_open) request_learned_head(app, Panel::Attention, true);
+}
+
+void load_builtin(AppState& app, BuiltinModel which) {
+    if (swap_with_twin(app.session, which)) return;  // held beside the model for the comparison already
+    if (which == BuiltinModel::Tiny) return load_builtin_model(app);
+    if (which != BuiltinModel::TinySsmax || !app.model_source || app.twin_model.empty()) return;
+    start_builtin_model(app.model_loading, app.session, *app.model_source, app.twin_model, which);
 }
 
 void request_learned_head(AppState& app, Panel panel, bool builtin_only) {
@@ -192,7 +200,7 @@ void draw_work(AppState& app) {
     const struct {
         TaskRunner& runner;
         const char* id;
-    } runners[] = {{s.model_work, "model"}, {s.background, "background"}};
+    } runners[] = {{s.model_work, "model"}, {s.background, "background"}, {s.twin_work, "twin"}};
     for (const auto& r : runners) {
         if (!r.runner.busy()) continue;
         ImGui::PushID(r.id);
@@ -333,6 +341,8 @@ void draw_app(AppState& app) {
     s.model_work.pump(s, kWorkBudgetMs);
     keep_model_loading(app.model_loading, s, app.model_source);
     keep_forward_current(s);
+    keep_twin_current(app.model_loading, s, app.model_source, {app.builtin_model, app.twin_model});
+    s.twin_work.pump(s, kWorkBudgetMs);
     clamp_view(s);
     if (!s.model_work.busy()) s.background.pump(s, kWorkBudgetMs);
     keep_summaries_current(s);
@@ -355,6 +365,10 @@ void draw_app(AppState& app) {
     plot::set_widget_rects(&app.widgets);
     PanelContext ctx{s, app.widgets, app.file_export};
     draw_model_bar(app.model_bar, app.model_loading, ctx, app.model_source);
+    if (app.model_bar.chosen != BuiltinModel::None) {  // the model menu's choice
+        load_builtin(app, app.model_bar.chosen);
+        app.model_bar.chosen = BuiltinModel::None;
+    }
     draw_work(app);
     draw_message(app);
 
@@ -393,7 +407,14 @@ bool apply_view_state(AppState& app, std::string_view json, bool from_link, std:
     // The model: keep it when it is the one named (loaded or on its way), else fetch it (from
     // the cache when there).
     const std::string& url = view.model_url;
-    if (!url.empty() && app.model_source) {
+    if (linked_builtin(url) == BuiltinModel::TinySsmax && app.model_source) {
+        // The twin: named by its relative address, found where this build keeps it.
+        const FetchStatus st = app.model_source->status();
+        const bool on_its_way = !app.model_loading.twin_source.empty() && st.url == app.model_loading.twin_source &&
+                                (st.phase == FetchStatus::Phase::Downloading || st.phase == FetchStatus::Phase::Ready);
+        const bool loaded = s.model && s.model->which == BuiltinModel::TinySsmax;
+        if (!loaded && !on_its_way) load_builtin(app, BuiltinModel::TinySsmax);
+    } else if (!url.empty() && app.model_source) {
         const FetchStatus st = app.model_source->status();
         const bool on_its_way = st.url == url && (st.phase == FetchStatus::Phase::Probing || st.phase == FetchStatus::Phase::Downloading ||
                                                   st.phase == FetchStatus::Phase::Ready);
@@ -417,8 +438,8 @@ FetchStatus::Phase fetch_phase(const AppState& app) {
     return app.model_source ? app.model_source->status().phase : FetchStatus::Phase::Idle;
 }
 bool app_computing(const AppState& app) {
-    return app.session.model_work.busy() || app.session.background.busy() || app.attention.grid.thumbnails.work.busy() ||
-           app.settle_frames > 0 || plot::export_pending();
+    return app.session.model_work.busy() || app.session.background.busy() || app.session.twin_work.busy() ||
+           app.attention.grid.thumbnails.work.busy() || app.settle_frames > 0 || plot::export_pending();
 }
 }  // namespace
 
@@ -463,6 +484,7 @@ void app_status_members(const AppState& app, float pixel_ratio, std::string_view
             model.add("source", s.model->source);
             model.add("name", s.model->name);
             model.add("builtin", s.model->builtin);
+            model.add("builtin_name", builtin_model_label(s.model->which));  // "AttnLab tiny", "AttnLab tiny-SSMax", ""
         }
         return model.str();
     });
@@ -472,6 +494,7 @@ void app_status_members(const AppState& app, float pixel_ratio, std::string_view
     part("text", [&] { return text_status_json(app.text, s); });
     part("attention", [&] { return attention_status_json(app.attention, s); });
     part("model_changes", [&] { return model_changes_status_json(s); });
+    part("twin", [&] { return twin_status_json(app.attention.twin, s); });
     part("distance", [&] { return distance_status_json(app.distance, s); });
     part("separability", [&] { return separability_status_json(app.separability, s); });
     part("gradient", [&] { return gradient_status_json(app.gradient, s); });

@@ -41,6 +41,9 @@ struct AppState {
     // Where the built-in model (assets/tiny) is, as model_source takes it: the site's relative
     // address on the web, a folder on the desktop. "" = none.
     std::string builtin_model;
+    // Where its SSMax twin (assets/tiny-ssmax) is, the same way; not in the page's start-up
+    // download: fetched on first use (the model menu, a link naming it). "" = none.
+    std::string twin_model;
 
     // The page's share-link half (web/share_state.js); both null natively.
     // copy_link: put this view state in the URL's hash and copy the link; the page answers with
@@ -102,6 +105,9 @@ void init_app(AppState& app, std::string_view encoder_json, std::string_view voc
 // the page or window opened with nothing chosen, so the view may move to the model's strongest
 // learned head once it is known (AppState::learned_head).
 void load_builtin_model(AppState& app, bool first_open = false);
+// Starts loading one of the two built-in models (the model menu): AttnLab tiny or its SSMax twin.
+// Nothing when its location is unknown.
+void load_builtin(AppState& app, BuiltinModel which);
 
 void draw_app(AppState& app);
 

@@ -8,11 +8,12 @@
 namespace attnlab {
 
 std::shared_ptr<const LoadedModel> load_model(ModelBytes bytes, std::string_view config_json, std::string source, std::string& error,
-                                              bool builtin) {
+                                              BuiltinModel builtin) {
     auto m = std::make_shared<LoadedModel>();
     m->bytes = std::move(bytes);
     m->source = std::move(source);
-    m->builtin = builtin;
+    m->builtin = builtin != BuiltinModel::None;
+    m->which = builtin;
     Gpt2Config config;
     const bool has_config = !config_json.empty();
     if (has_config && !parse_gpt2_config(config_json, m->source + " config.json", config, error)) return nullptr;

@@ -12,6 +12,7 @@
 
 #include "analysis/normalizers.h"
 #include "analysis/selection.h"
+#include "app/model_choice.h"
 #include "app/view_state.h"
 #include "app/work/task_runner.h"
 #include "base/safetensors.h"
@@ -36,14 +37,15 @@ struct LoadedModel {
     // What the model bar calls it: config.json's optional "attnlab_name" (AttnLab's own models
     // say there what they are, e.g. "AttnLab tiny (...), not GPT-2"); "" = none, show `source`.
     std::string name;
-    bool builtin = false;  // the model shipped with AttnLab (assets/tiny), not one the reader chose
+    bool builtin = false;                     // a model shipped with AttnLab (assets/tiny or assets/tiny-ssmax), not one the reader chose
+    BuiltinModel which = BuiltinModel::None;  // and which one
     std::vector<std::string> warnings;
 };
 
 // Indexes the checkpoint and binds the weights (config_json may be empty: the shape is then
 // inferred). On failure returns null and a message that names `source` and what is wrong.
 std::shared_ptr<const LoadedModel> load_model(ModelBytes bytes, std::string_view config_json, std::string source, std::string& error,
-                                              bool builtin = false);
+                                              BuiltinModel builtin = BuiltinModel::None);
 
 // config.json's "attnlab_name" made fit for one line, or "" when absent or not a string.
 std::string model_display_name(std::string_view config_json);
@@ -106,6 +108,14 @@ struct Session {
 
     TaskRunner model_work;  // forward passes, generation, the perplexity
     TaskRunner background;  // the all-heads summaries
+
+    // "Compare with the twin" (view.compare): the other built-in model (AttnLab tiny beside
+    // tiny-SSMax, or the reverse), held beside `model` and never replacing it, and its pass over
+    // `tokens` as trained (app/work/twin_compare.h). Null until loaded and computed.
+    std::shared_ptr<const LoadedModel> twin;
+    std::shared_ptr<const ForwardResult> twin_forward;
+    std::string twin_error;  // why the twin is not shown: its load or its pass failed
+    TaskRunner twin_work;    // the twin's pass
 
     std::string message;  // an error or notice for the reader, shown until dismissed
 };

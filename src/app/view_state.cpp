@@ -101,6 +101,8 @@ std::string view_state_json(const ViewState& s, const ViewState* base) {
     if (differs(&ViewState::eps)) o.add("eps", s.eps);
     // Written even when "" (as trained): a tour step going back to the model as trained must say so.
     if (differs(&ViewState::plan)) o.add("plan", s.plan);
+    // Written even when false: a tour step that compares no more must say so.
+    if (differs(&ViewState::compare)) o.add("compare", s.compare);
     return o.str();
 }
 
@@ -180,6 +182,13 @@ bool read_view_state(const json::Value& obj, ViewState& out, std::string& error)
             return false;
         }
         s.plan = v->as_string();
+    }
+    if (const json::Value* v = obj.find("compare")) {
+        if (!v->is_bool()) {
+            error = bad("compare", "true or false (\"Compare with the twin\")", *v);
+            return false;
+        }
+        s.compare = v->as_bool();
     }
     out = std::move(s);
     error.clear();

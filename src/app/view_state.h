@@ -31,12 +31,16 @@ struct ViewState {
     // plan: "" = the model as trained. Read before a model has loaded, so only its grammar is
     // checked here (check_attention_spec); the session parses it against the model.
     std::string plan;
+    // "Compare with the twin" (the Attention map): the open head of the built-in model beside the
+    // same head of its twin (AttnLab tiny and AttnLab tiny-SSMax), both run on the text.
+    bool compare = false;
 
     bool operator==(const ViewState&) const = default;
 };
 
 // {"v":1,"text":...,"model":...,"panel":...,"layer":..,"head":..,"query":..,"N":..,"T":..,"normalizer":..,"eps":..,
-//  "plan":...}. A link made before plans existed has no "plan": it keeps the view's (a fresh page: as trained).
+//  "plan":...,"compare":true}. A link made before plans existed has no "plan": it keeps the view's (a fresh page: as
+//  trained). A link without "compare" keeps the view's (a fresh page: off).
 // With a base: only the keys whose value differs from base's (and "v").
 std::string view_state_json(const ViewState& s, const ViewState* base = nullptr);
 

@@ -136,6 +136,7 @@ int main(int argc, char** argv) {
     app.model_source = &model_source;
     // The built-in model (assets/tiny) unless told otherwise: a window with learned attention at once.
     app.builtin_model = ATTNLAB_ASSETS_DIR "/tiny";
+    app.twin_model = ATTNLAB_ASSETS_DIR "/tiny-ssmax";  // its SSMax twin, on the model menu
     if (!model_path.empty()) attnlab::start_model_download(app.model_loading, app.session, model_source, model_path);
     else if (!no_model) attnlab::load_builtin_model(app, !panel_given);
     // Exports go to the working folder; PNGs are read back right after a frame is rendered

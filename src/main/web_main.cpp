@@ -13,6 +13,8 @@
 // The built-in model, relative to the page: the build copies assets/ into the site. Relative, so
 // the site works from any folder, and share links made with it name no model (the default one).
 static constexpr const char* kBuiltinModelAddress = "assets/tiny/model.safetensors";
+// Its SSMax twin, fetched on first use (the model menu, a link naming it: attnlab::kTwinLinkName).
+static constexpr const char* kTwinModelAddress = attnlab::kTwinLinkName;
 
 // Two fingers pinch the UI scale (web/touch_input.js): from the scale at the pinch's start, in
 // quarter steps from 100% to 250% (the View menu's range), each step drawn sharp.
@@ -64,7 +66,9 @@ int main() {
     static attnlab::WebModelSource model_source;
     app.model_source = &model_source;
     app.builtin_model = kBuiltinModelAddress;
-    model_source.set_uncached(kBuiltinModelAddress);  // the browser's HTTP cache keeps it fresh
+    app.twin_model = kTwinModelAddress;
+    model_source.add_uncached(kBuiltinModelAddress);  // the browser's HTTP cache keeps them fresh
+    model_source.add_uncached(kTwinModelAddress);
     const std::string model_url = model_source.init_page();
     if (!model_url.empty()) attnlab::start_model_download(app.model_loading, app.session, model_source, model_url);
     else if (!attnlab::page_has_share_link()) attnlab::load_builtin_model(app, true);

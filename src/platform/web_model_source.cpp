@@ -5,6 +5,7 @@
 #include <malloc.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 
@@ -103,7 +104,8 @@ void WebModelSource::download(const std::string& url) {
     const int id = start(FetchStatus::Phase::Downloading, url);
     status_.total_bytes = total;
     status_.cached = cached;
-    js_fetch_download(id, url.c_str(), url == uncached_url_ ? 0 : 1);
+    const bool uncached = std::find(uncached_urls_.begin(), uncached_urls_.end(), url) != uncached_urls_.end();
+    js_fetch_download(id, url.c_str(), uncached ? 0 : 1);
 }
 
 void WebModelSource::cancel() {

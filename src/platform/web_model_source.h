@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "app/model_source.h"
 
@@ -32,9 +33,9 @@ public:
     // Installs the drop zone and returns the page's ?model= address ("" when there is none).
     std::string init_page();
 
-    // Downloads of `url` bypass Cache Storage (the page's own built-in model: the browser's HTTP
-    // cache revalidates it, so a new version of the site is never shadowed by an old copy).
-    void set_uncached(std::string url) { uncached_url_ = std::move(url); }
+    // Downloads of `url` bypass Cache Storage (the page's own built-in models: the browser's HTTP
+    // cache revalidates them, so a new version of the site is never shadowed by an old copy).
+    void add_uncached(std::string url) { uncached_urls_.push_back(std::move(url)); }
 
     // --- the callbacks' side (web/model_fetch.js, through extern "C" functions) ---
     // Each returns without effect when `id` is not the operation in flight (cancelled, replaced).
@@ -57,7 +58,7 @@ private:
     FetchStatus status_;
     int op_ = 0;              // id of the operation in flight; bumped by every start and cancel
     double cache_bytes_ = 0;  // bytes in Cache Storage; -1: no Cache Storage on this page
-    std::string uncached_url_;
+    std::vector<std::string> uncached_urls_;
     std::shared_ptr<const void> keeping_;  // the loaded bytes the page is writing into Cache Storage
     int keeping_id_ = 0;
 

@@ -61,3 +61,24 @@ TEST_CASE("fading: the rank of a key's weight counts the strictly larger ones", 
     CHECK(weight_rank(w, 0) == 3);
     CHECK(weight_rank(w, 4) == 4);
 }
+
+TEST_CASE("fading: a causal map query by query, each row's visible entries alone, worked by hand", "[fading]") {
+    // L = 3, row-major; the entries above the diagonal are junk that must be ignored.
+    const std::vector<float> w = {1.0f,  9.0f,   9.0f,  //
+                                  0.25f, 0.75f,  9.0f,  //
+                                  0.5f,  0.125f, 0.375f};
+    const std::vector<float> scores(9, 0.0f);
+    const std::vector<FadingSums> q = fading_by_query(w, scores, 3, std::nullopt);
+    REQUIRE(q.size() == 3);
+    CHECK(q[0].max_weight == 1.0);
+    CHECK(q[1].max_weight == 0.75);
+    CHECK(q[2].max_weight == 0.5);
+    CHECK(q[1].previous_weight == 0.25);  // key 0, the token before query 1
+    CHECK(q[2].previous_weight == 0.125);
+    for (const FadingSums& s : q) {
+        CHECK(s.queries == 1);
+        CHECK(s.lemma1_queries == 0);  // no softmax temperature: no band
+    }
+    CHECK(q[0].entropy == 0.0);
+    CHECK(q[1].entropy == Approx(-(0.25 * std::log(0.25) + 0.75 * std::log(0.75))).epsilon(1e-12));
+}

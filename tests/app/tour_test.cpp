@@ -170,11 +170,11 @@ TEST_CASE("tour: the built-in tour reads, in the paper's order, with live number
     REQUIRE(parse_tour(builtin_tour_json(), ViewState(), t, error));
     CHECK(t.title == "What softmax can and cannot select");
     REQUIRE(t.steps.size() >= 6);
-    REQUIRE(t.steps.size() <= 9);
+    REQUIRE(t.steps.size() <= 10);
     // Lemma 1, Theorem 1, the critical N, Theorem 2, Lemma 2, the normalizers, after a selecting
-    // head; then a normalizer inside the model.
-    const Panel order[] = {Panel::Attention, Panel::Playground, Panel::Distance,   Panel::Distance, Panel::Separability,
-                           Panel::Gradient,  Panel::Gradient,   Panel::Playground, Panel::Attention};
+    // head; then a normalizer inside the model, and the model trained with SSMax beside its twin.
+    const Panel order[] = {Panel::Attention, Panel::Playground, Panel::Distance,   Panel::Distance,  Panel::Separability,
+                           Panel::Gradient,  Panel::Gradient,   Panel::Playground, Panel::Attention, Panel::Attention};
     REQUIRE(t.steps.size() == std::size(order));
     for (size_t i = 0; i < t.steps.size(); ++i) {
         INFO("step " << i + 1);
@@ -187,11 +187,21 @@ TEST_CASE("tour: the built-in tour reads, in the paper's order, with live number
     }
     CHECK(t.steps[0].strongest_head);
     CHECK(t.steps[6].view.T < 0.1);
-    // Every step before the last runs the model as trained; the last swaps every head to
+    // Every step but the ninth runs the model as trained; the ninth swaps every head to
     // sparsemax, and its caption compares the next token and the perplexity before and after.
-    for (size_t i = 0; i + 1 < t.steps.size(); ++i) CHECK(t.steps[i].view.plan.empty());
-    CHECK(t.steps.back().view.plan == "all=sparsemax");
+    const TourStep& swap = t.steps[8];
+    for (size_t i = 0; i < t.steps.size(); ++i)
+        if (i != 8) CHECK(t.steps[i].view.plan.empty());
+    CHECK(swap.view.plan == "all=sparsemax");
     for (const char* key : {"{attention.baseline_top10.0.token}", "{attention.top10.0.token}",
                             "{model_changes.perplexity_before.perplexity}", "{model_changes.perplexity_after.perplexity}"})
-        CHECK(t.steps.back().caption.find(key) != std::string::npos);
+        CHECK(swap.caption.find(key) != std::string::npos);
+    // The last: the model trained with SSMax beside its twin, the only step that compares, with the
+    // largest weight of both read live.
+    const TourStep& remedy = t.steps.back();
+    CHECK(remedy.title == "The remedy: a model trained with SSMax");
+    for (size_t i = 0; i + 1 < t.steps.size(); ++i) CHECK_FALSE(t.steps[i].view.compare);
+    CHECK(remedy.view.compare);
+    for (const char* key : {"{twin.last.model}", "{twin.last.twin}", "{twin.last.uniform}", "{twin.twin.label}"})
+        CHECK(remedy.caption.find(key) != std::string::npos);
 }

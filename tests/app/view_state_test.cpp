@@ -207,3 +207,29 @@ TEST_CASE("view state: a bad plan is refused with what is wrong", "[view_state]"
     // One bad key among good ones: nothing is applied.
     require_refused(R"({"layer": 1, "plan": "all=ssmax:nan"})", "plan: item 1");
 }
+
+TEST_CASE("\"compare\" (the twin beside the model) comes back, off included, and must be a boolean", "[app][view_state]") {
+    ViewState on;
+    on.compare = true;
+    ViewState back;
+    std::string error;
+    REQUIRE(parse_view_state(view_state_json(on), back, error));
+    CHECK(back.compare);
+    CHECK(view_state_json(on).find("\"compare\":true") != std::string::npos);
+    // Off is written too, so that a tour step going back to a view without the twin says so; with
+    // a base, only when it differs.
+    CHECK(view_state_json(ViewState()).find("\"compare\":false") != std::string::npos);
+    CHECK(view_state_json(ViewState(), &on).find("\"compare\":false") != std::string::npos);
+    CHECK(view_state_json(on, &on).find("compare") == std::string::npos);
+    ViewState off = on;
+    REQUIRE(parse_view_state(R"({"v":1,"compare":false})", off, error));
+    CHECK_FALSE(off.compare);
+    // A link without the key keeps the view's.
+    ViewState kept = on;
+    REQUIRE(parse_view_state(R"({"v":1,"N":3})", kept, error));
+    CHECK(kept.compare);
+    ViewState untouched = on;
+    CHECK_FALSE(parse_view_state(R"({"v":1,"compare":1})", untouched, error));
+    CHECK(error.find("compare") != std::string::npos);
+    CHECK(untouched.compare);
+}

@@ -1,6 +1,6 @@
 // Browser end-to-end test of the static site: headless Debian Chromium driven by playwright-core.
 //
-//   node tests/e2e/run.mjs --site dist --out build/e2e [--cli build/native/attnlab] [--only playground|model|tiny|tour|plan|phone]
+//   node tests/e2e/run.mjs --site dist --out build/e2e [--cli build/native/attnlab] [--only playground|model|tiny|twin|tour|plan|phone]
 //
 // Serves the site on a free loopback port. First the plain page (which loads the built-in model,
 // AttnLab tiny, by itself), at devicePixelRatio 1 and 2: the first frame arrives, nothing is logged as an error, the picture is not blank, the
@@ -10,7 +10,8 @@
 // checkpoints the native CLI writes into a temporary folder (model_suite.mjs): loading, typing,
 // heads, temperature, export, share links, broken links and checkpoints, cancel, threads. Then
 // the built-in model itself (tiny_suite.mjs): loaded with no click, a link made with it, a
-// previous-token head marked in the grid, and "Load GPT-2 small" in one click. Then tours
+// previous-token head marked in the grid, and "Load GPT-2 small" in one click. Its SSMax twin
+// (twin_suite.mjs): the model menu, a link, one head against the CLI, the comparison. Then tours
 // (tour_suite.mjs): the built-in tour played, a tour recorded and opened from its link, bad links.
 // Then phones and tablets in mobile emulation (phone_suite.mjs): touch, the on-screen keyboard's
 // text element, a pinch, small memory, and every panel's picture with nothing cut off.
@@ -25,6 +26,7 @@ import { serve } from "./server.mjs";
 import { makeFixtures } from "./fixtures.mjs";
 import { visitorWithModel, malformedHashes, brokenModels, threadedAndSliced, serviceWorker } from "./model_suite.mjs";
 import { tinyModel } from "./tiny_suite.mjs";
+import { twinSuite } from "./twin_suite.mjs";
 import { tours } from "./tour_suite.mjs";
 import { planSuite } from "./plan_suite.mjs";
 import { phones } from "./phone_suite.mjs";
@@ -221,11 +223,11 @@ async function main() {
   await writeFile(path.join(out, "result.txt"), "0 passed, 1 failed\n");  // until the run ends
 
   let fixtures = null;
-  if (only === "all" || only === "model" || only === "phone" || only === "plan") {
+  if (only === "all" || only === "model" || only === "phone" || only === "plan" || only === "twin") {
     try {
-      // The phone suite needs none; the plan suite's Cancel needs the long one.
-      const some = { phone: [], plan: ["long"] }[only] ?? null;
-      fixtures = await makeFixtures(cli, { only: some, extra: only === "model" || only === "plan" ? [] : ["big"] });
+      // The phone suite needs none; the plan suite's Cancel needs the long one; the twin suite a model with no twin.
+      const some = { phone: [], plan: ["long"], twin: ["small"] }[only] ?? null;
+      fixtures = await makeFixtures(cli, { only: some, extra: only === "model" || only === "plan" || only === "twin" ? [] : ["big"] });
       console.log(`e2e: checkpoints in ${fixtures.dir} (made by ${cli})`);
     } catch (e) {
       check(false, "the test checkpoints are made by the native CLI", String(e.message ?? e));
@@ -244,6 +246,7 @@ async function main() {
       await part("devicePixelRatio 2", () => visit(browser, url, 2));
     }
     if (only === "all" || only === "tiny") await part("the built-in model", () => tinyModel({ browser, server, out }));
+    if (only === "all" || only === "twin") await part("the SSMax twin", () => twinSuite({ browser, server, cli, out, hasFixtures: !!fixtures }));
     if (only === "all" || only === "tour") await part("tours", () => tours({ browser, server, out }));
     if (only === "all" || only === "plan") await part("normalizers inside the model", () => planSuite({ browser, server, out }));
     if ((only === "all" || only === "phone") && fixtures) await part("phones and tablets", () => phones({ browser, server, cli, out }));

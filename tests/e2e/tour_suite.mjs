@@ -9,7 +9,8 @@ import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { check, waitFor, waitNotBusy, status, state, widget, openPage as openPageIn } from "./lib.mjs";
 
 // The panels of the built-in tour, in the paper's order (src/app/tour/builtin_tour.cpp).
-const BUILTIN_PANELS = ["attention", "playground", "distance", "distance", "separability", "gradient", "gradient", "playground", "attention"];
+const BUILTIN_PANELS = ["attention", "playground", "distance", "distance", "separability", "gradient", "gradient", "playground", "attention",
+                        "attention"];
 const ELLIPSIS = "\u2026";
 // %.3g as the captions print numbers (whole numbers in full).
 const g3 = (x) => (Number.isInteger(x) ? String(x) : String(Number(x.toPrecision(3))));
@@ -103,6 +104,15 @@ async function builtinTour(page, out) {
             c.includes(shown3(mc.perplexity_before.perplexity)) && c.includes(shown3(mc.perplexity_after.perplexity)),
             "step 9 runs every head on sparsemax; its caption gives the next token and the perplexity before and after",
             `${view.plan} ${mc.changed_heads}: ${c}`);
+    } else if (k === 9) {
+      // The remedy: the model beside its SSMax twin, fetched from the site; the caption's largest
+      // weights are the comparison's own, each the largest entry of the head's last row.
+      const tw = st.twin, last = tw?.fading;
+      check(view.compare && view.plan === "" && tw?.phase === "ready" && /tiny-SSMax/.test(tw.twin.label) &&
+            c.includes(g3(tw.last.model)) && c.includes(g3(tw.last.twin)) && c.includes(g3(1 / tw.last.L)) &&
+            last.model[last.model.length - 1] === tw.last.model && last.twin[last.twin.length - 1] === tw.last.twin,
+            "step 10 compares the model with its SSMax twin; its caption gives both last queries' largest weights and 1/L",
+            `${tw?.phase} ${tw?.twin?.label}: ${c}`);
     } else if (k === 3) {
       const reading = st.distance.N_star > 0 ? `N* = ${st.distance.N_star} ` : "no N* up to N = ";
       check(c.includes(reading), "step 4's caption gives the critical N of the all-heads summary", `${st.distance.N_star}: ${c}`);

@@ -288,12 +288,14 @@ void draw_controls(AttentionPanel& p, PanelContext& ctx) {
     }
     ImGui::EndDisabled();
     remember_last_item(ctx.widgets, "attention.apply");
-    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    const bool apply_hovered = ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled);
+    if (apply_hovered)
         ImGui::SetTooltip(
             "Runs the model with the selected normalizer at T in %s (layer %d%s),\n"
             "inside the forward pass: the later layers see what the changed heads compute.\n"
             "Every panel then shows the changed model; \"Model changes\" compares it with the model as trained.",
             kScopes[scope], s.view.layer, p.apply_scope == ApplyScope::Head ? (", head " + std::to_string(s.view.head)).c_str() : "");
+    draw_twin_toggle(ctx);
     // Notes wrap at the window's edge when they do not fit beside the buttons.
     ImGui::PushTextWrapPos(0.0f);
     if (!p.apply_error.empty()) {
@@ -485,6 +487,11 @@ void draw_attention_panel(AttentionPanel& p, PanelContext& ctx) {
     end_pane(panes);
     beside(panes);
     begin_pane(panes, "##attention_right", 0, false);
+    if (draw_twin_compare(p.twin, ctx, panes)) {  // the two models' maps and the fading plot instead
+        end_pane(panes);
+        end_panes(panes);
+        return;
+    }
     if (panes.stacked) {
         // The map as wide as the screen (less its labels), taller than the view when that is short.
         const float w = ImGui::GetContentRegionAvail().x;

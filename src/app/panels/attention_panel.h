@@ -10,6 +10,7 @@
 #include "analysis/attention_map.h"
 #include "app/panel_context.h"
 #include "app/panels/head_grid.h"
+#include "app/panels/twin_panel.h"
 #include "app/plot/heatmap.h"
 #include "app/work/model_tasks.h"
 
@@ -40,6 +41,8 @@ struct AttentionPanel {
     std::weak_ptr<const ForwardResult> top_pass, top_baseline;
     std::vector<TokenProbability> before, after;
     std::vector<int> was_rank;
+
+    TwinPanel twin;  // "Compare with the twin": drawn in place of the map and the row when on
 };
 
 void draw_attention_panel(AttentionPanel& panel, PanelContext& ctx);

@@ -136,7 +136,9 @@ void draw_head_grid(HeadGrid& g, PanelContext& ctx, float width) {
     int changed = 0;
     for (int l = 0; l < layers; ++l)
         for (int h = 0; h < heads; ++h) changed += is_changed(l, h);
-    if (changed == 0) ImGui::TextUnformatted("Every head as trained (softmax, T = 1)");
+    // "softmax, T = 1" only when it is so: AttnLab tiny-SSMax was trained with SSMax in every head.
+    if (changed == 0 && trained.is_default()) ImGui::TextUnformatted("Every head as trained (softmax, T = 1)");
+    else if (changed == 0) ImGui::TextUnformatted("Every head as trained (its config.json's normalizers)");
     else ImGui::Text("Every head as the model runs now (%d changed, outlined in purple)", changed);
     const AttentionThumbnails* t = g.thumbnails.done.get();
     if (!t && g.thumbnails.work.busy()) {

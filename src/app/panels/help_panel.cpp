@@ -33,7 +33,11 @@ constexpr Topic kPanels[] = {
      "more than half its weight on the token just before the query. One outlined in pink and tagged \"ind\" is an "
      "induction head: when a token has occurred before, it looks at the token that followed that first occurrence "
      "(more than 0.3 of its weight, on average), and so continues a repeat; type a passage twice, or open the "
-     "\"Repeated names\" sample, to see one. Hover a thumbnail for both scores."},
+     "\"Repeated names\" sample, to see one. Hover a thumbnail for both scores. With one of AttnLab's two "
+     "built-in models open (AttnLab tiny, or AttnLab tiny-SSMax: the same model trained with SSMax in every head), "
+     "\"Compare with the twin\" shows the open head of both side by side on the text, and plots each query's "
+     "largest weight against the L keys it sees, with 1/L: where a head's weights sink towards 1/L as L grows "
+     "(Lemma 1), and whether training with SSMax holds them up."},
     {"Selection distance (Theorem 1)",
      "Attention has to single out N tokens (the top-N by weight) from L. How far is what it returns from what the "
      "selected tokens alone would give? d_A sums the norms of the unselected weighted vectors, d_B is the norm of "

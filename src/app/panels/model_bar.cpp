@@ -87,6 +87,32 @@ void draw_gpt2_button(ModelLoading& loading, PanelContext& ctx, ModelSource* sou
                                              "browser's cache afterwards. The model the paper measures.");
 }
 
+// The model menu: the two models shipped with AttnLab. AttnLab tiny-SSMax is fetched from the
+// site (read from disk on the desktop) on first use, with the progress row below.
+void draw_builtin_menu(ModelBar& bar, PanelContext& ctx, const ModelSource& source) {
+    const Session& s = ctx.session;
+    const BuiltinModel loaded = s.model ? s.model->which : BuiltinModel::None;
+    const FetchStatus st = source.status();
+    const bool busy = st.phase == FetchStatus::Phase::Probing || st.phase == FetchStatus::Phase::Downloading;
+    const char* preview = loaded != BuiltinModel::None ? builtin_model_label(loaded) : "Built-in models";
+    const float w = ImGui::CalcTextSize("AttnLab tiny-SSMax").x + ImGui::GetFrameHeight() + 2 * ImGui::GetStyle().FramePadding.x;
+    same_line_if_fits(w);
+    ImGui::SetNextItemWidth(w);
+    const bool open = ImGui::BeginCombo("##builtin_model", preview);
+    remember_last_item(ctx.widgets, "model.builtin");
+    if (ImGui::IsItemHovered() && !open)
+        ImGui::SetTooltip("The models shipped with AttnLab: AttnLab tiny, and its twin trained with SSMax attention (%s)",
+                          "same architecture, data and recipe");
+    if (!open) return;
+    for (const BuiltinModel m : {BuiltinModel::Tiny, BuiltinModel::TinySsmax}) {
+        ImGui::BeginDisabled(busy);
+        if (ImGui::Selectable(builtin_model_label(m), m == loaded) && m != loaded) bar.chosen = m;
+        ImGui::EndDisabled();
+        remember_last_item(ctx.widgets, m == BuiltinModel::Tiny ? "model.builtin.tiny" : "model.builtin.tiny-ssmax");
+    }
+    ImGui::EndCombo();
+}
+
 // A screen too short to give the bar four lines (a phone held sideways): the model's shape and the
 // address row fold behind a button, so that the panel keeps the height.
 bool short_screen() { return ImGui::GetMainViewport()->WorkSize.y < ImGui::GetFontSize() * 28.0f; }
@@ -279,6 +305,7 @@ void draw_model_bar(ModelBar& bar, ModelLoading& loading, PanelContext& ctx, Mod
     const bool folded = short_screen() && !bar.unfolded;
     draw_loaded_model(s, !folded);
     if (source) draw_cache_copy(s, source->status());
+    if (source) draw_builtin_menu(bar, ctx, *source);
     draw_gpt2_button(loading, ctx, source);
     if (short_screen()) {
         same_line_if_fits(button_width("More…"));

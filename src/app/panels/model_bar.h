@@ -18,6 +18,9 @@ struct ModelBar {
     bool url_filled = false;
     std::string shown_request;  // the ModelLoading::requested_url last copied into the field
     bool unfolded = false;      // on a short screen: the model's shape and the address row shown
+    // The built-in model chosen in the model menu this frame, for the app to load (it knows where
+    // the built-in models are); None when none was.
+    BuiltinModel chosen = BuiltinModel::None;
 };
 
 // Draws the bar and takes its clicks (loading moves along in keep_model_loading). `source` may be

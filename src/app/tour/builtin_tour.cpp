@@ -61,6 +61,12 @@ const char* builtin_tour_json() {
       "caption": "Now every head of the model itself runs sparsemax, inside the forward pass, so each layer reads what the changed heads before it computed; the model was trained with softmax. The likeliest next token was {attention.baseline_top10.0.token} (p = {attention.baseline_top10.0.p}); now it is {attention.top10.0.token} (p = {attention.top10.0.p}). The text's perplexity goes from {model_changes.perplexity_before.perplexity} to {model_changes.perplexity_after.perplexity}. Try: press Reset under Model changes for the model as trained, or apply sparsemax to one head only and compare.",
       "highlight": "attention.reset_plan",
       "view": {"panel": "attention", "normalizer": "sparsemax", "T": 1, "plan": "all=sparsemax"}
+    },
+    {
+      "title": "The remedy: a model trained with SSMax",
+      "caption": "Swapping a normalizer into a trained model shows what the swap costs. The remedy is to train with it (AttnLab's two built-in models show it): {twin.twin.label} is {twin.model.label} trained again alike, but with SSMax in every head. Side by side, layer {twin.layer}, head {twin.head} of both on this text. The last query sees {twin.last.L} keys: its largest weight is {twin.last.model} in {twin.model.label} and {twin.last.twin} in {twin.twin.label}, where uniform attention gives {twin.last.uniform}. The plot below follows every query, L keys at a time, against 1/L. Try: pick other heads in the grid, or type a longer text, and see which model's weights sink towards 1/L.",
+      "highlight": "attention.compare_twin", "strongest_head": true,
+      "view": {"panel": "attention", "normalizer": "softmax", "T": 1, "plan": "", "compare": true}
     }
   ]
 })json";

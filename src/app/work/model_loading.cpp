@@ -8,17 +8,15 @@ namespace attnlab {
 
 namespace {
 
-bool is_web_address(const std::string& s) { return s.find("://") != std::string::npos; }
-
 void report_failure(ModelLoading& loading, Session& s, const std::string& error) {
     s.model_error = error;
     s.message = "The model did not load: " + error;
     loading.reported_message = s.message;
 }
 
-// What a share link names for a loaded model: its web address; "" for a local file or the
-// built-in model (whose address is the site's own, relative: "the default one").
-std::string link_address(const LoadedModel& m) { return is_web_address(m.source) ? m.source : std::string(); }
+// What a share link names for a loaded model: its web address; "" for a local file or AttnLab
+// tiny (whose address is the site's own, relative: "the default one"); the twin's link name.
+std::string link_address(const LoadedModel& m) { return model_link_name(m.source, m.which); }
 
 // A safetensors file starts with its header's length (8 bytes) and then the JSON header. When
 // it does not, say so plainly (a server's HTML error page is the usual culprit) instead of
@@ -55,8 +53,18 @@ void take_loaded_bytes(ModelLoading& loading, ModelSource& source, Session& s) {
         report_failure(loading, s, error);
         return;
     }
-    const bool builtin = !loading.builtin_source.empty() && name == loading.builtin_source;
-    std::shared_ptr<const LoadedModel> model = load_model(std::move(bytes), config_json, name, error, builtin);
+    if (!loading.compare_source.empty() && name == loading.compare_source) {  // the twin, for the comparison
+        const BuiltinModel which = loading.compare_which;
+        loading.compare_source.clear();
+        std::shared_ptr<const LoadedModel> twin = load_model(std::move(bytes), config_json, name, error, which);
+        s.twin_error = twin ? std::string() : "The twin did not load: " + error;
+        if (twin) s.twin = std::move(twin);
+        return;
+    }
+    const BuiltinModel which = !loading.builtin_source.empty() && name == loading.builtin_source ? BuiltinModel::Tiny
+                               : !loading.twin_source.empty() && name == loading.twin_source     ? BuiltinModel::TinySsmax
+                                                                                                 : BuiltinModel::None;
+    std::shared_ptr<const LoadedModel> model = load_model(std::move(bytes), config_json, name, error, which);
     if (!model) {
         report_failure(loading, s, error);
         return;
@@ -69,6 +77,8 @@ void take_loaded_bytes(ModelLoading& loading, ModelSource& source, Session& s) {
 }  // namespace
 
 void install_model(Session& s, std::shared_ptr<const LoadedModel> model) {
+    // A view that showed its head as the old model was trained shows the new one's head so too.
+    const bool follow = s.model && view_follows_trained(s.view, s.model->model.trained_plan());
     // Results of the old model must not outlive it: cancel its work, drop its passes.
     s.model_work.cancel();
     s.background.cancel();
@@ -83,6 +93,17 @@ void install_model(Session& s, std::shared_ptr<const LoadedModel> model) {
     s.failed_pass_plan = AttentionPlan();
     s.model = std::move(model);
     s.model_error.clear();
+    if (follow) follow_trained(s.view, s.model->model.trained_plan());
+}
+
+bool swap_with_twin(Session& s, BuiltinModel which) {
+    if (!s.model || !s.twin || s.twin->which != which) return false;
+    std::shared_ptr<const LoadedModel> old = s.model;
+    install_model(s, s.twin);
+    s.twin = std::move(old);
+    s.twin_forward.reset();
+    s.view.model_url = link_address(*s.model);
+    return true;
 }
 
 // A new attempt: the last attempt's error no longer applies.
@@ -104,11 +125,18 @@ void start_model_download(ModelLoading& loading, Session& s, ModelSource& source
     source.download(url);
 }
 
-void start_builtin_model(ModelLoading& loading, Session& s, ModelSource& source, const std::string& location) {
+void start_builtin_model(ModelLoading& loading, Session& s, ModelSource& source, const std::string& location, BuiltinModel which) {
     forget_failure(loading, s);
     source.download(location);
     // The name its bytes come back under: the address as given (web), the checkpoint's path (desktop).
-    loading.builtin_source = source.status().url;
+    (which == BuiltinModel::TinySsmax ? loading.twin_source : loading.builtin_source) = source.status().url;
+    if (which == BuiltinModel::TinySsmax) s.view.model_url = kTwinLinkName;
+}
+
+void start_twin_download(ModelLoading& loading, ModelSource& source, const std::string& location, BuiltinModel which) {
+    source.download(location);
+    loading.compare_source = source.status().url;
+    loading.compare_which = which;
 }
 
 void keep_model_loading(ModelLoading& loading, Session& s, ModelSource* from) {
@@ -138,7 +166,14 @@ void keep_model_loading(ModelLoading& loading, Session& s, ModelSource* from) {
     }
     // A failure is reported once (a file dropped right after another failure is a new one).
     if (st.phase == FetchStatus::Phase::Failed && loading.reported_failure != st.url + '\n' + st.error) {
-        report_failure(loading, s, st.error);
+        if (!loading.compare_source.empty() && st.url == loading.compare_source) {
+            // The model stays, and is not the one that failed: the comparison and the banner say why.
+            s.twin_error = "The twin did not load: " + st.error;
+            s.message = s.twin_error;
+            loading.compare_source.clear();
+        } else {
+            report_failure(loading, s, st.error);
+        }
         loading.reported_failure = st.url + '\n' + st.error;
     }
 }

@@ -1,0 +1,50 @@
+#pragma once
+// "Compare with the twin", in the Attention map (issue 29): the open head of the built-in model
+// beside the same head of its twin, AttnLab tiny and AttnLab tiny-SSMax, trained alike but for the
+// normalizer: both heatmaps on one colour scale, and the fading plot, each query's largest weight
+// against the L keys it sees, for both models and the uniform 1/L. The twin is loaded and run by
+// app/work/twin_compare.h; this file only draws it and takes the toggle's click.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/panel_context.h"
+#include "app/panels/pane_layout.h"
+#include "app/plot/heatmap.h"
+
+namespace attnlab {
+
+struct TwinPanel {
+    // One model's side (0: the model loaded, 1: its twin), for the open head, recomputed when its
+    // pass or the head changes.
+    struct Side {
+        std::weak_ptr<const ForwardResult> pass;
+        std::string label;       // "AttnLab tiny-SSMax"
+        std::string name;        // config.json's attnlab_name
+        std::string normalizer;  // the head's setting as trained, e.g. "ssmax:0.43"
+        int L = 0;
+        std::vector<float> weights;  // (L, L), 0 above the diagonal
+        float max_weight = 0.0f;
+        std::vector<double> keys, largest;  // the fading series: L = i + 1 and query i's largest weight
+    };
+    Side sides[2];
+    int layer = -1, head = -1;
+    float runs_max = 0.0f;  // the colour scale both maps share
+    heatmap::CellRuns runs[2];
+};
+
+// The toggle, beside the head's controls: disabled, with the reason, when the model has no twin.
+void draw_twin_toggle(PanelContext& ctx);
+
+// The comparison in the pane given (Panes from the Attention map): the two maps side by side, or
+// one above the other when stacked, and the fading plot below them. Returns false (the panel draws
+// its usual map) when the comparison is off, or asked for with a model that has no twin: then a
+// line says why.
+bool draw_twin_compare(TwinPanel& panel, PanelContext& ctx, const Panes& panes);
+
+// window.attnlab.status().twin: {on (asked for, and the model has a twin), phase ("off", "unavailable", "loading", "computing", "ready",
+// "failed"), reason, error, model: {label, name, normalizer}, twin: {...}, layer, head, L,
+// fading: {keys: [L...], model: [largest...], twin: [largest...]}, last: {L, model, twin}}.
+std::string twin_status_json(const TwinPanel& panel, const Session& s);
+
+}  // namespace attnlab
