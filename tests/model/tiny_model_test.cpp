@@ -197,8 +197,8 @@ TEST_CASE("tiny model: learned heads on held-out text, by our forward pass and s
     double best_previous = 0.0, best_ratio = 0.0, best_induction = 0.0;
     for (size_t h = 0; h < scores.previous[0].size(); ++h) {
         best_previous = std::max(best_previous, std::min(scores.previous[0][h], scores.previous[1][h]));
-        best_ratio = std::max(best_ratio, std::min(scores.previous[0][h] / scores.uniform_previous[0],
-                                                   scores.previous[1][h] / scores.uniform_previous[1]));
+        best_ratio = std::max(
+            best_ratio, std::min(scores.previous[0][h] / scores.uniform_previous[0], scores.previous[1][h] / scores.uniform_previous[1]));
     }
     for (double v : scores.induction) best_induction = std::max(best_induction, v);
     CHECK(best_ratio >= kLearnedOverUniform);

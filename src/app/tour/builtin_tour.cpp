@@ -64,7 +64,7 @@ const char* builtin_tour_json() {
     },
     {
       "title": "The remedy: a model trained with SSMax",
-      "caption": "Swapping a normalizer into a trained model shows what the swap costs. The remedy is to train with it (AttnLab's two built-in models show it): {twin.twin.label} is {twin.model.label} trained again alike, but with SSMax in every head. Side by side, layer {twin.layer}, head {twin.head} of both on this text. The last query sees {twin.last.L} keys: its largest weight is {twin.last.model} in {twin.model.label} and {twin.last.twin} in {twin.twin.label}, where uniform attention gives {twin.last.uniform}. The plot below follows every query, L keys at a time, against 1/L. Try: pick other heads in the grid, or type a longer text, and see which model's weights sink towards 1/L.",
+      "caption": "Swapping a normalizer into a trained model shows what the swap costs. The remedy is to train with it (AttnLab's two built-in models show it): AttnLab tiny-SSMax is AttnLab tiny trained again on the same text, with the same seed and number of steps, but with SSMax in every head. Side by side, layer {twin.layer}, head {twin.head} of both on this text. The last query sees {twin.last.L} keys: its largest weight is {twin.last.model} in {twin.model.label} and {twin.last.twin} in {twin.twin.label}, where uniform attention gives {twin.last.uniform}. The plot below follows every query, L keys at a time, against 1/L. Try: pick other heads in the grid, or type a longer text, and see which model's weights sink towards 1/L.",
       "highlight": "attention.compare_twin", "strongest_head": true,
       "view": {"panel": "attention", "normalizer": "softmax", "T": 1, "plan": "", "compare": true}
     }
