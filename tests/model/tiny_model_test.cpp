@@ -66,13 +66,22 @@ json::Value read_fixture(const std::string& name) {
     return *parsed.value;
 }
 
+// The shipped checkpoint in `dir` and its fixture, which belongs to that one file: after
+// retraining, rerun train_tiny.py to remake both.
+json::Value load_shipped_with_fixture(const std::string& dir, const std::string& fixture_name, Gpt2Model& model) {
+    std::string bytes;
+    load_shipped(dir, model, bytes);
+    json::Value fixture = read_fixture(fixture_name);
+    CHECK(sha256_hex(bytes) == fixture.find("model_sha256")->as_string());
+    return fixture;
+}
+
 // Our forward pass under `plan` against the float64 logits train_tiny.py's own PyTorch forward pass
 // recorded on a held-out snippet (`fixture`): the worst error relative to each row's scale.
 double worst_logit_error(const Gpt2Model& model, const AttentionPlan& plan, const json::Value& fixture) {
     Gpt2State state(model);
     state.plan = plan;
-    std::vector<int> tokens;
-    for (const json::Value& t : fixture.find("tokens")->items()) tokens.push_back(static_cast<int>(t.as_number()));
+    const std::vector<int> tokens = ids_of(*fixture.find("tokens"));
     REQUIRE(tokens.size() >= 32);
     std::vector<float> logits;  // (T, V)
     std::string error;
@@ -97,13 +106,8 @@ double worst_logit_error(const Gpt2Model& model, const AttentionPlan& plan, cons
 // sampled logits to 1e-3 of the row's scale.
 void check_logits_against_pytorch(const std::string& dir, const std::string& fixture_name) {
     Gpt2Model model;
-    std::string bytes;
-    load_shipped(dir, model, bytes);
-    const json::Value fixture = read_fixture(fixture_name);
-    // The fixture belongs to one checkpoint: after retraining, rerun train_tiny.py to remake both.
-    CHECK(sha256_hex(bytes) == fixture.find("model_sha256")->as_string());
-    std::vector<int> tokens;
-    for (const json::Value& t : fixture.find("tokens")->items()) tokens.push_back(static_cast<int>(t.as_number()));
+    const json::Value fixture = load_shipped_with_fixture(dir, fixture_name, model);
+    const std::vector<int> tokens = ids_of(*fixture.find("tokens"));
     Gpt2State state(model);
     std::vector<float> logits;
     std::string error;
@@ -150,10 +154,7 @@ struct HeadScores {
 
 HeadScores head_scores_against_pytorch(const std::string& dir, const std::string& fixture_name) {
     Gpt2Model model;
-    std::string bytes;
-    load_shipped(dir, model, bytes);
-    const json::Value fx = read_fixture(fixture_name);
-    CHECK(sha256_hex(bytes) == fx.find("model_sha256")->as_string());
+    const json::Value fx = load_shipped_with_fixture(dir, fixture_name, model);
     REQUIRE(static_cast<int>(fx.find("induction_period")->as_number()) == 40);  // the probe: 40 random corpus tokens, repeated once
     HeadScores out;
     const char* keys[3] = {"kjv", "modern", "induction"};
