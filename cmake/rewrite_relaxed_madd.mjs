@@ -10,20 +10,24 @@
 // order, which is the order gemm_simd128.cpp passes them in. Both encodings take 3 bytes, so no
 // size or offset in the module changes.
 //
-// The bytes fd af 01 are replaced in the code section only, and only when
-//   - binaryen's wasm-dis (the build's own, which knows the early encoding) decodes exactly as many
-//     f32x4.relaxed_fma instructions as there are such byte runs: so every run is an instruction,
-//     none an immediate that happens to hold those bytes;
+// The bytes fd af 01 are replaced in the code section only, and only where they are an instruction:
+//   - binaryen's wasm-dis (the build's own, which knows the early encoding) decodes as many
+//     f32x4.relaxed_fma instructions as there are such byte runs, so every run is one; or, when an
+//     immediate happens to hold those bytes too (a constant, an address), the runs are told apart by
+//     marking a group of them as the early f32x4.relaxed_fms (fd b0 01: same length, same operands)
+//     in a copy and counting the fms wasm-dis decodes there, halving the groups that mix both kinds.
+//     The instruction runs found must then be exactly as many as the relaxed_fma decoded;
 //   - the module holds no other relaxed-SIMD instruction (whose early encoding would need its own
 //     rewrite);
 // and the result must then validate in this V8. --check tests a module already rewritten: some
-// relaxed_madd, no early opcode left, and it validates. Any failure exits 1 and writes nothing.
+// relaxed_madd, and it validates (which an early opcode left as an instruction would not). Any failure exits 1 and writes nothing.
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 const EARLY = [0xfd, 0xaf, 0x01];  // f32x4.relaxed_fma, LLVM 14
 const FINAL = [0xfd, 0x85, 0x02];  // f32x4.relaxed_madd
+const MARK = [0xfd, 0xb0, 0x01];   // f32x4.relaxed_fms, LLVM 14: a probe, never written to the module
 
 function fail(message) {
   console.error(`rewrite_relaxed_madd: ${message}`);
@@ -67,6 +71,25 @@ async function decodedRelaxed(wasmDis, file) {
   return counts;
 }
 
+// The runs (offsets) among `candidates` that wasm-dis decodes as instructions: a copy with a group
+// marked as relaxed_fms decodes that many fms where the group holds that many instructions.
+async function instructionRuns(wasmDis, bytes, candidates, scratch) {
+  const found = [];
+  const groups = [candidates];
+  while (groups.length) {
+    const group = groups.pop();
+    const copy = Buffer.from(bytes);
+    for (const i of group) MARK.forEach((b, k) => { copy[i + k] = b; });
+    writeFileSync(scratch, copy);
+    const fms = (await decodedRelaxed(wasmDis, scratch))['f32x4.relaxed_fms'] ?? 0;
+    if (fms === group.length) found.push(...group);
+    else if (fms > 0 && group.length > 1) groups.push(group.slice(0, group.length >> 1), group.slice(group.length >> 1));
+    else if (fms > 0) fail(`a marked run decoded as ${fms} instructions`);
+  }
+  unlinkSync(scratch);
+  return found.sort((a, b) => a - b);
+}
+
 function mustValidate(bytes, file) {
   if (!WebAssembly.validate(bytes))
     fail(`${file} does not validate in this V8 (${process.version}); run node with --experimental-wasm-relaxed-simd`);
@@ -78,22 +101,29 @@ if (argv[0] === '--check') {
   const bytes = readFileSync(file);
   const code = codeSection(bytes);
   const early = runs(bytes, code, EARLY).length, final = runs(bytes, code, FINAL).length;
-  if (early > 0) fail(`${file} still holds ${early} runs of the early relaxed_fma encoding`);
   if (final === 0) fail(`${file} holds no f32x4.relaxed_madd`);
+  // An early relaxed_fma left as an instruction fails validation: 0xfd 0xaf is no opcode in the
+  // final SIMD and relaxed-SIMD sets. Runs of its bytes that remain are immediates.
   mustValidate(bytes, file);
-  console.log(`${file}: ${final} f32x4.relaxed_madd, validates in V8 ${process.versions.v8}`);
+  console.log(`${file}: ${final} f32x4.relaxed_madd, validates in V8 ${process.versions.v8}` +
+              (early ? ` (${early} run(s) of fd af 01 left: immediates)` : ''));
 } else {
   const [wasmDis, file] = argv;
   if (!wasmDis || !file) fail('usage: rewrite_relaxed_madd.mjs WASM_DIS MODULE.wasm | --check MODULE.wasm');
   const bytes = readFileSync(file);
   const code = codeSection(bytes);
-  const at = runs(bytes, code, EARLY);
+  let at = runs(bytes, code, EARLY);
   const decoded = await decodedRelaxed(wasmDis, file);
   const fma = decoded['f32x4.relaxed_fma'] ?? 0;
   const others = Object.entries(decoded).filter(([name]) => name !== 'f32x4.relaxed_fma');
   if (others.length) fail(`${file} holds other relaxed-SIMD instructions, which this rewrite does not handle: ${JSON.stringify(Object.fromEntries(others))}`);
   if (fma === 0) fail(`${file} holds no f32x4.relaxed_fma (was it compiled with -mrelaxed-simd?)`);
-  if (at.length !== fma) fail(`${file}: ${at.length} runs of fd af 01 in the code section, but ${fma} relaxed_fma instructions; not rewritten`);
+  if (at.length !== fma) {
+    const all = at.length;
+    at = await instructionRuns(wasmDis, bytes, at, `${file}.probe.wasm`);
+    if (at.length !== fma) fail(`${file}: ${all} runs of fd af 01 in the code section, ${at.length} of them decode as instructions, but ${fma} relaxed_fma instructions; not rewritten`);
+    console.log(`${file}: ${all - fma} of ${all} runs of fd af 01 are not instructions (an immediate), left as they are`);
+  }
   for (const i of at) FINAL.forEach((b, k) => { bytes[i + k] = b; });
   mustValidate(bytes, file);
   writeFileSync(file, bytes);
