@@ -1,7 +1,7 @@
 #pragma once
 // Choosing between models: the two shipped with AttnLab, AttnLab tiny (assets/tiny, the page's
-// default) and its twin AttnLab tiny-SSMax (assets/tiny-ssmax: the same architecture, data and
-// recipe, every head trained with SSMax; issue 29), what a share link names each by, and what
+// default) and its twin AttnLab tiny-SSMax (assets/tiny-ssmax: the same architecture, data, seed
+// and steps, every head trained with SSMax; issue 29), what a share link names each by, and what
 // the view keeps when the model changes. Pure data, no ImGui: the tests link it alone.
 #include <string>
 #include <string_view>

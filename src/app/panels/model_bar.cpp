@@ -102,7 +102,7 @@ void draw_builtin_menu(ModelBar& bar, PanelContext& ctx, const ModelSource& sour
     remember_last_item(ctx.widgets, "model.builtin");
     if (ImGui::IsItemHovered() && !open)
         ImGui::SetTooltip("The models shipped with AttnLab: AttnLab tiny, and its twin trained with SSMax attention (%s)",
-                          "same architecture, data and recipe");
+                          "same architecture, data, seed and steps");
     if (!open) return;
     for (const BuiltinModel m : {BuiltinModel::Tiny, BuiltinModel::TinySsmax}) {
         ImGui::BeginDisabled(busy);
