@@ -76,23 +76,29 @@ json::Value load_shipped_with_fixture(const std::string& dir, const std::string&
     return fixture;
 }
 
-// Our forward pass under `plan` against the float64 logits train_tiny.py's own PyTorch forward pass
-// recorded on a held-out snippet (`fixture`): the worst error relative to each row's scale.
-double worst_logit_error(const Gpt2Model& model, const AttentionPlan& plan, const json::Value& fixture) {
+constexpr size_t kVocab = 50257;
+
+// Our forward pass under `plan` over the fixture's held-out tokens: (T, V) logits at every position.
+std::vector<float> fixture_logits(const Gpt2Model& model, const AttentionPlan& plan, const json::Value& fixture) {
     Gpt2State state(model);
     state.plan = plan;
     const std::vector<int> tokens = ids_of(*fixture.find("tokens"));
     REQUIRE(tokens.size() >= 32);
-    std::vector<float> logits;  // (T, V)
+    std::vector<float> logits;
     std::string error;
     REQUIRE(state.forward(tokens, logits, error, true));
-    const size_t V = 50257;
-    REQUIRE(logits.size() == tokens.size() * V);
+    REQUIRE(logits.size() == tokens.size() * kVocab);
+    return logits;
+}
+
+// `logits` against the float64 logits train_tiny.py's own PyTorch forward pass recorded on the
+// fixture's snippet: the worst error relative to each row's scale.
+double worst_logit_error(const std::vector<float>& logits, const json::Value& fixture) {
     double worst = 0.0;
     for (const json::Value& row : fixture.find("rows")->items()) {
         const size_t i = static_cast<size_t>(row.find("position")->as_number());
-        REQUIRE(i < tokens.size());
-        const float* ours = logits.data() + i * V;
+        REQUIRE((i + 1) * kVocab <= logits.size());
+        const float* ours = logits.data() + i * kVocab;
         // Relative to the row's scale: logits near zero have no meaningful relative error.
         const double scale = row.find("max_abs")->as_number();
         const std::vector<double> ids = numbers(*row.find("ids")), ref = numbers(*row.find("logits"));
@@ -107,16 +113,12 @@ double worst_logit_error(const Gpt2Model& model, const AttentionPlan& plan, cons
 void check_logits_against_pytorch(const std::string& dir, const std::string& fixture_name) {
     Gpt2Model model;
     const json::Value fixture = load_shipped_with_fixture(dir, fixture_name, model);
-    const std::vector<int> tokens = ids_of(*fixture.find("tokens"));
-    Gpt2State state(model);
-    std::vector<float> logits;
-    std::string error;
-    REQUIRE(state.forward(tokens, logits, error, true));
-    const size_t V = 50257;
+    const std::vector<float> logits = fixture_logits(model, model.trained_plan(), fixture);
+    const size_t V = kVocab;
     int rows = 0;
     for (const json::Value& row : fixture.find("rows")->items()) {
         const size_t i = static_cast<size_t>(row.find("position")->as_number());
-        REQUIRE(i < tokens.size());
+        REQUIRE((i + 1) * V <= logits.size());
         const float* ours = logits.data() + i * V;
         const double scale = row.find("max_abs")->as_number();
         double max_abs = 0.0, sum_sq = 0.0, top = -INFINITY;
@@ -139,7 +141,7 @@ void check_logits_against_pytorch(const std::string& dir, const std::string& fix
         ++rows;
     }
     CHECK(rows >= 32);
-    const double worst = worst_logit_error(model, model.trained_plan(), fixture);
+    const double worst = worst_logit_error(logits, fixture);
     CHECK(worst < 1e-3);
     WARN(dir << " vs PyTorch: worst relative logit error " << worst);
 }
@@ -232,7 +234,8 @@ TEST_CASE("tiny-SSMax: the twin's config.json makes every head SSMax, as PyTorch
     CHECK(name.find("SSMax attention") != std::string::npos);
     CHECK(name.find("not GPT-2") != std::string::npos);
     // The fixture tells SSMax from softmax: the same weights run as softmax miss PyTorch's logits.
-    CHECK(worst_logit_error(model, AttentionPlan(4, 4), read_fixture("tiny_ssmax_logits.json")) > 1e-2);
+    const json::Value fixture = read_fixture("tiny_ssmax_logits.json");
+    CHECK(worst_logit_error(fixture_logits(model, AttentionPlan(4, 4), fixture), fixture) > 1e-2);
 }
 
 TEST_CASE("tiny-SSMax: the shipped twin matches PyTorch's logits", "[tiny]") {
