@@ -17,7 +17,7 @@ LOG_COLUMNS = ("step", "train_loss", "val_loss", "seconds", "previous_token_max"
 # Export: HF names, Conv1D weights stored (in, out), F16.
 
 def hf_tensors(model, used_ids):
-    sd = {k: v.detach().to(torch.float64) for k, v in model.state_dict().items()}
+    sd = {k: v.detach().to("cpu", torch.float64) for k, v in model.state_dict().items()}
     C = sd["wpe.weight"].shape[1]
     wte = sd["wte.weight"][-1].repeat(VOCAB, 1)  # every unused token gets the shared row u
     wte[torch.tensor(used_ids)] = sd["wte.weight"][:-1]

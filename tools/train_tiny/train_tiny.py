@@ -51,6 +51,8 @@ def fast_environment():
 
 
 fast_environment()
+# --device cuda with deterministic algorithms: cuBLAS is deterministic only with a fixed workspace.
+os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
 
 import numpy as np  # noqa: E402 (after the re-exec above)
 import torch  # noqa: E402
@@ -93,6 +95,27 @@ def chapter_text(title, verses):
 def tokenize(attnlab, text):
     out = subprocess.run([attnlab, "tokenize"], input=text.encode("utf-8"), check=True, capture_output=True).stdout
     return [int(t) for t in out.split()]
+
+
+def read_corpus(attnlab, modern_path, cache):
+    """(chapters, the corpus text's sha256, train ids, validation ids, the modern text's ids), GPT-2 ids. Every
+    20th chapter (from the 8th) is held out: 1,189 chapters give 59 for validation. With a cache path, read
+    from there if it exists, else written there: a GPU machine has neither `bible` nor our CLI."""
+    if cache and os.path.exists(cache):
+        z = np.load(cache)
+        return (int(z["chapters"]), str(z["corpus_sha256"]), z["train"].tolist(), z["val"].tolist(),
+                z["modern"].tolist())
+    chapters = read_kjv()
+    train_text = "".join(chapter_text(*c) for i, c in enumerate(chapters) if i % 20 != 7)
+    val_text = "".join(chapter_text(*c) for i, c in enumerate(chapters) if i % 20 == 7)
+    corpus_sha = hashlib.sha256((train_text + val_text).encode()).hexdigest()
+    with open(modern_path, encoding="utf-8") as f:
+        modern = tokenize(attnlab, f.read())
+    out = (len(chapters), corpus_sha, tokenize(attnlab, train_text), tokenize(attnlab, val_text), modern)
+    if cache:
+        np.savez_compressed(cache, chapters=out[0], corpus_sha256=out[1], **{k: np.array(v, dtype=np.uint16) for k, v in
+                                                                             zip(("train", "val", "modern"), out[2:])})
+    return out
 
 
 def gpt2_token_strings(encoder_path):
@@ -244,7 +267,7 @@ class TinyGpt(torch.nn.Module):
 
     def hidden(self, idx):
         # idx: (B, T) compact ids; returns the final layer norm's output, (B, T, C).
-        x = self.wte(idx) + self.wpe(torch.arange(idx.shape[1]))
+        x = self.wte(idx) + self.wpe(torch.arange(idx.shape[1], device=idx.device))
         for block in self.h:
             x = block(x)
         return self.ln_f(x)
@@ -501,6 +524,11 @@ def main():
     ap.add_argument("--n-embd", type=int, default=128)
     ap.add_argument("--n-positions", type=int, default=256)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--device", default="cpu",
+                    help="cuda: train on the GPU (the windows are still drawn on the CPU, from the same generator)")
+    ap.add_argument("--tokens", default="",
+                    help="the tokenized corpus (.npz): read if it exists, else made with bible and --attnlab and written "
+                         "there; a machine that has it needs neither to train")
     ap.add_argument("--eval-every", type=int, default=100)
     ap.add_argument("--replot", action="store_true", help="only redraw --report's loss.png from its loss.csv")
     args = ap.parse_args()
@@ -511,33 +539,28 @@ def main():
             b = json.load(f)["baselines"]
         return plot_losses(rows, {"unigram": b["unigram"], "bigram": b["bigram"]}, os.path.join(args.report, "loss.png"),
                            NAME_SSMAX if args.attention == "ssmax" else NAME, INDUCTION_PERIOD)
-    if not args.attnlab:
-        ap.error("--attnlab PATH is required: the attnlab CLI tokenizes the corpus")
+    if not args.attnlab and not (os.path.exists(args.tokens) and not args.export):
+        ap.error("--attnlab PATH is required: the attnlab CLI tokenizes the corpus (and, to export, the probe text)")
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
-    torch.use_deterministic_algorithms(True)
+    # On a GPU a kernel with no deterministic version warns instead of stopping the run: a GPU run is not
+    # bit-reproducible anyway (README, "Stage 3"), where a CPU run is.
+    dev = torch.device(args.device)
+    torch.use_deterministic_algorithms(True, warn_only=dev.type != "cpu")
     cfg = {"n_layer": args.n_layer, "n_head": args.n_head, "n_embd": args.n_embd, "n_positions": args.n_positions}
     name = NAME_SSMAX if args.attention == "ssmax" else NAME
     for d in (args.out, args.report, os.path.dirname(args.fixture), os.path.dirname(args.checkpoint)):
         os.makedirs(d or ".", exist_ok=True)
 
-    # Every 20th chapter (from the 8th) is held out: 1,189 chapters give 59 for validation.
-    chapters = read_kjv()
-    train_text = "".join(chapter_text(*c) for i, c in enumerate(chapters) if i % 20 != 7)
-    val_text = "".join(chapter_text(*c) for i, c in enumerate(chapters) if i % 20 == 7)
-    corpus_sha = hashlib.sha256((train_text + val_text).encode()).hexdigest()
-    train_ids = tokenize(args.attnlab, train_text)
-    val_ids = tokenize(args.attnlab, val_text)
+    n_chapters, corpus_sha, train_ids, val_ids, modern_ids = read_corpus(args.attnlab, args.modern, args.tokens)
     used = sorted(set(train_ids) | set(val_ids) | {EOT})  # EOT is the largest id: compact id len(used) - 1
     compact = {t: i for i, t in enumerate(used)}
     n_unused = VOCAB - len(used)
-    print(f"corpus: {len(chapters)} chapters, {len(train_ids)} train / {len(val_ids)} val tokens, "
+    print(f"corpus: {n_chapters} chapters, {len(train_ids)} train / {len(val_ids)} val tokens, "
           f"{len(used)} distinct tokens, {n_unused} unused", flush=True)
     train = torch.tensor([compact[t] for t in train_ids])
     val = torch.tensor([compact[t] for t in val_ids])
-    with open(args.modern, encoding="utf-8") as f:
-        modern_ids = tokenize(args.attnlab, f.read())
     unused_row = len(used)
     modern = torch.tensor([compact.get(t, unused_row) for t in modern_ids][:args.n_positions])
     base = baselines(train_ids, val_ids)
@@ -557,6 +580,7 @@ def main():
     step = 0
     if args.frozen_values_std:
         freeze_first_values(model, args.frozen_values_std, lambda: step <= args.induction_steps, not args.init_from)
+    model.to(dev)
     n_params = sum(p.numel() for p in model.parameters())
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2 and n != "wpe.weight"]
     no_decay = [p for n, p in model.named_parameters() if p.dim() < 2 or n == "wpe.weight"]
@@ -565,16 +589,17 @@ def main():
     sampler = WindowSampler(train, len(used) - 1, args.copy_rate, args.random_rate, args.seed, args.skip_rate)
     T = args.n_positions
     val_starts = torch.arange(0, len(val) - T - 1, (len(val) - T - 1) // 24)[:24]  # fixed windows
-    probes = random_repeats(16, INDUCTION_PERIOD, len(used) - 1, args.seed + 1)
+    probes = random_repeats(16, INDUCTION_PERIOD, len(used) - 1, args.seed + 1).to(dev)
+    val_x = torch.stack([val[s:s + T] for s in val_starts]).to(dev)
+    val_y = torch.stack([val[s + 1:s + T + 1] for s in val_starts]).to(dev)
+    modern = modern.to(dev)
 
     def evaluate():
         # Validation loss; each head's previous-token score on held-out KJV and on modern English;
         # each head's induction score on repeated random tokens. The bests are over heads.
         model.eval()
         with torch.no_grad():
-            vx = torch.stack([val[s:s + T] for s in val_starts])
-            vy = torch.stack([val[s + 1:s + T + 1] for s in val_starts])
-            loss = F.cross_entropy(model(vx), vy.flatten()).item()
+            loss = F.cross_entropy(model(val_x), val_y.flatten()).item()
             prev_kjv = previous_token_scores(model.attention())
             model(modern[None])
             prev_modern = previous_token_scores(model.attention())
@@ -586,15 +611,18 @@ def main():
     log = [LOG_COLUMNS]
     running, first_step, elapsed0, tokens = [], 1, 0.0, 0
     if args.resume or args.export:
-        ck = torch.load(args.checkpoint)
+        ck = torch.load(args.checkpoint, map_location="cpu")
         # Where the outputs go is not an option of the run: --export can write a checkpoint's model, report and
         # fixtures elsewhere than the run that made it would have (a stage trained in build/, shipped to assets/).
-        where = ("resume", "stop_at", "export", "out", "report", "fixture")
+        # Nor where it ran or read its inputs from: a run trained on a GPU is exported on the machine that has the CLI.
+        where = ("resume", "stop_at", "export", "out", "report", "fixture", "checkpoint", "attnlab", "modern", "tokens",
+                 "device", "threads")
         if {k: v for k, v in ck["args"].items() if k not in where} != \
                 {k: v for k, v in vars(args).items() if k not in where}:
             sys.exit(f"--resume: {args.checkpoint} was written with other options: {ck['args']}")
         model.load_state_dict(ck["model"])
-        opt.load_state_dict(ck["opt"])
+        if "opt" in ck or not args.export:  # a checkpoint carried off a GPU machine may hold no optimizer
+            opt.load_state_dict(ck["opt"])
         sampler.gen.set_state(ck["sampler"])
         log, running, first_step, elapsed0, tokens = ck["log"], ck["running"], ck["step"] + 1, ck["elapsed"], ck["tokens"]
         print(f"resumed from {args.checkpoint} after step {ck['step']}", flush=True)
@@ -603,7 +631,8 @@ def main():
 
     def induction_loss(b):
         # b induction windows; the loss at their predictable targets only, and the output product only there.
-        x, y, mask = sampler.induction_batch(b, args.induction_context, args.induction_recall, args.induction_skip)
+        x, y, mask = (t.to(dev) for t in sampler.induction_batch(b, args.induction_context, args.induction_recall,
+                                                                   args.induction_skip))
         return x, F.cross_entropy(model.logits(model.hidden(x)[mask]), y[mask])
 
     decay_from = max(args.warmup, args.induction_steps)  # the cosine runs over the language-model steps
@@ -620,7 +649,7 @@ def main():
             # Short windows first: under near-uniform attention over t keys the previous token is 1/t of
             # a head's output, so a short window gives the first attention gradients more to work with.
             t = args.short_context if step - args.induction_steps <= args.short_steps else T
-            x, y = sampler.batch(args.batch_tokens // t, t)
+            x, y = (w.to(dev) for w in sampler.batch(args.batch_tokens // t, t))
             loss = F.cross_entropy(model(x), y.flatten())
             if args.induction_mix:  # and a few induction windows, so the heads keep being paid for
                 xi, mixed = induction_loss(args.induction_mix)
@@ -648,7 +677,7 @@ def main():
                 period = (args.induction_context - 4) // 2
                 model.eval()
                 with torch.no_grad():
-                    model(random_repeats(16, period, len(used) - 1, args.seed + 4))
+                    model(random_repeats(16, period, len(used) - 1, args.seed + 4).to(dev))
                     print(f"      induction max on {period} random tokens twice "
                           f"{induction_scores(model.attention(), period).max().item():.3f}", flush=True)
                 model.train()
@@ -691,7 +720,7 @@ def main():
     _, pk, pm, _ = evaluate()
     model.eval()
     with torch.no_grad():
-        model(random_repeats(64, INDUCTION_PERIOD, len(used) - 1, args.seed + 2))
+        model(random_repeats(64, INDUCTION_PERIOD, len(used) - 1, args.seed + 2).to(dev))
         ind = induction_scores(model.attention(), INDUCTION_PERIOD)
     both = torch.minimum(pk, pm)  # a head must pass on both kinds of text
     best_prev = divmod(int(both.argmax()), args.n_head)
@@ -714,7 +743,7 @@ def main():
     model.eval()
     with torch.no_grad():
         for key, ids in heads_inputs.items():
-            model(torch.tensor([compact.get(t, unused_row) for t in ids])[None])
+            model(torch.tensor([compact.get(t, unused_row) for t in ids])[None].to(dev))
             att = model.attention()
             heads_fixture[key] = {"ids": ids, "previous_token": previous_token_scores(att).flatten().tolist(),
                                   "induction": (induction_scores(att, INDUCTION_PERIOD).flatten().tolist()
@@ -756,7 +785,7 @@ def main():
     summary = {"name": name, "attnlab_attention": spec, "seed": args.seed, "config": cfg, "steps_trained": log[-1][0],
                "options": {k: v for k, v in vars(args).items() if k not in ("attnlab", "resume", "stop_at", "export", "replot")},
                "torch": torch.__version__, "parameters": n_params,
-               "chapters": len(chapters), "train_tokens": len(train_ids), "val_tokens": len(val_ids),
+               "chapters": n_chapters, "train_tokens": len(train_ids), "val_tokens": len(val_ids),
                "distinct_tokens": len(used), "corpus_sha256": corpus_sha, "modern_tokens": len(modern),
                "tokens_trained": tokens, "tokens_per_second": tokens / train_seconds,
                "final_val_loss": log[-1][2], "final_val_ppl": math.exp(log[-1][2]),
