@@ -4,6 +4,7 @@ import hashlib
 import json
 import math
 import struct
+import textwrap
 
 import numpy as np
 import torch
@@ -197,7 +198,7 @@ def plot_losses(rows, baselines, path, title, induction_period):
     for (name, ppl), ls in zip(sorted(baselines.items()), ("--", ":")):
         ax.axhline(math.log(ppl), color="gray", ls=ls, label=f"{name} baseline (ppl {ppl:.0f})")
     ax.set_ylabel("cross-entropy (nats per token)")
-    ax.set_title(title, fontsize=10)
+    ax.set_title(textwrap.fill(title, 90), fontsize=10)  # the models' labels are longer than the plot is wide
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
