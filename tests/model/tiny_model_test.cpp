@@ -114,22 +114,21 @@ void check_logits_against_pytorch(const std::string& dir, const std::string& fix
     Gpt2Model model;
     const json::Value fixture = load_shipped_with_fixture(dir, fixture_name, model);
     const std::vector<float> logits = fixture_logits(model, model.trained_plan(), fixture);
-    const size_t V = kVocab;
     int rows = 0;
     for (const json::Value& row : fixture.find("rows")->items()) {
         const size_t i = static_cast<size_t>(row.find("position")->as_number());
-        REQUIRE((i + 1) * V <= logits.size());
-        const float* ours = logits.data() + i * V;
+        REQUIRE((i + 1) * kVocab <= logits.size());
+        const float* ours = logits.data() + i * kVocab;
         const double scale = row.find("max_abs")->as_number();
         double max_abs = 0.0, sum_sq = 0.0, top = -INFINITY;
         size_t argmax = 0;
-        for (size_t v = 0; v < V; ++v) {
+        for (size_t v = 0; v < kVocab; ++v) {
             max_abs = std::max(max_abs, std::abs(static_cast<double>(ours[v])));
             sum_sq += static_cast<double>(ours[v]) * ours[v];
             if (ours[v] > top) top = ours[v], argmax = v;
         }
         double lse = 0.0;
-        for (size_t v = 0; v < V; ++v) lse += std::exp(ours[v] - top);
+        for (size_t v = 0; v < kVocab; ++v) lse += std::exp(ours[v] - top);
         lse = top + std::log(lse);
         INFO("position " << i);
         CHECK(std::abs(max_abs - scale) / scale < 1e-3);
