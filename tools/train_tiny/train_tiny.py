@@ -101,20 +101,24 @@ def read_corpus(attnlab, modern_path, cache):
     """(chapters, the corpus text's sha256, train ids, validation ids, the modern text's ids), GPT-2 ids. Every
     20th chapter (from the 8th) is held out: 1,189 chapters give 59 for validation. With a cache path, read
     from there if it exists, else written there: a GPU machine has neither `bible` nor our CLI."""
+    with open(modern_path, encoding="utf-8") as f:
+        modern_text = f.read()
+    modern_sha = hashlib.sha256(modern_text.encode()).hexdigest()
     if cache and os.path.exists(cache):
         z = np.load(cache)
+        if "modern_sha256" not in z or str(z["modern_sha256"]) != modern_sha:  # the one input it can check here
+            sys.exit(f"--tokens {cache} was made from another {modern_path}: delete it to make it again")
         return (int(z["chapters"]), str(z["corpus_sha256"]), z["train"].tolist(), z["val"].tolist(),
                 z["modern"].tolist())
     chapters = read_kjv()
     train_text = "".join(chapter_text(*c) for i, c in enumerate(chapters) if i % 20 != 7)
     val_text = "".join(chapter_text(*c) for i, c in enumerate(chapters) if i % 20 == 7)
     corpus_sha = hashlib.sha256((train_text + val_text).encode()).hexdigest()
-    with open(modern_path, encoding="utf-8") as f:
-        modern = tokenize(attnlab, f.read())
+    modern = tokenize(attnlab, modern_text)
     out = (len(chapters), corpus_sha, tokenize(attnlab, train_text), tokenize(attnlab, val_text), modern)
     if cache:
-        np.savez_compressed(cache, chapters=out[0], corpus_sha256=out[1], **{k: np.array(v, dtype=np.uint16) for k, v in
-                                                                             zip(("train", "val", "modern"), out[2:])})
+        ids = {k: np.array(v, dtype=np.uint16) for k, v in zip(("train", "val", "modern"), out[2:])}
+        np.savez_compressed(cache, chapters=out[0], corpus_sha256=out[1], modern_sha256=modern_sha, **ids)
     return out
 
 
