@@ -53,7 +53,7 @@ def build(work, eigen):
              f'-DATTNLAB_ASSETS_DIR="{os.path.join(ROOT, "assets")}"']
     engine = [f for room in ("base", "tokenizer", "model", "analysis") for f in sorted(glob.glob(os.path.join(ROOT, "src", room, "*.cpp")))
               if not f.endswith("_simd128.cpp")]
-    cli = sorted(glob.glob(os.path.join(ROOT, "src/main/cli_*.cpp"))) + [os.path.join(ROOT, "src/platform/mapped_file.cpp")]
+    cli = sorted(glob.glob(os.path.join(ROOT, "src/main/cli/**/cli_*.cpp"), recursive=True)) + [os.path.join(ROOT, "src/platform/mapped_file.cpp")]
     bench = [os.path.join(ROOT, "bench", f) for f in ("attnlab_bench.cpp", "kernel_bench.cpp")]
     objects = os.path.join(work, "obj")
     os.makedirs(objects, exist_ok=True)

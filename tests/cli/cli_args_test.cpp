@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "main/cli_args.h"
+#include "main/cli/cli_args.h"
 
 namespace {
 

@@ -14,12 +14,12 @@
 #include "base/json.h"
 #include "base/parallel.h"
 #include "base/timing.h"
-#include "main/cli_args.h"
-#include "main/cli_checkpoint.h"
-#include "main/cli_commands.h"
-#include "main/cli_output.h"
-#include "main/cli_progress.h"
-#include "main/cli_text_nll.h"
+#include "main/cli/cli_args.h"
+#include "main/cli/cli_checkpoint.h"
+#include "main/cli/cli_commands.h"
+#include "main/cli/cli_output.h"
+#include "main/cli/cli_progress.h"
+#include "main/cli/cli_text_nll.h"
 #include "model/attention_capture.h"
 
 namespace attnlab {

@@ -6,8 +6,8 @@
 #include <optional>
 #include <string>
 
-#include "main/cli_args.h"
-#include "main/cli_commands.h"
+#include "main/cli/cli_args.h"
+#include "main/cli/cli_commands.h"
 #include "model/random_checkpoint.h"
 
 namespace attnlab {

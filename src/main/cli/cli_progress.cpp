@@ -1,4 +1,4 @@
-#include "main/cli_progress.h"
+#include "main/cli/cli_progress.h"
 
 #include <unistd.h>
 

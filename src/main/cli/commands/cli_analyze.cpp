@@ -4,8 +4,8 @@
 #include <string>
 
 #include "analysis/query_analysis.h"
-#include "main/cli_args.h"
-#include "main/cli_commands.h"
+#include "main/cli/cli_args.h"
+#include "main/cli/cli_commands.h"
 #include "platform/whole_file.h"
 
 namespace attnlab {

@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "base/json.h"
-#include "main/cli_args.h"
-#include "main/cli_checkpoint.h"
-#include "main/cli_commands.h"
-#include "main/cli_text_nll.h"
+#include "main/cli/cli_args.h"
+#include "main/cli/cli_checkpoint.h"
+#include "main/cli/cli_commands.h"
+#include "main/cli/cli_text_nll.h"
 
 namespace attnlab {
 

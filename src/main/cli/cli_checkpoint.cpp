@@ -1,4 +1,4 @@
-#include "main/cli_checkpoint.h"
+#include "main/cli/cli_checkpoint.h"
 
 #include <cstdio>
 #include <filesystem>

@@ -1,4 +1,4 @@
-#include "main/cli_args.h"
+#include "main/cli/cli_args.h"
 
 #include <cerrno>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "main/cli_output.h"
+#include "main/cli/cli_output.h"
 
 #include <cmath>
 #include <cstdio>

@@ -11,12 +11,12 @@
 #include "base/parallel.h"
 #include "base/sha256.h"
 #include "base/timing.h"
-#include "main/cli_args.h"
-#include "main/cli_checkpoint.h"
-#include "main/cli_commands.h"
-#include "main/cli_output.h"
-#include "main/cli_progress.h"
-#include "main/cli_vocabulary.h"
+#include "main/cli/cli_args.h"
+#include "main/cli/cli_checkpoint.h"
+#include "main/cli/cli_commands.h"
+#include "main/cli/cli_output.h"
+#include "main/cli/cli_progress.h"
+#include "main/cli/cli_vocabulary.h"
 #include "platform/whole_file.h"
 
 namespace attnlab {

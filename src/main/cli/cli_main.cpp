@@ -2,8 +2,8 @@
 #include <cstdio>
 #include <cstring>
 
-#include "main/cli_checkpoint.h"
-#include "main/cli_commands.h"
+#include "main/cli/cli_checkpoint.h"
+#include "main/cli/cli_commands.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "main/cli_vocabulary.h"
+#include "main/cli/cli_vocabulary.h"
 
 #include "platform/whole_file.h"
 

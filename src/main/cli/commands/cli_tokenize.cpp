@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "main/cli_args.h"
-#include "main/cli_commands.h"
-#include "main/cli_vocabulary.h"
+#include "main/cli/cli_args.h"
+#include "main/cli/cli_commands.h"
+#include "main/cli/cli_vocabulary.h"
 #include "tokenizer/gpt2_tokenizer.h"
 
 namespace attnlab {

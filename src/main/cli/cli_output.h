@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "main/cli_checkpoint.h"
-#include "main/cli_text_nll.h"
+#include "main/cli/cli_checkpoint.h"
+#include "main/cli/cli_text_nll.h"
 
 namespace attnlab {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "main/cli_args.h"
+#include "main/cli/cli_args.h"
 #include "model/gpt2.h"
 
 namespace attnlab {

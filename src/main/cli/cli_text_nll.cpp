@@ -1,9 +1,9 @@
-#include "main/cli_text_nll.h"
+#include "main/cli/cli_text_nll.h"
 
 #include <algorithm>
 #include <cstdio>
 
-#include "main/cli_vocabulary.h"
+#include "main/cli/cli_vocabulary.h"
 #include "platform/whole_file.h"
 
 namespace attnlab {
