@@ -43,7 +43,7 @@ sources_for() {
   case "$1" in
     safetensors) echo src/base/safetensors.cpp src/base/json.cpp src/base/utf8.cpp ;;
     json) echo src/base/json.cpp src/base/utf8.cpp ;;
-    tokenizer) echo src/tokenizer/gpt2_tokenizer.cpp src/tokenizer/unicode_classes.cpp src/base/json.cpp src/base/utf8.cpp ;;
+    tokenizer) echo src/tokenizer/*.cpp src/base/json.cpp src/base/utf8.cpp ;;
     analyze_input) echo src/analysis/query_analysis.cpp src/analysis/normalizers.cpp src/analysis/selection.cpp \
                         src/analysis/separability.cpp src/analysis/softmax.cpp \
                         src/base/json.cpp src/base/utf8.cpp src/base/random.cpp ;;

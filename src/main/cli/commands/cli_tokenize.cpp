@@ -1,4 +1,6 @@
-// attnlab tokenize [--json] [--vocab-dir DIR]: GPT-2 token ids of standard input.
+// attnlab tokenize [--json] [--vocab-dir DIR | --model DIR]: token ids of standard input, by
+// GPT-2's vocabulary or by a model folder's tokenizer.json (exactly Hugging Face's
+// `tokenizer(text)["input_ids"]`, its special tokens included).
 //
 // Standard input is read whole and byte-exactly (a trailing newline is text like any other).
 // The ids go to stdout on one line, separated by spaces, or as one JSON array with --json.
@@ -10,7 +12,6 @@
 #include "main/cli/cli_args.h"
 #include "main/cli/cli_commands.h"
 #include "main/cli/cli_vocabulary.h"
-#include "tokenizer/gpt2_tokenizer.h"
 
 namespace attnlab {
 
@@ -29,12 +30,15 @@ bool read_stdin(std::string& out) {
 int cli_tokenize(int argc, char** argv, int first) {
     CliArgs args;
     std::string error;
-    if (!args.parse(argc, argv, first, {"vocab-dir"}, {"json"}, error)) {
-        std::fprintf(stderr, "attnlab tokenize: %s\nusage: attnlab tokenize [--json] [--vocab-dir DIR] < text\n", error.c_str());
+    if (!args.parse(argc, argv, first, {"vocab-dir", "model"}, {"json"}, error) || (args.value("vocab-dir") && args.value("model"))) {
+        if (error.empty()) error = "--vocab-dir and --model exclude each other";
+        std::fprintf(stderr, "attnlab tokenize: %s\nusage: attnlab tokenize [--json] [--vocab-dir DIR | --model DIR] < text\n",
+                     error.c_str());
         return 2;
     }
-    Gpt2Tokenizer tokenizer;
-    if (!load_vocabulary(args.value("vocab-dir"), tokenizer, error)) {
+    Tokenizer tokenizer;
+    const auto model = args.value("model");
+    if (!(model ? load_model_tokenizer(*model, tokenizer, error) : load_vocabulary(args.value("vocab-dir"), tokenizer, error))) {
         std::fprintf(stderr, "attnlab tokenize: %s\n", error.c_str());
         return 1;
     }
