@@ -230,6 +230,13 @@ bool read_added_tokens(Reader& r, const Value& root, TokenizerPipeline& p) {
         if (single_word) return r.fail(path + ".single_word", "is true, which is not supported");
         p.added.push_back(t);
     }
+    // Ids number the vocabulary and then the added tokens, without gaps past them.
+    const int limit = p.model.size() + static_cast<int>(p.added.size());
+    for (size_t i = 0; i < p.added.size(); ++i)
+        if (p.added[i].id >= limit)
+            return r.fail("added_tokens[" + std::to_string(i) + "].id", std::to_string(p.added[i].id) + " is past the vocabulary (" +
+                                                                            std::to_string(p.model.size()) +
+                                                                            " tokens) and the added tokens");
     return true;
 }
 
