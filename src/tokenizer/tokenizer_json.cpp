@@ -52,20 +52,26 @@ struct Reader {
     bool unsupported(const std::string& path, const std::string& type, const char* supported) {
         return fail(path + ".type", "is " + json::quote(type) + ", which is not supported (supported: " + supported + ")");
     }
+    // A Sequence's list `key`: read_item(item, its path) for each, in order.
+    template <class ReadItem>
+    bool sequence(const Value& v, const std::string& path, std::string_view key, ReadItem read_item) {
+        const Value* list = object_field(v, path, key);
+        if (!list) return false;
+        const std::string at = path + "." + std::string(key);
+        if (!list->is_array()) return fail(at, "should be an array");
+        for (size_t i = 0; i < list->items().size(); ++i)
+            if (!read_item(list->items()[i], at + "[" + std::to_string(i) + "]")) return false;
+        return true;
+    }
 };
 
 bool read_normalizer(Reader& r, const Value& v, const std::string& path, std::vector<NormalizerStep>& out, std::string& space) {
     if (v.is_null()) return true;
     std::string type;
     if (!r.type_of(v, path, type)) return false;
-    if (type == "Sequence") {
-        const Value* list = r.object_field(v, path, "normalizers");
-        if (!list) return false;
-        if (!list->is_array()) return r.fail(path + ".normalizers", "should be an array");
-        for (size_t i = 0; i < list->items().size(); ++i)
-            if (!read_normalizer(r, list->items()[i], path + ".normalizers[" + std::to_string(i) + "]", out, space)) return false;
-        return true;
-    }
+    if (type == "Sequence")
+        return r.sequence(v, path, "normalizers",
+                          [&](const Value& item, const std::string& at) { return read_normalizer(r, item, at, out, space); });
     if (type == "NFC") {
         out.push_back({NormalizerStep::Kind::Nfc, "", ""});
         return true;
@@ -96,14 +102,9 @@ bool read_pre_tokenizer(Reader& r, const Value& v, const std::string& path, std:
     if (v.is_null()) return true;
     std::string type;
     if (!r.type_of(v, path, type)) return false;
-    if (type == "Sequence") {
-        const Value* list = r.object_field(v, path, "pretokenizers");
-        if (!list) return false;
-        if (!list->is_array()) return r.fail(path + ".pretokenizers", "should be an array");
-        for (size_t i = 0; i < list->items().size(); ++i)
-            if (!read_pre_tokenizer(r, list->items()[i], path + ".pretokenizers[" + std::to_string(i) + "]", out)) return false;
-        return true;
-    }
+    if (type == "Sequence")
+        return r.sequence(v, path, "pretokenizers",
+                          [&](const Value& item, const std::string& at) { return read_pre_tokenizer(r, item, at, out); });
     PreTokenizerStep s;
     if (!out.empty() && out.back().kind == PreTokenizerStep::Kind::ByteLevel)
         return r.fail(path, "follows ByteLevel; ByteLevel is supported only as the last pre-tokenizer");
@@ -168,14 +169,9 @@ bool read_post_processor(Reader& r, const Value& v, const std::string& path, Tok
     std::string type;
     if (!r.type_of(v, path, type)) return false;
     if (type == "ByteLevel") return true;  // adds no ids
-    if (type == "Sequence") {
-        const Value* list = r.object_field(v, path, "processors");
-        if (!list) return false;
-        if (!list->is_array()) return r.fail(path + ".processors", "should be an array");
-        for (size_t i = 0; i < list->items().size(); ++i)
-            if (!read_post_processor(r, list->items()[i], path + ".processors[" + std::to_string(i) + "]", p)) return false;
-        return true;
-    }
+    if (type == "Sequence")
+        return r.sequence(v, path, "processors",
+                          [&](const Value& item, const std::string& at) { return read_post_processor(r, item, at, p); });
     if (type != "TemplateProcessing") return r.unsupported(path, type, "TemplateProcessing, ByteLevel, Sequence");
     const Value* single = r.object_field(v, path, "single");
     if (!single) return false;

