@@ -35,7 +35,7 @@ public:
     // and "<|endoftext|>" as the one added token (what GPT-2's tokenizer.json says).
     bool load(std::string_view encoder_json, std::string_view vocab_bpe, std::string& error);
 
-    bool loaded() const;
+    bool loaded() const { return p_ != nullptr; }
 
     // Token ids of any byte sequence, the post-processor's special tokens included. If the
     // bytes are not valid UTF-8, each invalid sequence is read as U+FFFD and, when `warnings`
