@@ -258,7 +258,6 @@ int AddedTokenTrie::match(std::string_view text, size_t i, size_t& len) const {
     return best;
 }
 
-
 std::vector<int> Tokenizer::encode(std::string_view bytes, std::vector<std::string>* warnings) const {
     std::vector<int> out;
     if (!p_) return out;
