@@ -14,7 +14,7 @@ struct Command {
 };
 
 const Command kCommands[] = {
-    {"tokenize", attnlab::cli_tokenize, "tokenize [--json] [--vocab-dir DIR]   GPT-2 token ids of standard input"},
+    {"tokenize", attnlab::cli_tokenize, "tokenize [--json] [--batch] [--vocab-dir DIR | --model DIR]   token ids of standard input"},
     {"logits", attnlab::cli_logits,
      "logits --model FILE --ids 1,2,3 [--attention SPEC] [--json [--all-positions]]   next-token logits at the last position\n"
      "                 (or at every position)"},
