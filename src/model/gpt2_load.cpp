@@ -212,12 +212,13 @@ bool Gpt2Model::load(const SafetensorsReader& reader, const Gpt2Config* config, 
             return false;
         }
         if (n.info->shape != n.shape) {
-            error = src + ": tensor '" + n.name + "' has shape " + shape_str(n.info->shape) + ", expected " + shape_str(n.shape) +
-                    (config ? " from config.json" : "");
+            error = reader.source_of(*n.info) + ": tensor '" + n.name + "' has shape " + shape_str(n.info->shape) + ", expected " +
+                    shape_str(n.shape) + (config ? " from config.json" : "");
             return false;
         }
         if (n.info->dtype != DType::F32 && n.info->dtype != DType::F16 && n.info->dtype != DType::BF16) {
-            error = src + ": tensor '" + n.name + "' is " + dtype_name(n.info->dtype) + "; AttnLab reads F32, F16 and BF16";
+            error = reader.source_of(*n.info) + ": tensor '" + n.name + "' is " + dtype_name(n.info->dtype) +
+                    "; AttnLab reads F32, F16 and BF16";
             return false;
         }
         if (n.matrix ? in_place_matrix(reader, *n.info).empty() : reader.f32_view(*n.info).empty())

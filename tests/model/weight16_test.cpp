@@ -16,6 +16,8 @@
 
 #include "base/random.h"
 #include "base/safetensors.h"
+#include "base/safetensors_write.h"
+#include "base/shard_index.h"
 #include "model/gemm.h"
 #include "model/gpt2.h"
 #include "model/linear.h"
@@ -189,4 +191,157 @@ TEST_CASE("gemm with 16-bit b: the double loop's values, fp32 b's bits, on odd s
     }
     force_tile("");
     CHECK(cases >= 144);
+}
+
+namespace {
+
+Gpt2Config small_config() {
+    Gpt2Config c;
+    c.n_layer = 2;
+    c.n_head = 2;
+    c.n_embd = 64;
+    c.n_positions = 40;
+    c.vocab_size = 300;
+    return c;
+}
+
+// The checkpoint's tensors widened to F32, as a file of its own.
+std::vector<std::uint8_t> widened_file(const SafetensorsReader& reader) {
+    std::vector<TensorBytes> ts;
+    for (const TensorInfo& t : reader.tensors()) {
+        std::vector<float> values(static_cast<size_t>(t.element_count()));
+        std::string error;
+        REQUIRE(reader.to_f32(t, values, error));
+        ts.push_back({t.name, DType::F32, t.shape, encode_floats(values, DType::F32)});
+    }
+    return safetensors_file(ts);
+}
+
+std::vector<float> all_logits(const Gpt2Model& model) {
+    Gpt2State state(model);
+    std::vector<int> ids;
+    for (int i = 0; i < 37; ++i) ids.push_back((i * 53 + 7) % model.config().vocab_size);
+    std::vector<float> logits;
+    std::string error;
+    REQUIRE(state.forward(ids, logits, error, true));
+    return logits;
+}
+
+}  // namespace
+
+TEST_CASE("GPT-2 from F16 and BF16 files: 16-bit in memory, the logits of its values widened to F32", "[weights16][gpt2]") {
+    const Gpt2Config c = small_config();
+    for (DType dtype : {DType::F16, DType::BF16}) {
+        const std::vector<std::uint8_t> narrow_file = random_checkpoint(c, 5, dtype);
+        SafetensorsReader narrow_reader, wide_reader;
+        std::string error;
+        REQUIRE(narrow_reader.open(narrow_file, "narrow.safetensors", error));
+        const std::vector<std::uint8_t> wide_file = widened_file(narrow_reader);
+        REQUIRE(wide_reader.open(wide_file, "wide.safetensors", error));
+        Gpt2Model narrow, wide;
+        REQUIRE(narrow.load(narrow_reader, &c, error));
+        REQUIRE(wide.load(wide_reader, &c, error));
+        const WeightType type = dtype == DType::F16 ? WeightType::f16 : WeightType::bf16;
+        INFO(dtype_name(dtype));
+        CHECK(narrow.weights().wte.type == type);
+        CHECK(narrow.weights().layers[1].fc.type() == type);
+        CHECK(wide.weights().layers[1].fc.type() == WeightType::f32);
+        // The matrices point into the file's bytes: nothing widened at load.
+        const auto* bytes = narrow_file.data();
+        CHECK(static_cast<const std::uint8_t*>(narrow.weights().wte.data) > bytes);
+        CHECK(static_cast<const std::uint8_t*>(narrow.weights().wte.data) < bytes + narrow_file.size());
+        const std::vector<float> got = all_logits(narrow), want = all_logits(wide);
+        REQUIRE(got.size() == want.size());
+        CHECK(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0);
+    }
+}
+
+TEST_CASE("GPT-2 from shards equals the one-file checkpoint, and bad shards name the file and the tensor", "[weights16][shards]") {
+    const Gpt2Config c = small_config();
+    const std::vector<std::uint8_t> one = random_checkpoint(c, 9, DType::BF16);
+    const std::vector<CheckpointFile> files = random_checkpoint_files(c, 9, DType::BF16, 3);
+    REQUIRE(files.size() == 4);
+    REQUIRE(files.back().name == "model.safetensors.index.json");
+    CHECK(files[0].name == "model-00001-of-00003.safetensors");
+    ShardIndex index;
+    std::string error;
+    const std::string text(files.back().bytes.begin(), files.back().bytes.end());
+    REQUIRE(parse_shard_index(text, "model.safetensors.index.json", index, error));
+    REQUIRE(index.files.size() == 3);
+    std::vector<SafetensorsReader::Shard> shards;
+    for (size_t i = 0; i < 3; ++i) {
+        REQUIRE(index.files[i] == files[i].name);
+        shards.push_back({files[i].name, files[i].bytes});
+    }
+    SafetensorsReader sharded, single;
+    REQUIRE(sharded.open_shards(index, shards, error));
+    REQUIRE(single.open(one, "model.safetensors", error));
+    Gpt2Model a, b;
+    REQUIRE(a.load(sharded, &c, error));
+    REQUIRE(b.load(single, &c, error));
+    const std::vector<float> got = all_logits(a), want = all_logits(b);
+    CHECK(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0);
+
+    // A tensor the index lists in the wrong shard, or in none.
+    ShardIndex moved = index;
+    moved.weight_map.front().second = index.files[2];
+    CHECK_FALSE(sharded.open_shards(moved, shards, error));
+    CHECK(error ==
+          "model-00001-of-00003.safetensors: holds tensor 'wte.weight', which model.safetensors.index.json lists in "
+          "model-00003-of-00003.safetensors");
+    ShardIndex dropped = index;
+    dropped.weight_map.erase(dropped.weight_map.begin());
+    CHECK_FALSE(sharded.open_shards(dropped, shards, error));
+    CHECK(error == "model-00001-of-00003.safetensors: holds tensor 'wte.weight', which model.safetensors.index.json does not list");
+    ShardIndex extra = index;
+    extra.weight_map.emplace_back("lm_head.weight", index.files[1]);
+    CHECK_FALSE(sharded.open_shards(extra, shards, error));
+    CHECK(error ==
+          "model.safetensors.index.json: lists tensor 'lm_head.weight' in model-00002-of-00003.safetensors, which has no such "
+          "tensor");
+    // A missing shard's bytes.
+    CHECK_FALSE(sharded.open_shards(index, std::span(shards).first(2), error));
+    CHECK(error == "model.safetensors.index.json: names 3 files but 2 were given");
+    // A truncated shard: the reader's own error, naming the shard.
+    std::vector<std::uint8_t> cut(files[1].bytes.begin(), files[1].bytes.end() - 1);
+    std::vector<SafetensorsReader::Shard> broken = shards;
+    broken[1].bytes = cut;
+    CHECK_FALSE(sharded.open_shards(index, broken, error));
+    CHECK(error.rfind("model-00002-of-00003.safetensors: ", 0) == 0);
+    // A shard whose tensor has another shape than the config: the loader names the shard and tensor.
+    Gpt2Config other = c;
+    other.n_positions = 41;
+    REQUIRE(sharded.open_shards(index, shards, error));
+    CHECK_FALSE(a.load(sharded, &other, error));
+    CHECK(error == "model-00001-of-00003.safetensors: tensor 'wpe.weight' has shape [40, 64], expected [41, 64] from config.json");
+}
+
+TEST_CASE("shard index: every fault is a clear error naming the index", "[weights16][shards]") {
+    const std::pair<const char*, const char*> cases[] = {
+        {"{", "idx.json: not valid JSON"},
+        {"[]", "idx.json: expected a JSON object with a \"weight_map\""},
+        {"{\"metadata\":{}}", "idx.json: no \"weight_map\": not the index of a sharded checkpoint"},
+        {"{\"weight_map\":[]}", "idx.json: \"weight_map\" is array, it must be an object"},
+        {"{\"metadata\":1,\"weight_map\":{\"a\":\"f\"}}", "idx.json: \"metadata\" is number, it must be an object"},
+        {"{\"weight_map\":{\"a\":1}}", "idx.json: tensor 'a' maps to number, not a file name"},
+        {"{\"weight_map\":{\"a\":\"../f\"}}", "idx.json: tensor 'a' maps to \"../f\", which is not a file name in the index's folder"},
+        {"{\"weight_map\":{\"a\":\"\"}}", "idx.json: tensor 'a' maps to \"\", which is not a file name in the index's folder"},
+        {"{\"weight_map\":{\"a\":\"..\"}}", "idx.json: tensor 'a' maps to \"..\", which is not a file name in the index's folder"},
+        {"{\"weight_map\":{\"a\":\"f1\",\"b\":\"f2\",\"a\":\"f2\"}}", "idx.json: the weight_map names tensor 'a' twice (in f1 and in f2)"},
+        {"{\"weight_map\":{}}", "idx.json: the weight_map names no tensor"},
+    };
+    for (const auto& [text, message] : cases) {
+        ShardIndex index;
+        std::string error;
+        INFO(text);
+        CHECK_FALSE(parse_shard_index(text, "idx.json", index, error));
+        CHECK(error.rfind(message, 0) == 0);
+        CHECK(error.size() >= std::string(message).size());
+    }
+    ShardIndex index;
+    std::string error;
+    REQUIRE(parse_shard_index("{\"metadata\":{\"total_size\":8},\"weight_map\":{\"b\":\"f2\",\"a\":\"f1\",\"c\":\"f2\"}}", "idx.json",
+                              index, error));
+    CHECK(index.files == std::vector<std::string>{"f2", "f1"});
+    CHECK(index.weight_map.size() == 3);
 }
