@@ -404,6 +404,11 @@ bool apply_view_state(AppState& app, std::string_view json, bool from_link, std:
     }
     const std::string old_url = s.view.model_url;
     s.view = view;
+    // A view set by the reader (setState, a link, a tour step) replaces any automatic choice still
+    // waiting, even when it equals the view that choice was asked from: otherwise the first view's
+    // move to the strongest head could undo it once the head grid is ready. A tour step that wants
+    // that head asks again after this (show_tour_step).
+    app.learned_head.pending = false;
     // The model: keep it when it is the one named (loaded or on its way), else fetch it (from
     // the cache when there).
     const std::string& url = view.model_url;

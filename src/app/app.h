@@ -62,8 +62,8 @@ struct AppState {
 
     // Show the model's strongest learned head once its head grid is ready: on a first open with
     // the built-in model (on the Attention map, so the first thing a visitor sees is a head that
-    // selects), and for a tour step that asks for it. Only while the view is still `from`: a
-    // choice made meanwhile wins.
+    // selects), and for a tour step that asks for it. Only while the view is still `from` and no
+    // view was set since (apply_view_state): a choice made meanwhile wins.
     struct LearnedHeadRequest {
         bool pending = false;
         ViewState from;

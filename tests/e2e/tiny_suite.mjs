@@ -258,6 +258,27 @@ export async function tinyModel({ browser, server, out }) {
     for (const r of hf) await r.abort().catch(() => {});
     check(second.errors.length === 0, "no errors on the linked page", second.errors.join(" | "));
     await p2.close();
+
+    // 5. The reader's choice wins over the first view's pending move to the strongest head, even a
+    // choice that leaves the view as it was (the Text panel it opens on): once the grid is ready,
+    // the page must stay where the reader put it (issue 36; WebKit's "every panel draws" met it).
+    const third = await openPage(context, `${server.origin}/`);
+    if (!check(third.ready, "the plain page starts again")) return;
+    const p3 = third.page;
+    const chosen = await p3.evaluate(() => {
+      const before = window.attnlab.status().attention?.thumbnails_ready;
+      window.attnlab.setState({ panel: "text" });
+      return { before, view: window.attnlab.state() };
+    });
+    check(chosen.before === false && chosen.view.panel === "text",
+          "the reader chooses the Text panel before the head grid is ready", JSON.stringify({ ready: chosen.before, panel: chosen.view.panel }));
+    const settled = await tinyReady(p3) && await gridReady(p3);
+    const after = await state(p3);
+    check(settled && after.panel === "text" && after.layer === chosen.view.layer && after.head === chosen.view.head,
+          "once the head grid is ready, the page stays on the reader's choice (the first view's move gave way)",
+          `panel ${after.panel}, L${after.layer} H${after.head}; chosen ${chosen.view.panel} L${chosen.view.layer} H${chosen.view.head}`);
+    check(third.errors.length === 0, "no errors on the third page", third.errors.join(" | "));
+    await p3.close();
   } finally {
     await context.close();
   }
