@@ -111,9 +111,14 @@ struct Session {
 
     // "Compare with the twin" (view.compare): the other built-in model (AttnLab tiny beside
     // tiny-SSMax, or the reverse), held beside `model` and never replacing it, and its pass over
-    // `tokens` as trained (app/work/twin_compare.h). Null until loaded and computed.
+    // `tokens` under the same model changes (app/work/twin_compare.h). Null until loaded and
+    // computed.
     std::shared_ptr<const LoadedModel> twin;
     std::shared_ptr<const ForwardResult> twin_forward;
+    // view.plan read against the twin (its trained plan when the plan does not fit it).
+    AttentionPlan twin_plan;
+    std::string twin_plan_text;
+    const LoadedModel* twin_plan_model = nullptr;
     std::string twin_error;  // why the twin is not shown: its load or its pass failed
     TaskRunner twin_work;    // the twin's pass
 
