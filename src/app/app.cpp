@@ -71,7 +71,8 @@ float popup_width(float em) {
     return std::min(font * em, ImGui::GetMainViewport()->WorkSize.x - font * 2.0f);
 }
 
-void draw_about(bool* open) {
+void draw_about(AppState& app) {
+    bool* open = &app.show_about;
     if (!*open) return;
     ImGui::OpenPopup("About AttnLab");
     ImGui::SetNextWindowSize(ImVec2(popup_width(34.0f), 0), ImGuiCond_Appearing);
@@ -86,6 +87,13 @@ void draw_about(bool* open) {
             "the tight one, each labelled. Example: the paper bounds the softmax Jacobian by min{1/(4T), sqrt 2}; "
             "two tied leading logits reach 1/(2T), which is the tight bound.");
         ImGui::Spacing();
+        const int threads = max_threads();
+        ImGui::TextDisabled("Computing on %d thread%s.", threads, threads == 1 ? "" : "s");
+        if (!app.threads_note.empty()) {
+            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+            ImGui::TextWrapped("%s", app.threads_note.c_str());
+            ImGui::PopStyleColor();
+        }
         ImGui::TextDisabled("Dear ImGui %s", ImGui::GetVersion());
         if (ImGui::Button("Close")) *open = false;
         ImGui::EndPopup();
@@ -375,7 +383,7 @@ void draw_app(AppState& app) {
     if (tab_titles_fit()) draw_tab_bar(app, ctx);
     else draw_wrapped_tabs(app, ctx);
     ImGui::End();
-    draw_about(&app.show_about);
+    draw_about(app);
     draw_share_popup(app);
     draw_tour(tour_host(app));
     if (s.view != app.settled_view) {
@@ -480,6 +488,7 @@ void app_status_members(const AppState& app, float pixel_ratio, std::string_view
     });
     part("error", [&] { return json::quote(s.message); });
     part("threads", [&] { return std::to_string(max_threads()); });  // the model's: 1, or the worker pool's size in the threaded page
+    part("threads_note", [&] { return json::quote(app.threads_note); });
     part("model", [&] {
         json::ObjectBuilder model;
         model.add("loaded", s.model != nullptr);

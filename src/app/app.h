@@ -94,6 +94,9 @@ struct AppState {
     int settle_frames = 0;
 
     bool show_about = false;
+    // Why the page computes on one thread, in About and status().threads_note ("" when it has
+    // its worker pool, and natively): set by the platform.
+    std::string threads_note;
     Panel shown_panel = Panel::Text;  // the tab drawn last frame, to notice setState() changes
 };
 

@@ -168,6 +168,7 @@ async function checkThreads(d, where) {
     sab: typeof SharedArrayBuffer === "function",
     cores: navigator.hardwareConcurrency,
     threads: window.attnlab.status().threads,
+    note: window.attnlab.status().threads_note,
     scripts: performance.getEntriesByType("resource").map((e) => e.name.split("/").pop()).filter((n) => /^attnlab(-mt)?(-relaxed)?\.js$/.test(n)),
   }));
   const said = `${JSON.stringify(info.scripts)}, isolated ${info.isolated}, SharedArrayBuffer ${info.sab}, ${info.threads} threads, ` +
@@ -181,6 +182,10 @@ async function checkThreads(d, where) {
     check(single && !threaded && info.threads === 1,
           `${where}: ${info.isolated ? "isolated but without SharedArrayBuffer" : "not isolated"}, so the single-threaded build runs`, said);
   }
+  // The page tells the reader why it has one thread (About, status().threads_note), and says nothing when it has more.
+  const why = info.isolated && info.sab ? "" : info.isolated ? "no SharedArrayBuffer" : "not cross-origin isolated";
+  check(why === "" ? info.note === "" : typeof info.note === "string" && info.note.includes(why),
+        `${where}: status().threads_note ${why ? `says "${why}"` : "is empty"}`, JSON.stringify(info.note));
   return info;
 }
 
