@@ -7,20 +7,17 @@
 // and pauses while `cap` bytes or more are sent but not yet taken ({ taken: n } says n were).
 "use strict";
 
-// { stop: true } (the page stops the download, or is leaving) aborts the request and ends quietly.
 let cap = Infinity, waiting = 0, resume = null;
-const controller = new AbortController();
 
 self.onmessage = ({ data }) => {
   if (data.url) { cap = data.cap; read(data.url); return; }
-  if (data.stop) { controller.abort(); self.close(); return; }
   waiting -= data.taken;
   if (resume && waiting < cap) { const r = resume; resume = null; r(); }
 };
 
 async function read(url) {
   try {
-    const response = await fetch(url, { priority: "low", signal: controller.signal });
+    const response = await fetch(url, { priority: "low" });
     self.postMessage({ kind: "head", ok: response.ok, status: response.status, statusText: response.statusText,
                        headers: [...response.headers] });
     if (response.ok && response.body) {
@@ -35,7 +32,6 @@ async function read(url) {
     }
     self.postMessage({ kind: "end" });
   } catch (e) {
-    if (controller.signal.aborted) return;  // stopped by the page: nothing to report
     self.postMessage({ kind: "error", message: String((e && e.message) || e) });
   }
   self.close();

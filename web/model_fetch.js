@@ -184,13 +184,7 @@
   // until the copy is complete, does.
   const savingKey = (url) => "attnlab-cache-saving " + url;
   let leaving = false;  // a write the page's end aborts must keep its mark
-  addEventListener("pagehide", (event) => {
-    leaving = true;
-    // A page that is not kept (no back-forward cache) stops its own downloads, the early one's
-    // worker included, before the browser tears them down: otherwise Firefox reports the
-    // cut-off request (NS_BINDING_ABORTED) in the next page's console.
-    if (!event.persisted) cancel();
-  });
+  addEventListener("pagehide", () => { leaving = true; });
   addEventListener("pageshow", () => { leaving = false; });
   function markSaving(url, on) {
     if (!on && leaving) return;
@@ -326,16 +320,7 @@
         wake();
       };
       worker.onerror = () => { e.error = "the download's worker stopped"; resolve(null); wake(); };
-      // The worker aborts its own fetch, quietly, and closes itself: terminate() would leave the
-      // request to the browser, which cuts it off with an error (Firefox: NS_BINDING_ABORTED).
-      e.stop = () => {
-        e.stopped = true;
-        e.chunks = [];
-        worker.onmessage = null;
-        worker.postMessage({ stop: true });
-        resolve(null);
-        wake();
-      };
+      e.stop = () => { e.stopped = true; e.chunks = []; worker.terminate(); resolve(null); wake(); };
     });
     worker.postMessage({ url: href, cap: EARLY_CAP });
   }
