@@ -1,6 +1,7 @@
 #include "app/app.h"
 
 #include <imgui.h>
+#include <imgui_internal.h>  // the tab bar's selection, set before its layout (draw_tab_bar)
 
 #include <algorithm>
 #include <cmath>
@@ -269,12 +270,16 @@ bool tab_titles_fit() {
 
 void draw_tab_bar(AppState& app, PanelContext& ctx) {
     Session& s = app.session;
-    // A tab chosen from outside (a link, setState) is selected once; afterwards clicks rule.
+    // A tab chosen from outside (a link, setState, the first view's move) is selected once;
+    // afterwards clicks rule. Selected in this frame: ImGui's SetSelected would wait for the next
+    // one, and a view set in between (a reader's setState) would then be undone by it.
     const bool external = s.view.panel != app.shown_panel;
     if (!ImGui::BeginTabBar("##panels")) return;
+    if (external)
+        for (const Tab& tab : kTabs)
+            if (tab.panel == s.view.panel) GImGui->CurrentTabBar->NextSelectedTabId = ImGui::GetID(tab.title);  // read by the first tab
     for (const Tab& tab : kTabs) {
-        const ImGuiTabItemFlags f = external && tab.panel == s.view.panel ? ImGuiTabItemFlags_SetSelected : 0;
-        const bool open = ImGui::BeginTabItem(tab.title, nullptr, f);
+        const bool open = ImGui::BeginTabItem(tab.title);
         remember_last_item(app.widgets, (std::string("tab.") + panel_name(tab.panel)).c_str());
         if (!open) continue;
         if (!external) s.view.panel = tab.panel;
