@@ -218,8 +218,8 @@ void draw_summary_text(const DistancePanel& p, const Session& s) {
     const BoxStats bd = box_stats(d), be = box_stats(e);
     ImGui::TextDisabled("All %zu heads at N = %d%s", hs->heads.size(), hs->distance_Ns[k],
                         hs->distance_Ns[k] == s.view.N ? "" : " (nearest computed)");
-    ImGui::TextWrapped("per-head mean %s: median %.3g, quartiles %.3g to %.3g", p.reading ? "d_B" : "d_A", bd.median, bd.q1, bd.q3);
-    ImGui::TextWrapped("per-head mean E[%s]: median %.3g, quartiles %.3g to %.3g", p.reading ? "d_B" : "d_A", be.median, be.q1, be.q3);
+    text_wrapped("per-head mean %s: median %.3g, quartiles %.3g to %.3g", p.reading ? "d_B" : "d_A", bd.median, bd.q1, bd.q3);
+    text_wrapped("per-head mean E[%s]: median %.3g, quartiles %.3g to %.3g", p.reading ? "d_B" : "d_A", be.median, be.q1, be.q3);
     const CriticalN& c = hs->critical;
     if (c.N_star)
         ImGui::TextWrapped(

@@ -192,8 +192,7 @@ void draw_gradient_panel(GradientPanel& p, PanelContext& ctx) {
         if (p.key.normalizer == "softmax" && std::isfinite(p.jacobian_now) &&
             p.jacobian_now > jacobian_bound_paper(s.view.T) * (1 + 1e-9)) {
             ImGui::PushStyleColor(ImGuiCol_Text, plot::colors::vermillion);
-            ImGui::TextWrapped("||J||_2 exceeds the paper's bound here, by a factor of %.3g.",
-                               p.jacobian_now / jacobian_bound_paper(s.view.T));
+            text_wrapped("||J||_2 exceeds the paper's bound here, by a factor of %.3g.", p.jacobian_now / jacobian_bound_paper(s.view.T));
             ImGui::PopStyleColor();
         }
     }

@@ -118,7 +118,7 @@ void draw_controls(SoftmaxPlayground& p, WidgetRects& widgets) {
     const double excess = p.jacobian_norm / jacobian_bound_paper(p.T);
     if (excess > 1.0 + 1e-9) {
         ImGui::PushStyleColor(ImGuiCol_Text, plot::colors::vermillion);
-        ImGui::TextWrapped("‖J‖₂ exceeds the paper's bound here, by a factor of %.3g.", excess);
+        text_wrapped("‖J‖₂ exceeds the paper's bound here, by a factor of %.3g.", excess);
         ImGui::PopStyleColor();
     }
     ImGui::Spacing();

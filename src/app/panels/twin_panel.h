@@ -20,6 +20,7 @@ struct TwinPanel {
     struct Side {
         std::weak_ptr<const ForwardResult> pass;
         std::string label;       // "AttnLab tiny-SSMax"
+        bool ssmax = false;      // the twin trained with SSMax: its colour and marker, whichever side it is on
         std::string name;        // config.json's attnlab_name
         std::string normalizer;  // the head's setting as trained, e.g. "ssmax:0.43"
         int L = 0;
