@@ -359,6 +359,11 @@ async function heatmapOnPhone(page, finger, size, tag) {
 // frame from a new text to the end of its work, the tabs stay where they were.
 async function noShiftWhenWorkEnds(page, size, tag) {
   await show(page, "attention");
+  // From the page's top: scrolled down, a panel that is shorter while its numbers are recomputed
+  // would pull the page up (the scroll is clamped to the content), which is not what this measures.
+  await page.mouse.move(size.width - 12, size.height * 0.7);
+  await page.mouse.wheel(0, -30 * 100 * DPR);
+  await pause(page, 500);
   const frames = await page.evaluate(async (text) => {
     window.attnlab.setState({ text });
     const seen = [];
@@ -411,17 +416,47 @@ function cutOff(st, size) {
   return out;
 }
 
-// Every panel's picture, and what it cuts off (nothing may be).
+// The plots' legends (plot.<name>.legend) that cover more than a quarter of their data area
+// (plot.<name>.data), in words (issue 35: on a phone they covered 40-60%).
+function coveringLegends(st) {
+  const out = [];
+  for (const [name, r] of Object.entries(st.widgets)) {
+    const m = /^(plot\..*)\.legend$/.exec(name), d = m && st.widgets[`${m[1]}.data`];
+    if (!m || !r.drawn || !d || !d.drawn) continue;
+    const w = Math.min(r.x + r.w, d.x + d.w) - Math.max(r.x, d.x), h = Math.min(r.y + r.h, d.y + d.h) - Math.max(r.y, d.y);
+    const share = Math.max(0, w) * Math.max(0, h) / (d.w * d.h);
+    if (share > 0.25) out.push(`${m[1]}: ${(share * 100).toFixed(0)}%`);
+  }
+  return out;
+}
+
+// Every panel's picture, and what it cuts off (nothing may be); no legend covers much of its plot.
 async function panels(page, size, tag, out) {
-  const blank = [], cut = [];
+  const blank = [], cut = [], covering = [];
+  let legends = 0;
   for (const panel of PANELS) {
     await show(page, panel);
     // In CSS pixels: a ninth of the device's, and as much as the check needs.
     const shot = await page.screenshot({ path: path.join(out, `phone-${size.name}-${panel}.png`), scale: "css" });
     const stats = pictureStats(decodePng(shot));
     if (stats.colours < 30 || stats.inked < 0.03) blank.push(`${panel} (${stats.colours} colours)`);
-    for (const what of cutOff(await status(page), size)) cut.push(`${panel}: ${what}`);
+    const st = await status(page);
+    for (const what of cutOff(st, size)) cut.push(`${panel}: ${what}`);
+    // The legends: of the plots on screen as the page scrolls down, a notch at a time, and back up.
+    const seen = new Set();
+    await page.mouse.move(size.width - 12, size.height * 0.7);
+    for (let notch = 0; notch <= 10; notch++) {
+      const now = notch === 0 ? st : await status(page);
+      for (const what of coveringLegends(now)) if (!seen.has(what)) seen.add(what), covering.push(`${panel}: ${what}`);
+      legends += Object.entries(now.widgets).filter(([k, r]) => r.drawn && /\.legend$/.test(k)).length;
+      await page.mouse.wheel(0, 100 * DPR);
+      await pause(page, 250);
+    }
+    await page.mouse.wheel(0, -30 * 100 * DPR);
+    await pause(page, 300);
   }
+  check(legends > 0 && covering.length === 0, `${tag}: no plot's legend covers more than a quarter of its data`,
+        `${legends} legends drawn; ${covering.join("; ")}`);
   check(blank.length === 0, `${tag}: every panel draws (phone-${size.name}-*.png)`, blank.join("; "));
   check(cut.length === 0, `${tag}: no panel's picture cuts anything off at ${size.width} x ${size.height}`,
         `${cut.length} cut off:\n          ${cut.join("\n          ")}`);

@@ -120,9 +120,9 @@ void draw_map(AttentionPanel& p, PanelContext& ctx, ImVec2 size) {
     }
     const int L = p.L;
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    // On a narrow screen the row labels give way and the colour bar lies under the map, so that
-    // the map takes the width.
-    const bool narrow = avail.x < font * 30.0f;
+    // On a narrow screen (a phone, a tablet) the row labels give way and the colour bar lies under
+    // the map, so that the map takes the width.
+    const bool narrow = avail.x < font * 45.0f;
     const float label_w = narrow ? font * 3.0f : font * 6.0f;
     const float bar_w = font * 1.1f, bar_labels = font * 5.0f, bar_under = narrow ? font * 3.6f : 0.0f;
     const float top = font * 2.4f, bottom = font * 2.6f;

@@ -125,12 +125,16 @@ void draw_table(const DistancePanel& p) {
     const auto row = [](const char* name, const char* tip, const char* fmt, auto... values) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
+        ImGui::PushTextWrapPos(0.0f);  // the column's edge
         ImGui::TextUnformatted(name);
+        ImGui::PopTextWrapPos();
         if (tip && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tip);
         ImGui::TableNextColumn();
+        ImGui::PushTextWrapPos(-1.0f);  // a value keeps to one line
         ImGui::Text(fmt, values...);
+        ImGui::PopTextWrapPos();
     };
-    if (!ImGui::BeginTable("##distance_now", 2, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) return;
+    if (!plot::begin_values_table("##distance_now")) return;
     row("weight selected abar_N", "sum of the top-N weights", "%.4g", r.abar);
     row("d_A (sum of norms)", "sum over left-out i of |alpha_i x_i - s|", "%.4g", r.d_A);
     row("bound_A (R)", "(1 - abar) d_1 + X (abar (L - N) - (1 - abar)), reconstructed", "%.4g", r.bound_A);
