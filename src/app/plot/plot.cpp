@@ -221,7 +221,7 @@ ImVec2 emptiest_corner(const OpenPlot& p, const DataArea& d, float pad, ImVec2 s
 
 // In the corner that covers the fewest data points; a click on an entry hides or shows its series
 // (on the button's release over it: a finger's swipe that starts there lets go elsewhere). A legend
-// that would cover more than a fifth of the data (a phone's plot: it covered half) folds into a
+// that would cover more than a quarter of the data (a phone's plot: it covered half) folds into a
 // "Key" row that a click opens and closes (a picture saved as PNG has it whole). True when the
 // mouse is over the legend.
 bool draw_legend(ImDrawList* dl, const OpenPlot& p, const Ink& ink, const DataArea& d, bool capturing) {
@@ -235,7 +235,7 @@ bool draw_legend(ImDrawList* dl, const OpenPlot& p, const Ink& ink, const DataAr
     if (entries.empty()) return false;
     const float pad = ink.pad, row = ink.fs + 4.0f * ink.sc, swatch = 22.0f * ink.sc;
     const ImVec2 full(legend_w + swatch + 3.0f * pad, row * entries.size() + pad);
-    const bool foldable = !capturing && full.x * full.y > 0.2f * (d.b.x - d.a.x) * (d.b.y - d.a.y);  // a PNG has it whole
+    const bool foldable = !capturing && full.x * full.y > 0.25f * (d.b.x - d.a.x) * (d.b.y - d.a.y);  // a PNG has it whole
     ImGuiStorage* storage = ImGui::GetStateStorage();
     const ImGuiID open_id = ImHashStr("##legend_open", 0, p.id);
     const bool open = !foldable || storage->GetBool(open_id, false);
