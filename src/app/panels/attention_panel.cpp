@@ -395,10 +395,10 @@ void draw_model_changes(AttentionPanel& p, const Session& s, PanelContext& ctx) 
     const TextPerplexity* before = find_perplexity(s, s.baseline);
     const TextPerplexity* after = s.forward && s.forward->plan == s.plan ? find_perplexity(s, s.forward) : nullptr;
     if (!s.forward || s.forward->tokens.size() < 2) return;
-    const auto ppl = [](const TextPerplexity* p) {
-        if (!p) return std::string("...");  // computing
+    const auto ppl = [](const TextPerplexity* result) {
+        if (!result) return std::string("...");  // computing
         char buf[32];
-        std::snprintf(buf, sizeof buf, "%.4g", p->perplexity);
+        std::snprintf(buf, sizeof buf, "%.4g", result->perplexity);
         return std::string(buf);
     };
     if (changed)
@@ -435,7 +435,7 @@ void draw_top10_table(const char* id, const AttentionPanel& p, const Session& s,
     if (before) ImGui::TableSetupColumn("as trained"), ImGui::TableSetupColumn("p");
     if (after) ImGui::TableSetupColumn("changed"), ImGui::TableSetupColumn("p "), ImGui::TableSetupColumn("rank change");
     ImGui::TableHeadersRow();
-    const auto token_text = [&](int id) { return chip_label(s.tokenizer.token_bytes(id)); };
+    const auto token_text = [&](int token) { return chip_label(s.tokenizer.token_bytes(token)); };
     const size_t rows = before ? before->size() : after->size();
     for (size_t r = 0; r < rows; ++r) {
         ImGui::TableNextRow();
