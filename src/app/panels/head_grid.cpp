@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstdio>
 
-#include "app/panels/pane_layout.h"
 #include "app/plot/plot.h"
 #include "base/json.h"
 
@@ -85,7 +84,7 @@ void draw_legend(const HeadGrid& g, const AttentionThumbnails& t) {
         } else {
             line += p.none;
         }
-        text_wrapped("%s", line.c_str());
+        ImGui::TextWrapped("%s", line.c_str());
     }
 }
 
