@@ -383,10 +383,10 @@ void draw_model_changes(AttentionPanel& p, const Session& s, PanelContext& ctx) 
     const TextPerplexity* before = find_perplexity(s, s.baseline);
     const TextPerplexity* after = s.forward && s.forward->plan == s.plan ? find_perplexity(s, s.forward) : nullptr;
     if (!s.forward || s.forward->tokens.size() < 2) return;
-    const auto ppl = [](const TextPerplexity* p) {
-        if (!p) return std::string("...");  // computing
+    const auto ppl = [](const TextPerplexity* result) {
+        if (!result) return std::string("...");  // computing
         char buf[32];
-        std::snprintf(buf, sizeof buf, "%.4g", p->perplexity);
+        std::snprintf(buf, sizeof buf, "%.4g", result->perplexity);
         return std::string(buf);
     };
     if (changed)
