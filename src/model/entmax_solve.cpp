@@ -10,10 +10,10 @@ namespace attnlab {
 
 namespace {
 
-// The candidates of a row's support, sorted descending (per thread: rows run in parallel).
+// The candidates of a row's support, sorted descending, and log d_i (per thread: rows run in
+// parallel).
 thread_local std::vector<double> t_sorted;
-
-double softplus(double r) { return r > 0.0 ? r + std::log1p(std::exp(-r)) : std::log1p(std::exp(r)); }
+thread_local std::vector<double> t_log_d;  // log d_i on the support
 
 // The size of the support among the sorted candidates c: key j is on it iff the mass at
 // tau = x_j, sum_{i<j} (scale (c_i - c_j))^{1/(alpha-1)}, is below 1 (the mass falls as tau
@@ -33,45 +33,56 @@ size_t support_size(const std::vector<double>& c, double scale, double am1) {
     return lo + 1;
 }
 
-// s = log p_k with sum_{i<k} p_i = 1, p_i = exp(s + softplus(log d_i - am1 s) / am1), d_i =
-// scale (c_i - c_{k-1}). log mass is increasing and convex in s (each log p_i is), linear near
-// softmax (alpha -> 1), and >= 0 at s = -log k (every p_i >= p_k). Newton's method on it, from
-// there: its step where it shrinks at least as fast as bisection would (far above the root it is
-// flat and Newton crawls), else bisection; below s = -745 p_k is 0 in double.
-double log_last_weight(const std::vector<double>& c, size_t k, double scale, double am1) {
-    const double ck = c[k - 1];
-    const auto log_mass = [&](double s, double& slope) {
+// log p_i = log(d_i + t) / (alpha-1) from log d_i (-inf on ties with key k) and sigma = log t,
+// without forming t (alpha = 1000: p_k = 0.25 gives t = 0.25^999) nor d_i + t.
+double log_weight(double log_d, double sigma, double am1) {
+    const double big = std::max(log_d, sigma), small = std::min(log_d, sigma);
+    return (big + std::log1p(std::exp(small - big))) / am1;
+}
+
+// sigma = log t = (alpha-1) log p_k with sum_{i<k} p_i = 1. log mass is increasing and convex in
+// sigma (each log p_i is a log-sum-exp), nearly linear where the weights are near a softmax
+// (alpha -> 1), >= 0 at sigma = (alpha-1) log(1/k) (every p_i >= p_k), and tends to log sum
+// d_i^{1/(alpha-1)} < 0 (key k is on the support) as sigma -> -inf. Newton's method on it from the
+// top of the bracket: its step where it shrinks at least as fast as bisection would (far above
+// the root it is flat and Newton crawls), else bisection.
+double log_t_of_last_key(const std::vector<double>& log_d, double am1) {
+    const auto log_mass = [&](double sigma, double& slope) {
         double m = 0.0, dm = 0.0;
-        for (size_t i = 0; i < k; ++i) {
-            const double r = std::log(scale * (c[i] - ck)) - am1 * s;  // -inf for ties with key k
-            const double p = std::exp(s + softplus(r) / am1);
+        for (double ld : log_d) {
+            const double p = std::exp(log_weight(ld, sigma, am1));
             m += p;
-            dm += p / (1.0 + std::exp(r));  // d log p_i / ds = sigmoid(-r)
+            dm += p / (1.0 + std::exp(ld - sigma));  // d log p_i / d sigma = sigmoid(sigma - log d_i) / am1
         }
-        slope = dm / m;
+        slope = dm / (am1 * m);
         return std::log(m);
     };
-    double lo = -745.0, hi = -std::log(static_cast<double>(k)), slope = 0.0;
-    if (log_mass(lo, slope) >= 0.0) return lo;
-    double s = hi, dx_old = hi - lo, dx = dx_old;
-    double f = log_mass(s, slope);
-    // Done when the mass is 1 to a few ulp, or s is fixed to double precision.
+    double hi = am1 * -std::log(static_cast<double>(log_d.size())), slope = 0.0;
+    double step = 1.0, lo = hi - step;
+    while (log_mass(lo, slope) >= 0.0) {  // the lower end, stepped down
+        if (step > 0x1p1000) return lo;   // the mass at t = 0 rounds to 1: p_k is 0 to double
+        step *= 2.0;
+        lo = hi - step;
+    }
+    double sigma = hi, dx_old = hi - lo, dx = dx_old;
+    double f = log_mass(sigma, slope);
+    // Done when the mass is 1 to a few ulp, or sigma is fixed to double precision.
     for (int iter = 0; iter < 200 && std::abs(f) > 0x1p-51; ++iter) {
-        const double newton = s - f / slope;
+        const double newton = sigma - f / slope;
         if (std::abs(2.0 * f) > std::abs(dx_old * slope) || !(newton >= lo && newton <= hi)) {
             dx_old = dx;
             dx = 0.5 * (hi - lo);
-            s = lo + dx;
+            sigma = lo + dx;
         } else {
             dx_old = dx;
-            dx = s - newton;
-            s = newton;
+            dx = sigma - newton;
+            sigma = newton;
         }
-        if (std::abs(dx) <= 0x1p-52 * std::max(1.0, std::abs(s)) || hi - lo <= 0x1p-52 * std::abs(lo)) break;
-        f = log_mass(s, slope);
-        (f < 0.0 ? lo : hi) = s;
+        if (std::abs(dx) <= 0x1p-52 * std::max(1.0, std::abs(sigma)) || hi - lo <= 0x1p-52 * std::abs(lo)) break;
+        f = log_mass(sigma, slope);
+        (f < 0.0 ? lo : hi) = sigma;
     }
-    return s;
+    return sigma;
 }
 
 }  // namespace
@@ -86,13 +97,17 @@ void entmax_relative_to_last_key(const double* l, int n, double T, double alpha,
         if (scale * (top - l[i]) < 1.0) c.push_back(l[i]);
     std::sort(c.begin(), c.end(), std::greater<double>());
     const size_t k = support_size(c, scale, am1);
-    const double lk = c[k - 1], s = log_last_weight(c, k, scale, am1);
+    const double lk = c[k - 1];
+    std::vector<double>& log_d = t_log_d;
+    log_d.resize(k);
+    for (size_t i = 0; i < k; ++i) log_d[i] = std::log(scale * (c[i] - lk));
+    const double sigma = log_t_of_last_key(log_d, am1);
     double sum = 0.0;
     for (int i = 0; i < n; ++i) {
-        p[i] = l[i] >= lk ? std::exp(s + softplus(std::log(scale * (l[i] - lk)) - am1 * s) / am1) : 0.0;
+        p[i] = l[i] >= lk ? std::exp(log_weight(std::log(scale * (l[i] - lk)), sigma, am1)) : 0.0;
         sum += p[i];
     }
-    // s is right to ~1e-15; renormalizing puts the sum on 1 to rounding.
+    // sigma is right to ~1e-16; renormalizing puts the sum on 1 to rounding.
     for (int i = 0; i < n; ++i) p[i] /= sum;
 }
 

@@ -13,8 +13,9 @@ namespace attnlab {
 // p_i^{alpha-1} = d_i + t with d_i = (alpha-1)(l_i - l_k)/T >= 0 formed from the scores, not from
 // two large x: at alpha = 1000 a weight of 0.5 sits 2^-999 above tau, which no double tau near
 // x_i resolves (bisection on log p_max lost all digits past alpha ~ 20, for keys 1e-4 apart). The
-// unknown is s = log p_k, and log p_i = s + softplus(log d_i - (alpha-1) s) / (alpha-1), which
-// neither overflows nor underflows at any alpha.
+// unknown is sigma = log t, and log p_i = log(exp(log d_i) + exp(sigma)) / (alpha-1), which neither
+// overflows nor underflows at any alpha. O(n log n): a sort, a binary search for the support's
+// size, and Newton's method (a few steps; bisection where it would crawl).
 void entmax_relative_to_last_key(const double* l, int n, double T, double alpha, double* p);
 
 }  // namespace attnlab
