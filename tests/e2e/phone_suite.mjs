@@ -39,8 +39,10 @@ export const SIZES = [
   { name: "768x1024", width: 768, height: 1024, size_class: "tablet" },
 ];
 const DPR = 3;
-// A text long enough to overflow the tokens pane at every size: short lines, each a row of chips.
-const LONG = Array.from({ length: 60 }, (_, i) => `Line ${i}: a cat.`).join("\n");
+// A text long enough to overflow the tokens pane at every size, tablets included: chips flow
+// across line breaks, so its 256 tokens (the built-in model's limit) are long words, one token
+// each in GPT-2's vocabulary, a handful to a row even on a tablet.
+const LONG = Array.from({ length: 60 }, (_, i) => `Line ${i}: information development international government environment understanding.`).join("\n");
 
 // --- fingers ---------------------------------------------------------------------------------------
 const pause = (page, ms) => page.waitForTimeout(ms);

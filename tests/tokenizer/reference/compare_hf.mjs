@@ -13,7 +13,8 @@
 //   2. documents with the tokenizer's own added tokens, and near misses, inside text;
 //   3. documents with invalid UTF-8 (the reference sees them as the WHATWG decoder reads them:
 //      U+FFFD per maximal subpart) and attnlab must warn;
-//   4. every Unicode scalar value once, in chunks of 2,048 units " a<c>1<c>'s".
+//   4. every Unicode scalar value once (planes that are one category throughout: sampled), in
+//      chunks of 2,048 units " a<c>1<c>'s".
 // Exits 0 only if every id of every text is the reference's.
 import { spawnSync } from 'node:child_process';
 import { Tokenizer } from '@huggingface/tokenizers';
@@ -98,11 +99,20 @@ function invalidDocuments(corpusBytes, rng, count) {
   return docs;
 }
 
+// Planes 4-13 hold no assigned character (Unicode 16) and planes 15-16 are private use: each is
+// one general category throughout (Cn, Co), so every 61st of them, and each plane's first and
+// last, stand for the rest. They are 70% of all scalar values and were most of this test's time.
+function sampledAway(c) {
+  const uniform = (c >= 0x40000 && c <= 0xdffff) || c >= 0xf0000;
+  const edge = (c & 0xffff) < 2 || (c & 0xffff) > 0xfffd;
+  return uniform && !edge && c % 61 !== 0;
+}
+
 function allCodePointChunks() {
   const chunks = [];
   let units = [];
   for (let c = 0; c <= 0x10ffff; c++) {
-    if (c >= 0xd800 && c <= 0xdfff) continue;
+    if ((c >= 0xd800 && c <= 0xdfff) || sampledAway(c)) continue;
     const s = String.fromCodePoint(c);
     units.push(' a' + s + '1' + s + "'s");
     if (units.length === 2048) {
