@@ -491,6 +491,15 @@ std::string top_json(std::span<const float> logits, const Gpt2Tokenizer& tokeniz
     return a.str();
 }
 
+const std::string& cached_top_json(AttentionPanel::TopJson& cache, const std::shared_ptr<const ForwardResult>& pass,
+                                   const Gpt2Tokenizer& tokenizer) {
+    if (cache.pass.lock() != pass || cache.json.empty()) {
+        cache.pass = pass;
+        cache.json = top_json(pass->next_logits, tokenizer);
+    }
+    return cache.json;
+}
+
 // The chosen query's row, recomputed only when its place, pass, normalizer or T changed (it
 // copies the head's queries, keys and values out of the capture). False, with
 // p.slice_error, when there is none.
@@ -610,8 +619,8 @@ std::string attention_status_json(const AttentionPanel& p, const Session& s) {
     add_head_grid_status(p.grid, s, o);
     o.add("L", p.L).add("bins", p.bins).add("max_weight", static_cast<double>(p.max_weight)).add("reshape_ms", p.reshape_ms);
     // top10: the model as it runs now (under the plan); baseline_top10: as trained.
-    o.add_raw("top10", s.forward ? top_json(s.forward->next_logits, s.tokenizer) : "null");
-    o.add_raw("baseline_top10", s.baseline ? top_json(s.baseline->next_logits, s.tokenizer) : "null");
+    o.add_raw("top10", s.forward ? cached_top_json(p.top_json_now, s.forward, s.tokenizer) : "null");
+    o.add_raw("baseline_top10", s.baseline ? cached_top_json(p.top_json_trained, s.baseline, s.tokenizer) : "null");
     return o.str();
 }
 
