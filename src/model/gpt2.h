@@ -15,6 +15,7 @@
 
 #include "base/safetensors.h"
 #include "model/attention_plan.h"
+#include "model/decoder.h"
 #include "model/linear.h"
 
 namespace attnlab {
@@ -62,40 +63,6 @@ struct Gpt2Weights {
     const float* ln_f_w;   // (C)
     const float* ln_f_b;   // (C)
     const float* lm_head;  // (V, C): wte unless the checkpoint has its own
-};
-
-// What a layer's attention saw, handed to an observer. Pointers are valid during the call.
-struct LayerQkv {
-    int layer;
-    int t0;  // position of the first new token
-    int n;   // new tokens in this call
-    int n_head;
-    int head_dim;
-    const float* residual;  // (n, n_head * head_dim): the layer's input, the residual stream before ln_1
-    const float* q;         // (n, n_head, head_dim): this call's queries
-    const float* k;         // (t0 + n, n_head, head_dim): every key so far (the cache)
-    const float* v;         // (t0 + n, n_head, head_dim)
-};
-
-// One head's attention for this call's queries.
-struct HeadAttention {
-    int layer, head, t0, n;
-    int t_total;           // t0 + n keys
-    HeadPlan plan;         // the normalizer and temperature it ran (softmax at T = 1 = GPT-2)
-    const float* scores;   // (n, t_total): q.k / sqrt(d), -inf above the diagonal
-    const float* weights;  // (n, t_total): the plan's normalizer of the visible scores, 0 above the diagonal
-};
-
-class AttentionObserver {
-public:
-    virtual ~AttentionObserver() = default;
-    virtual void on_layer(const LayerQkv& qkv) = 0;
-    // Heads for which on_head is called (checked once per layer and head).
-    virtual bool wants_head(int /*layer*/, int /*head*/) const { return false; }
-    virtual void on_head(const HeadAttention& /*attention*/) {}
-    // The residual stream after the last layer, before the final layer norm, for this call's new
-    // tokens: (n, C), positions t0.. (next_token_nll() turns it into the text's log-likelihood).
-    virtual void on_output(int /*t0*/, int /*n*/, const float* /*x*/) {}
 };
 
 class Gpt2Model {
