@@ -3,8 +3,11 @@
 // analyses see attention, causal attention under an AttentionPlan, and the logits and
 // next-token log-likelihood from the last hidden state. A family's file holds only its own
 // forward pass (embeddings, norms, projections, MLP) and calls these (docs/architecture.md).
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "model/attention_plan.h"
@@ -26,6 +29,9 @@ struct LayerQkv {
     // v are then (t0 + n, n_kv_head, head_dim). 0 = n_head (GPT-2).
     int n_kv_head = 0;
     int kv_heads() const { return n_kv_head > 0 ? n_kv_head : n_head; }
+    // The residual stream's width; 0 = n_head * head_dim (GPT-2; Qwen3's heads can be wider).
+    int hidden = 0;
+    int residual_width() const { return hidden > 0 ? hidden : n_head * head_dim; }
 };
 
 // One head's attention for this call's queries.
@@ -87,5 +93,43 @@ using FinalNorm = std::function<void(const float* in, float* out, int n)>;
 // log-softmax in double. A target < 0 gives NaN. Bits do not depend on the thread count.
 void next_token_nll_from(const FinalNorm& final_norm, const float* head, int C, int V, const float* residual, int n,
                          std::span<const int> targets, std::vector<double>& nll);
+
+// The shape every family has, in the names the analyses use.
+struct DecoderShape {
+    std::string arch;  // config.json's model_type: "gpt2", "llama", "qwen2", "qwen3"
+    int n_layer, n_head, n_kv_head, head_dim;
+    int hidden;  // the residual stream's width
+    int vocab;
+    int max_positions;  // n_positions / max_position_embeddings
+};
+
+// One sequence running through a model: its KV cache and scratch. What the CLI commands and
+// experiments hold, whatever the family.
+class DecoderState {
+public:
+    virtual ~DecoderState() = default;
+    // The new tokens after the length() already seen; logits of the last (V) or of every new
+    // token ((n, V)). False with a message for bad ids or a sequence past the model's positions.
+    virtual bool forward(std::span<const int> tokens, std::vector<float>& logits, std::string& error, bool all_logits = false,
+                         AttentionObserver* observer = nullptr) = 0;
+    // forward() without the final norm and the logits.
+    virtual bool prefill(std::span<const int> tokens, std::string& error, AttentionObserver* observer = nullptr) = 0;
+    virtual int length() const = 0;
+    virtual void reset() = 0;
+    // Each head's normalizer and temperature from the next forward() on.
+    virtual AttentionPlan& attention_plan() = 0;
+    virtual std::unique_ptr<DecoderState> clone() const = 0;  // the cache too
+};
+
+class DecoderModel {
+public:
+    virtual ~DecoderModel() = default;
+    virtual DecoderShape shape() const = 0;
+    virtual const AttentionPlan& trained_plan() const = 0;
+    virtual std::int64_t parameter_count() const = 0;
+    virtual std::unique_ptr<DecoderState> new_state() const = 0;
+    // -ln p(targets[i] | ...) from the residual stream after the last layer (AttentionObserver::on_output).
+    virtual void nll_from_residual(const float* residual, int n, std::span<const int> targets, std::vector<double>& nll) const = 0;
+};
 
 }  // namespace attnlab

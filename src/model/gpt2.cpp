@@ -142,6 +142,17 @@ bool Gpt2State::run_layers(std::span<const int> tokens, std::string& error, Atte
     return true;
 }
 
+DecoderShape Gpt2Model::shape() const {
+    const Gpt2Config& c = config_;
+    return {"gpt2", c.n_layer, c.n_head, c.n_head, c.head_dim(), c.n_embd, c.vocab_size, c.n_positions};
+}
+
+std::unique_ptr<DecoderState> Gpt2Model::new_state() const { return std::make_unique<Gpt2State>(*this); }
+
+void Gpt2Model::nll_from_residual(const float* residual, int n, std::span<const int> targets, std::vector<double>& nll) const {
+    next_token_nll(*this, residual, n, targets, nll);
+}
+
 void next_token_nll(const Gpt2Model& model, const float* residual, int n, std::span<const int> targets, std::vector<double>& nll) {
     const Gpt2Config& cfg = model.config();
     const Gpt2Weights& w = model.weights();

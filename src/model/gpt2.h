@@ -65,7 +65,7 @@ struct Gpt2Weights {
     const float* lm_head;  // (V, C): wte unless the checkpoint has its own
 };
 
-class Gpt2Model {
+class Gpt2Model final : public DecoderModel {
 public:
     // Binds the model to a checkpoint. `reader` and the bytes under it must outlive the model.
     // `config` comes from config.json when there is one; pass nullptr to infer it from the tensor
@@ -74,9 +74,13 @@ public:
 
     const Gpt2Config& config() const { return config_; }
     // The plan the model was trained with (config.attention): what a Gpt2State starts from.
-    const AttentionPlan& trained_plan() const { return trained_plan_; }
+    const AttentionPlan& trained_plan() const override { return trained_plan_; }
     const Gpt2Weights& weights() const { return w_; }
-    std::int64_t parameter_count() const { return parameter_count_; }
+    std::int64_t parameter_count() const override { return parameter_count_; }
+
+    DecoderShape shape() const override;
+    std::unique_ptr<DecoderState> new_state() const override;
+    void nll_from_residual(const float* residual, int n, std::span<const int> targets, std::vector<double>& nll) const override;
 
 private:
     Gpt2Config config_;
@@ -87,7 +91,7 @@ private:
 };
 
 // The running state of one sequence: KV cache and scratch space.
-class Gpt2State {
+class Gpt2State final : public DecoderState {
 public:
     explicit Gpt2State(const Gpt2Model& model);
 
@@ -96,14 +100,16 @@ public:
     // all_logits is set ((n, V) floats). Returns false with a message for ids outside the
     // vocabulary or a sequence longer than n_positions (nothing is consumed then).
     bool forward(std::span<const int> tokens, std::vector<float>& logits, std::string& error, bool all_logits = false,
-                 AttentionObserver* observer = nullptr);
+                 AttentionObserver* observer = nullptr) override;
     // forward() without the final layer norm and the logits: for the chunks of a prefill that are
     // not its last, where reading the 154 MB lm_head of GPT-2 small for logits nobody reads was
     // a fixed cost of every chunk.
-    bool prefill(std::span<const int> tokens, std::string& error, AttentionObserver* observer = nullptr);
+    bool prefill(std::span<const int> tokens, std::string& error, AttentionObserver* observer = nullptr) override;
 
-    int length() const { return t_; }
-    void reset() { t_ = 0; }
+    int length() const override { return t_; }
+    void reset() override { t_ = 0; }
+    AttentionPlan& attention_plan() override { return plan; }
+    std::unique_ptr<DecoderState> clone() const override { return std::make_unique<Gpt2State>(*this); }
 
     // Each head's normalizer and temperature, from the next forward() on: the model's trained plan
     // until set. A plan of another shape than the model's is refused by forward().

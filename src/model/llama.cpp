@@ -126,6 +126,7 @@ bool LlamaState::run_layers(std::span<const int> tokens, std::string& error, Att
         if (observer) {
             LayerQkv seen{l, t_, n, H, d, x_.data(), q_.data(), k_cache, v_cache};
             seen.n_kv_head = KV;
+            seen.hidden = C;
             observer->on_layer(seen);
         }
         causal_attention({l, t_, n, H, KV, d, q_.data(), Q, k_cache, v_cache, K, attn_out_.data(), Q}, plan, observer, scores_);
@@ -146,6 +147,18 @@ bool LlamaState::run_layers(std::span<const int> tokens, std::string& error, Att
     if (observer) observer->on_output(t_, n, x_.data());
     t_ = T;
     return true;
+}
+
+DecoderShape LlamaModel::shape() const {
+    const LlamaConfig& c = config_;
+    return {arch_name(c.arch), c.num_hidden_layers, c.num_attention_heads, c.num_key_value_heads,
+            c.head_dim,        c.hidden_size,       c.vocab_size,          c.max_position_embeddings};
+}
+
+std::unique_ptr<DecoderState> LlamaModel::new_state() const { return std::make_unique<LlamaState>(*this); }
+
+void LlamaModel::nll_from_residual(const float* residual, int n, std::span<const int> targets, std::vector<double>& nll) const {
+    next_token_nll(*this, residual, n, targets, nll);
 }
 
 void next_token_nll(const LlamaModel& model, const float* residual, int n, std::span<const int> targets, std::vector<double>& nll) {

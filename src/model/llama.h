@@ -75,7 +75,7 @@ struct LlamaLayerWeights {
     const float* down_b = nullptr;
 };
 
-class LlamaModel {
+class LlamaModel final : public DecoderModel {
 public:
     // Binds a checkpoint in the Hugging Face layout (model.layers.N...). nn.Linear weights are
     // (out, in); they are transposed into one owned buffer at load. `reader` must outlive the
@@ -83,8 +83,11 @@ public:
     bool load(const SafetensorsReader& reader, const LlamaConfig& config, std::string& error);
 
     const LlamaConfig& config() const { return config_; }
-    const AttentionPlan& trained_plan() const { return trained_plan_; }
-    std::int64_t parameter_count() const { return parameter_count_; }
+    const AttentionPlan& trained_plan() const override { return trained_plan_; }
+    std::int64_t parameter_count() const override { return parameter_count_; }
+    DecoderShape shape() const override;
+    std::unique_ptr<DecoderState> new_state() const override;
+    void nll_from_residual(const float* residual, int n, std::span<const int> targets, std::vector<double>& nll) const override;
 
     const float* embed = nullptr;       // (V, C)
     const float* final_norm = nullptr;  // (C)
@@ -99,15 +102,17 @@ private:
     std::int64_t parameter_count_ = 0;
 };
 
-class LlamaState {
+class LlamaState final : public DecoderState {
 public:
     explicit LlamaState(const LlamaModel& model);
     // As Gpt2State::forward: logits of the last new token (V) or of all (n, V).
     bool forward(std::span<const int> tokens, std::vector<float>& logits, std::string& error, bool all_logits = false,
-                 AttentionObserver* observer = nullptr);
-    bool prefill(std::span<const int> tokens, std::string& error, AttentionObserver* observer = nullptr);
-    int length() const { return t_; }
-    void reset() { t_ = 0; }
+                 AttentionObserver* observer = nullptr) override;
+    bool prefill(std::span<const int> tokens, std::string& error, AttentionObserver* observer = nullptr) override;
+    int length() const override { return t_; }
+    void reset() override { t_ = 0; }
+    AttentionPlan& attention_plan() override { return plan; }
+    std::unique_ptr<DecoderState> clone() const override { return std::make_unique<LlamaState>(*this); }
     AttentionPlan plan;
     const std::vector<float>& final_hidden() const { return norm_out_; }
 

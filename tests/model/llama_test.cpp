@@ -8,6 +8,7 @@
 
 #include "base/parallel.h"
 #include "model/gpt2_fixture.h"
+#include "model/attention_capture.h"
 #include "model/llama.h"
 #include "model/random_checkpoint.h"
 
@@ -191,4 +192,51 @@ TEST_CASE("llama family: random checkpoints of every architecture load and run",
         REQUIRE(logits.size() == static_cast<size_t>(c.vocab_size));
         for (float v : logits) REQUIRE(std::isfinite(v));
     }
+}
+
+TEST_CASE("llama family: past 2,048 positions, prefill and KV-cache decoding match the reference", "[llama][long]") {
+    LlamaFixture f("llama-long-f32");
+    const int tail = static_cast<int>(f.expected.find("tail")->as_number());
+    const std::vector<double> ref = flatten(*f.expected.find("logits_tail"));
+    const int T = static_cast<int>(f.tokens.size()), V = f.model.config().vocab_size;
+    REQUIRE(T > 2048);
+    std::string error;
+    LlamaState whole(f.model);
+    std::vector<float> logits;
+    REQUIRE(whole.forward(f.tokens, logits, error, true));
+    CHECK(relative_error(std::vector<float>(logits.end() - static_cast<std::ptrdiff_t>(tail) * V, logits.end()), ref) <= 1e-4);
+
+    LlamaState stepped(f.model);
+    REQUIRE(stepped.prefill(std::span<const int>(f.tokens).first(static_cast<size_t>(T - tail)), error));
+    std::vector<float> decoded, step;
+    for (int i = T - tail; i < T; ++i) {
+        REQUIRE(stepped.forward(std::span<const int>(f.tokens).subspan(static_cast<size_t>(i), 1), step, error));
+        decoded.insert(decoded.end(), step.begin(), step.end());
+    }
+    CHECK(relative_error(decoded, ref) <= 1e-4);
+
+    Residual residual(f.model.config().hidden_size);
+    LlamaState again(f.model);
+    REQUIRE(again.prefill(f.tokens, error, &residual));
+    std::vector<double> nll;
+    next_token_nll(f.model, residual.x.data(), T - 1, std::span<const int>(f.tokens).subspan(1), nll);
+    CHECK(relative_error(nll, flatten(*f.expected.find("nll"))) <= 1e-4);
+}
+
+TEST_CASE("llama family: the attention capture reads each query head's key/value group", "[llama][capture]") {
+    LlamaFixture f("llama-gqa-f32");
+    REQUIRE(f.model.config().num_key_value_heads < f.model.config().num_attention_heads);
+    LlamaState state(f.model);
+    AttentionCapture capture;
+    std::vector<float> logits;
+    std::string error;
+    REQUIRE(state.forward(f.tokens, logits, error, false, &capture));
+    REQUIRE(capture.n_kv_head() == f.model.config().num_key_value_heads);
+    std::vector<float> all;
+    for (int l = 0; l < f.model.config().num_hidden_layers; ++l)
+        for (int h = 0; h < f.model.config().num_attention_heads; ++h) {
+            const std::vector<float> w = capture.weights(l, h);
+            all.insert(all.end(), w.begin(), w.end());
+        }
+    CHECK(relative_error(all, flatten(*f.expected.find("attention"))) <= 1e-4);
 }

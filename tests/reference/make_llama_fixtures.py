@@ -46,6 +46,12 @@ CASES = [
     # Qwen3: q_norm/k_norm, head_dim 16 with 4 heads on hidden 32, tied, BF16.
     dict(name="qwen3-qknorm-bf16", arch="qwen3", C=32, H=4, KV=2, d=16, I=48, L=2, V=60, P=64, theta=1e6, scaling=None,
          tied=True, attention_bias=False, mlp_bias=False, dtype="BF16", eps=1e-6, seed=14, T=16),
+    # Positions past 2,048 (llama3 scaling at its real constants, rope_theta 500000): only the
+    # last `tail` positions' logits are kept, and no attention matrices, to keep the file small.
+    dict(name="llama-long-f32", arch="llama", C=32, H=4, KV=2, d=8, I=32, L=2, V=40, P=4096, theta=500000.0,
+         scaling={"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                  "original_max_position_embeddings": 1024},
+         tied=True, attention_bias=False, mlp_bias=False, dtype="F32", eps=1e-5, seed=15, T=2200, tail=4),
 ]
 
 # Plans run on a case, as in make_gpt2_fixtures: every normalizer, with temperatures.
@@ -191,6 +197,9 @@ def make_case(out_dir, case):
     logits, att, normed = forward(params, case, ids)
     expected = {"tokens": ids, "logits": logits.tolist(), "attention": att.tolist(), "final_norm": normed.tolist(),
                 "nll": next_token_nll(logits, np.array(ids)).tolist()}
+    if "tail" in case:
+        expected = {"tokens": ids, "tail": case["tail"], "logits_tail": logits[-case["tail"]:].tolist(),
+                    "nll": expected["nll"]}
     runs = []
     for spec in PLANS.get(case["name"], []):
         plan = parse_plan(spec, L, H)

@@ -1,4 +1,4 @@
-// attnlab random-checkpoint: a GPT-2 checkpoint of any shape with random weights, written as
+// attnlab random-checkpoint: a GPT-2, Llama, Qwen2 or Qwen3 checkpoint of any shape with random weights, written as
 // model.safetensors + config.json in the Hugging Face layout. The browser tests serve these
 // from localhost (the real weights cannot be downloaded where the tests run).
 #include <cstdint>
@@ -26,13 +26,67 @@ bool write_file(const std::string& path, const void* data, size_t size) {
     return std::fclose(f) == 0 && ok;
 }
 
+// --arch llama|qwen2|qwen3: the family's shape options over LlamaConfig's defaults.
+int llama_checkpoint(const CliArgs& args, LlamaArch arch, std::uint64_t seed) {
+    LlamaConfig c;
+    c.arch = arch;
+    std::string error;
+    std::optional<std::int64_t> layers, heads, kv, embd, head_dim, inter, positions, vocab, tied;
+    if (!args.get_int("layers", 1, 256, layers, error) || !args.get_int("heads", 1, 256, heads, error) ||
+        !args.get_int("kv-heads", 1, 256, kv, error) || !args.get_int("embd", 1, 16384, embd, error) ||
+        !args.get_int("head-dim", 2, 1024, head_dim, error) || !args.get_int("intermediate", 1, 65536, inter, error) ||
+        !args.get_int("positions", 1, 1 << 20, positions, error) || !args.get_int("vocab", 1, 1 << 20, vocab, error) ||
+        !args.get_int("tied", 0, 1, tied, error))
+        return fail(error, 2);
+    if (layers) c.num_hidden_layers = static_cast<int>(*layers);
+    if (heads) c.num_attention_heads = static_cast<int>(*heads);
+    c.num_key_value_heads = kv ? static_cast<int>(*kv) : c.num_attention_heads;
+    if (embd) c.hidden_size = static_cast<int>(*embd);
+    c.head_dim = head_dim ? static_cast<int>(*head_dim) : c.hidden_size / c.num_attention_heads;
+    if (inter) c.intermediate_size = static_cast<int>(*inter);
+    if (positions) c.max_position_embeddings = static_cast<int>(*positions);
+    if (vocab) c.vocab_size = static_cast<int>(*vocab);
+    c.tie_word_embeddings = tied.value_or(arch == LlamaArch::Qwen3) != 0;
+    // The written config.json goes through the same checks a downloaded one does.
+    LlamaConfig checked;
+    if (!parse_llama_config(llama_config_json(c), "the options", checked, error)) return fail(error, 2);
+    const std::vector<std::uint8_t> file = random_checkpoint(c, seed);
+    const std::string config = llama_config_json(c);
+    const std::string dir = *args.value("out");
+    if (!write_file(dir + "/model.safetensors", file.data(), file.size()) ||
+        !write_file(dir + "/config.json", config.data(), config.size()))
+        return fail("cannot write into " + dir + " (does the folder exist?)");
+    std::printf(
+        "wrote %s/model.safetensors (%.1f MB) and %s/config.json: %s, %d layers, %d heads on %d key/value heads, hidden %d, "
+        "head_dim %d, intermediate %d, %d positions, vocabulary %d\n",
+        dir.c_str(), static_cast<double>(file.size()) / 1e6, dir.c_str(), arch_name(arch), c.num_hidden_layers, c.num_attention_heads,
+        c.num_key_value_heads, c.hidden_size, c.head_dim, c.intermediate_size, c.max_position_embeddings, c.vocab_size);
+    return 0;
+}
+
 }  // namespace
 
 int cli_random_checkpoint(int argc, char** argv, int first) {
     CliArgs args;
     std::string error;
-    if (!args.parse(argc, argv, first, {"out", "layers", "heads", "embd", "positions", "vocab", "seed"}, {}, error)) return fail(error, 2);
+    if (!args.parse(
+            argc, argv, first,
+            {"out", "arch", "layers", "heads", "kv-heads", "embd", "head-dim", "intermediate", "positions", "vocab", "tied", "seed"}, {},
+            error))
+        return fail(error, 2);
     if (!args.value("out")) return fail("--out DIR is required (an existing folder)", 2);
+    const std::string arch = args.value("arch").value_or("gpt2");
+    if (arch != "gpt2") {
+        std::optional<std::int64_t> seed;
+        if (!args.get_int("seed", 0, INT64_MAX, seed, error)) return fail(error, 2);
+        const std::uint64_t s = seed ? static_cast<std::uint64_t>(*seed) : 1;
+        if (arch == "llama") return llama_checkpoint(args, LlamaArch::Llama, s);
+        if (arch == "qwen2") return llama_checkpoint(args, LlamaArch::Qwen2, s);
+        if (arch == "qwen3") return llama_checkpoint(args, LlamaArch::Qwen3, s);
+        return fail("--arch " + arch + " is not supported; supported: gpt2, llama, qwen2, qwen3", 2);
+    }
+    for (const char* option : {"kv-heads", "head-dim", "intermediate", "tied"})
+        if (args.value(option)) return fail(std::string("--") + option + " is for --arch llama, qwen2 or qwen3", 2);
     Gpt2Config c;  // GPT-2 small unless told otherwise
     std::optional<std::int64_t> layers, heads, embd, positions, vocab, seed;
     if (!args.get_int("layers", 1, 48, layers, error) || !args.get_int("heads", 1, 64, heads, error) ||
