@@ -165,6 +165,10 @@ bool parse_llama_config(std::string_view json_text, std::string_view source, Lla
         error = where + ": \"pretraining_tp\" other than 1 is not supported; supported: 1";
         return false;
     }
+    if (const json::Value* prf = root.find("partial_rotary_factor"); prf && !(prf->is_number() && prf->as_number() == 1.0)) {
+        error = where + ": \"partial_rotary_factor\" other than 1 is not supported; supported: 1 (every dimension rotates)";
+        return false;
+    }
     if (const json::Value* rs = root.find("rope_scaling"); rs && !parse_rope_scaling(*rs, where, c.rope_scaling, error)) return false;
     if (const json::Value* plan = root.find("attnlab_attention")) {
         AttentionPlan trained(c.num_hidden_layers, c.num_attention_heads);
