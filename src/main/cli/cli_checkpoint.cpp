@@ -9,9 +9,7 @@
 
 namespace attnlab {
 
-namespace {
-
-bool open_checkpoint_of(const std::string& path, Checkpoint& ck, bool any_family, std::string& error) {
+bool open_checkpoint(const std::string& path, Checkpoint& ck, std::string& error) {
     namespace fs = std::filesystem;
     fs::path file = path;
     std::error_code ec;
@@ -27,10 +25,6 @@ bool open_checkpoint_of(const std::string& path, Checkpoint& ck, bool any_family
         if (!read_whole_file(config_path.string(), text, error)) return false;
         const std::string type = config_model_type(text);
         if (!type.empty() && type != "gpt2") {
-            if (!any_family) {
-                error = config_path.string() + ": model_type \"" + type + "\": this command runs GPT-2 checkpoints only for now";
-                return false;
-            }
             LlamaConfig c;
             if (!parse_llama_config(text, config_path.string(), c, error) || !ck.llama.load(ck.reader, c, error)) return false;
             ck.decoder = &ck.llama;
@@ -46,13 +40,6 @@ bool open_checkpoint_of(const std::string& path, Checkpoint& ck, bool any_family
     ck.decoder = &ck.model;
     return true;
 }
-
-}  // namespace
-
-bool open_checkpoint(const std::string& path, Checkpoint& ck, std::string& error) { return open_checkpoint_of(path, ck, false, error); }
-
-bool open_any_checkpoint(const std::string& path, Checkpoint& ck, std::string& error) { return open_checkpoint_of(path, ck, true, error); }
-
 bool attention_plan_option(const std::optional<std::string>& spec, const DecoderModel& model, AttentionPlan& plan, std::string& error) {
     plan = model.trained_plan();
     if (!spec) return true;

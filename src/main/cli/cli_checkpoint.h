@@ -22,11 +22,9 @@ struct Checkpoint {
 
 // `path` names model.safetensors, or the folder holding it; config.json is read from the
 // same folder when it is there (the Hugging Face layout). Warnings go to stderr.
-// GPT-2 only: a Llama-family checkpoint is refused naming its model_type (the experiments still
-// read Gpt2Model; they move to DecoderModel next).
+// A checkpoint of any family config.json's model_type names ("gpt2", or no config.json: GPT-2);
+// sets ck.decoder.
 bool open_checkpoint(const std::string& path, Checkpoint& ck, std::string& error);
-// Any family config.json's model_type names ("gpt2" or none: GPT-2); sets ck.decoder.
-bool open_any_checkpoint(const std::string& path, Checkpoint& ck, std::string& error);
 
 // The plan a command runs: the model's trained plan (config.json's "attnlab_attention"), then the
 // --attention SPEC's items over it when given. On a bad spec, false with "--attention: " and the

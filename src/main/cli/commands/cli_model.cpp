@@ -52,7 +52,7 @@ int cli_logits(int argc, char** argv, int first) {
     if (!args.value("model")) return fail("logits", "--model FILE is required", 2);
     if (args.flag("all-positions") && !args.flag("json")) return fail("logits", "--all-positions needs --json", 2);
     Checkpoint ck;
-    if (!open_any_checkpoint(*args.value("model"), ck, error)) return fail("logits", error);
+    if (!open_checkpoint(*args.value("model"), ck, error)) return fail("logits", error);
     std::vector<int> ids;
     if (!read_ids(args, *ck.decoder, ids, error)) return fail("logits", error, 2);
     const std::unique_ptr<DecoderState> state = ck.decoder->new_state();
@@ -97,7 +97,7 @@ int cli_attention(int argc, char** argv, int first) {
         return fail("attention", error, 2);
     if (!args.value("model")) return fail("attention", "--model FILE is required", 2);
     Checkpoint ck;
-    if (!open_any_checkpoint(*args.value("model"), ck, error)) return fail("attention", error);
+    if (!open_checkpoint(*args.value("model"), ck, error)) return fail("attention", error);
     const DecoderShape c = ck.decoder->shape();
     std::vector<int> ids;
     if (!read_ids(args, *ck.decoder, ids, error)) return fail("attention", error, 2);
@@ -156,7 +156,7 @@ int cli_generate(int argc, char** argv, int first) {
         return fail("generate", "give the prompt as --prompt TEXT or as --ids 1,2,3 (one of them)", 2);
 
     Checkpoint ck;
-    if (!open_any_checkpoint(*args.value("model"), ck, error)) return fail("generate", error);
+    if (!open_checkpoint(*args.value("model"), ck, error)) return fail("generate", error);
     Gpt2Tokenizer tokenizer;
     const bool have_tokenizer = load_vocabulary(args.value("vocab-dir"), tokenizer, error);
     std::vector<int> ids;

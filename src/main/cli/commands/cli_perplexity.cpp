@@ -32,7 +32,7 @@ int cli_perplexity(int argc, char** argv, int first) {
     std::optional<std::int64_t> max_tokens;
     if (!args.get_int("max-tokens", 2, 1 << 30, max_tokens, error)) return fail(error, 2);
     Checkpoint ck;
-    if (!open_any_checkpoint(*args.value("model"), ck, error)) return fail(error);
+    if (!open_checkpoint(*args.value("model"), ck, error)) return fail(error);
     const DecoderModel& model = *ck.decoder;
     const DecoderShape shape = model.shape();
     const std::unique_ptr<DecoderState> state = model.new_state();
