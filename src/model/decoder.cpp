@@ -75,6 +75,45 @@ void rms_norm(const float* in, float* out, int n, int C, const float* w, float e
         n >= 16);
 }
 
+bool check_new_tokens(std::span<const int> tokens, const AttentionPlan& plan, int n_layer, int n_head, int t0, int max_positions,
+                      const char* positions_field, int vocab, std::string& error) {
+    const int n = static_cast<int>(tokens.size());
+    if (n == 0) {
+        error = "no tokens to run";
+        return false;
+    }
+    if (plan.n_layer() != n_layer || plan.n_head() != n_head) {
+        error = "the attention plan is for " + std::to_string(plan.n_layer()) + " layers x " + std::to_string(plan.n_head()) +
+                " heads; this model has " + std::to_string(n_layer) + " x " + std::to_string(n_head);
+        return false;
+    }
+    if (t0 + n > max_positions) {
+        error = "the sequence would be " + std::to_string(t0 + n) + " tokens long; this model takes at most " +
+                std::to_string(max_positions) + " (" + positions_field + ")";
+        return false;
+    }
+    for (int i = 0; i < n; ++i) {
+        if (tokens[i] < 0 || tokens[i] >= vocab) {
+            error = "token id " + std::to_string(tokens[i]) + " at position " + std::to_string(i) + " is outside the vocabulary 0.." +
+                    std::to_string(vocab - 1);
+            return false;
+        }
+    }
+    return true;
+}
+
+bool read_trained_attention(const std::string* plan_text, bool is_string, const std::string& where, int n_layer, int n_head,
+                            std::string& spec, std::string& error) {
+    AttentionPlan trained(n_layer, n_head);
+    std::string why;
+    if (!is_string || !parse_attention_spec(*plan_text, n_layer, n_head, trained, why)) {
+        error = where + ": \"attnlab_attention\" " + (is_string ? why : std::string("must be a string (the plan's text)"));
+        return false;
+    }
+    spec = attention_spec(trained);
+    return true;
+}
+
 void causal_attention(const CausalAttention& a, const AttentionPlan& plan, AttentionObserver* observer, std::vector<float>& scratch) {
     const int n = a.n, H = a.n_head, d = a.head_dim, l = a.layer, t0 = a.t0, T = t0 + n;
     const int group = H / a.n_kv_head;  // query heads per key/value head

@@ -94,6 +94,17 @@ using FinalNorm = std::function<void(const float* in, float* out, int n)>;
 void next_token_nll_from(const FinalNorm& final_norm, const float* head, int C, int V, const float* residual, int n,
                          std::span<const int> targets, std::vector<double>& nll);
 
+// The checks every family's forward pass makes before consuming anything: tokens not empty, the
+// plan of the model's shape, t0 + n within `max_positions` (named `positions_field` in the error),
+// ids inside the vocabulary. False with a message otherwise.
+bool check_new_tokens(std::span<const int> tokens, const AttentionPlan& plan, int n_layer, int n_head, int t0, int max_positions,
+                      const char* positions_field, int vocab, std::string& error);
+
+// config.json's "attnlab_attention" (the plan a model was trained with), if `plan_text` is there:
+// into `spec` in its canonical text. `where` names the file in errors.
+bool read_trained_attention(const std::string* plan_text, bool is_string, const std::string& where, int n_layer, int n_head,
+                            std::string& spec, std::string& error);
+
 // The shape every family has, in the names the analyses use.
 struct DecoderShape {
     std::string arch;  // config.json's model_type: "gpt2", "llama", "qwen2", "qwen3"

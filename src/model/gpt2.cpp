@@ -66,27 +66,7 @@ bool Gpt2State::run_layers(std::span<const int> tokens, std::string& error, Atte
     const Gpt2Weights& w = model_.weights();
     const int n = static_cast<int>(tokens.size());
     const int C = cfg.n_embd, H = cfg.n_head, d = cfg.head_dim(), V = cfg.vocab_size;
-    if (n == 0) {
-        error = "no tokens to run";
-        return false;
-    }
-    if (plan.n_layer() != cfg.n_layer || plan.n_head() != cfg.n_head) {
-        error = "the attention plan is for " + std::to_string(plan.n_layer()) + " layers x " + std::to_string(plan.n_head()) +
-                " heads; this model has " + std::to_string(cfg.n_layer) + " x " + std::to_string(cfg.n_head);
-        return false;
-    }
-    if (t_ + n > cfg.n_positions) {
-        error = "the sequence would be " + std::to_string(t_ + n) + " tokens long; this model takes at most " +
-                std::to_string(cfg.n_positions) + " (n_positions)";
-        return false;
-    }
-    for (int i = 0; i < n; ++i) {
-        if (tokens[i] < 0 || tokens[i] >= V) {
-            error = "token id " + std::to_string(tokens[i]) + " at position " + std::to_string(i) + " is outside the vocabulary 0.." +
-                    std::to_string(V - 1);
-            return false;
-        }
-    }
+    if (!check_new_tokens(tokens, plan, cfg.n_layer, cfg.n_head, t_, cfg.n_positions, "n_positions", V, error)) return false;
     const int T = t_ + n;  // keys visible to the last new token
     const size_t nC = static_cast<size_t>(n) * C;
     x_.resize(nC);

@@ -90,15 +90,9 @@ bool parse_gpt2_config(std::string_view json_text, std::string_view source, Gpt2
         error = where + ": n_embd " + std::to_string(c.n_embd) + " is not a multiple of n_head " + std::to_string(c.n_head);
         return false;
     }
-    if (const json::Value* plan = root.find("attnlab_attention")) {
-        AttentionPlan trained(c.n_layer, c.n_head);
-        std::string why;
-        if (!plan->is_string() || !parse_attention_spec(plan->as_string(), c.n_layer, c.n_head, trained, why)) {
-            error = where + ": \"attnlab_attention\" " + (plan->is_string() ? why : std::string("must be a string (the plan's text)"));
-            return false;
-        }
-        c.attention = attention_spec(trained);
-    }
+    if (const json::Value* plan = root.find("attnlab_attention");
+        plan && !read_trained_attention(&plan->as_string(), plan->is_string(), where, c.n_layer, c.n_head, c.attention, error))
+        return false;
     config = c;
     return true;
 }

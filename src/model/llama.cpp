@@ -55,27 +55,8 @@ bool LlamaState::run_layers(std::span<const int> tokens, std::string& error, Att
     const int n = static_cast<int>(tokens.size());
     const int C = c.hidden_size, H = c.num_attention_heads, KV = c.num_key_value_heads, d = c.head_dim, V = c.vocab_size;
     const int I = c.intermediate_size, Q = H * d, K = KV * d;
-    if (n == 0) {
-        error = "no tokens to run";
+    if (!check_new_tokens(tokens, plan, c.num_hidden_layers, H, t_, c.max_position_embeddings, "max_position_embeddings", V, error))
         return false;
-    }
-    if (plan.n_layer() != c.num_hidden_layers || plan.n_head() != H) {
-        error = "the attention plan is for " + std::to_string(plan.n_layer()) + " layers x " + std::to_string(plan.n_head()) +
-                " heads; this model has " + std::to_string(c.num_hidden_layers) + " x " + std::to_string(H);
-        return false;
-    }
-    if (t_ + n > c.max_position_embeddings) {
-        error = "the sequence would be " + std::to_string(t_ + n) + " tokens long; this model takes at most " +
-                std::to_string(c.max_position_embeddings) + " (max_position_embeddings)";
-        return false;
-    }
-    for (int i = 0; i < n; ++i) {
-        if (tokens[i] < 0 || tokens[i] >= V) {
-            error = "token id " + std::to_string(tokens[i]) + " at position " + std::to_string(i) + " is outside the vocabulary 0.." +
-                    std::to_string(V - 1);
-            return false;
-        }
-    }
     const int T = t_ + n;
     if (T > capacity_) {  // grow the caches geometrically, keeping what they hold
         capacity_ = std::min(c.max_position_embeddings, std::max(T, 2 * capacity_));

@@ -170,15 +170,10 @@ bool parse_llama_config(std::string_view json_text, std::string_view source, Lla
         return false;
     }
     if (const json::Value* rs = root.find("rope_scaling"); rs && !parse_rope_scaling(*rs, where, c.rope_scaling, error)) return false;
-    if (const json::Value* plan = root.find("attnlab_attention")) {
-        AttentionPlan trained(c.num_hidden_layers, c.num_attention_heads);
-        std::string why;
-        if (!plan->is_string() || !parse_attention_spec(plan->as_string(), c.num_hidden_layers, c.num_attention_heads, trained, why)) {
-            error = where + ": \"attnlab_attention\" " + (plan->is_string() ? why : std::string("must be a string (the plan's text)"));
-            return false;
-        }
-        c.attention = attention_spec(trained);
-    }
+    if (const json::Value* plan = root.find("attnlab_attention");
+        plan && !read_trained_attention(&plan->as_string(), plan->is_string(), where, c.num_hidden_layers, c.num_attention_heads,
+                                        c.attention, error))
+        return false;
     config = c;
     return true;
 }

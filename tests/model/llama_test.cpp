@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "base/parallel.h"
-#include "model/gpt2_fixture.h"
 #include "model/attention_capture.h"
+#include "model/gpt2_fixture.h"
 #include "model/llama.h"
 #include "model/random_checkpoint.h"
 
