@@ -20,12 +20,14 @@
 #include "base/shard_index.h"
 #include "model/gemm.h"
 #include "model/gpt2.h"
+#include "model/gpt2_fixture.h"
 #include "model/linear.h"
 #include "model/random_checkpoint.h"
 #include "model/tile_choice.h"
 #include "model/weight_matrix.h"
 
 using namespace attnlab;
+using attnlab::fixture::widened_file;
 
 namespace {
 
@@ -164,6 +166,48 @@ TEST_CASE("LinearWeight with 16-bit W: the double loop's values, fp32 W's bits, 
     CHECK(cases >= 160);
 }
 
+TEST_CASE("LinearWeight from nn.Linear (out, in) parts side by side: the double loop's values, 16-bit as its widening",
+          "[weights16][linear]") {
+    SplitMix64 rng(318);
+    int cases = 0;
+    for (const std::string& kind : tile_kinds_to_force()) {
+        REQUIRE(force_tile(kind));
+        for (WeightType type : {WeightType::f16, WeightType::bf16})
+            for (int rows : {1, 7, 300})
+                for (const std::vector<int>& outs : std::vector<std::vector<int>>{{1}, {33}, {40, 8, 8}, {5, 130, 31}}) {
+                    // W^T (sum of outs, rows): the parts' rows one after another, as one (out, in) matrix.
+                    int cols = 0;
+                    for (int o : outs) cols += o;
+                    const std::vector<std::uint16_t> bits = random_bits(rng, static_cast<size_t>(cols) * rows, type);
+                    const std::vector<float> wide = widened(bits, type), bias = random_values(rng, static_cast<size_t>(cols));
+                    std::vector<LinearWeight::Part> narrow_parts, wide_parts;
+                    size_t at = 0;
+                    for (int o : outs) {
+                        narrow_parts.push_back({WeightMatrix(bits.data() + at, type), o});
+                        wide_parts.push_back({WeightMatrix(wide.data() + at), o});
+                        at += static_cast<size_t>(o) * rows;
+                    }
+                    const LinearWeight narrow(narrow_parts, rows), full(wide_parts, rows);
+                    REQUIRE(narrow.cols() == cols);
+                    CHECK(narrow.type() == type);
+                    CHECK(narrow.owned_bytes() <= full.owned_bytes() / 2 + 64);  // 16-bit stays 16-bit
+                    for (int n : {1, 3, 13}) {
+                        const std::vector<float> in = random_values(rng, static_cast<size_t>(n) * rows);
+                        std::vector<float> got(static_cast<size_t>(n) * cols, 1.5f), want(got.size(), -2.5f);
+                        const float* b = n % 2 ? bias.data() : nullptr;
+                        narrow.apply(in.data(), n, b, got.data());
+                        full.apply(in.data(), n, b, want.data());
+                        INFO(weight_type_name(type) << " tile '" << kind << "' n " << n << " rows " << rows << " cols " << cols);
+                        CHECK(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0);
+                        CHECK(far_from_double(n, rows, cols, in.data(), wide, true, b, got.data()) == 0);
+                        ++cases;
+                    }
+                }
+    }
+    force_tile("");
+    CHECK(cases >= 72);
+}
+
 TEST_CASE("gemm with 16-bit b: the double loop's values, fp32 b's bits, on odd shapes", "[weights16][gemm]") {
     SplitMix64 rng(317);
     int cases = 0;
@@ -203,18 +247,6 @@ Gpt2Config small_config() {
     c.n_positions = 40;
     c.vocab_size = 300;
     return c;
-}
-
-// The checkpoint's tensors widened to F32, as a file of its own.
-std::vector<std::uint8_t> widened_file(const SafetensorsReader& reader) {
-    std::vector<TensorBytes> ts;
-    for (const TensorInfo& t : reader.tensors()) {
-        std::vector<float> values(static_cast<size_t>(t.element_count()));
-        std::string error;
-        REQUIRE(reader.to_f32(t, values, error));
-        ts.push_back({t.name, DType::F32, t.shape, encode_floats(values, DType::F32)});
-    }
-    return safetensors_file(ts);
 }
 
 std::vector<float> all_logits(const Gpt2Model& model) {

@@ -86,7 +86,7 @@ std::string json_list(const Range& values) {
 
 struct RunContext {
     std::string model_path, model_sha256, text_path, text_sha256;
-    const Gpt2Config* config = nullptr;
+    const DecoderModel* decoder = nullptr;
     long long text_bytes = 0;
     int text_tokens = 0, tokens_used = 0, threads = 1;
     std::string attention;  // the plan the forward pass ran, as text ("" = softmax everywhere)
@@ -116,9 +116,9 @@ std::string summary_json(ExperimentKind kind, const ExperimentOptions& o, const 
     json::ObjectBuilder model, text, queries, timing;
     model.add("path", ctx.model_path)
         .add("sha256", ctx.model_sha256)
-        .add("n_layer", ctx.config->n_layer)
-        .add("n_head", ctx.config->n_head)
-        .add("n_embd", ctx.config->n_embd);
+        .add("n_layer", ctx.decoder->shape().n_layer)
+        .add("n_head", ctx.decoder->shape().n_head)
+        .add("n_embd", ctx.decoder->shape().hidden);
     text.add("path", ctx.text_path)
         .add("sha256", ctx.text_sha256)
         .add_raw("bytes", std::to_string(ctx.text_bytes))
@@ -233,10 +233,10 @@ int cli_experiment(int argc, char** argv, int first) {
     ctx.threads = max_threads();
     Checkpoint ck;
     if (!open_checkpoint(*args.value("model"), ck, error)) return fail(error);
-    const Gpt2Config& cfg = ck.model.config();
-    ctx.config = &cfg;
+    const DecoderShape cfg = ck.decoder->shape();
+    ctx.decoder = ck.decoder;
     AttentionPlan plan;
-    if (!attention_plan_option(args.value("attention"), ck.model, plan, error)) return fail(error, 2);
+    if (!attention_plan_option(args.value("attention"), *ck.decoder, plan, error)) return fail(error, 2);
     ctx.attention = attention_spec(plan);
     ctx.model_path = ck.path;
     std::string text;
@@ -251,17 +251,17 @@ int cli_experiment(int argc, char** argv, int first) {
         for (const std::string& w : warnings) std::fprintf(stderr, "attnlab experiment: warning: %s\n", w.c_str());
     } else {
         std::vector<std::int64_t> raw;
-        if (!args.get_int_list("ids", 0, cfg.vocab_size - 1, raw, error)) return fail(error, 2);
+        if (!args.get_int_list("ids", 0, cfg.vocab - 1, raw, error)) return fail(error, 2);
         ids.assign(raw.begin(), raw.end());
         ctx.text_path = "--ids";
         text = *args.value("ids");  // hashed as given
     }
     ctx.text_bytes = static_cast<long long>(text.size());
     ctx.text_tokens = static_cast<int>(ids.size());
-    const int limit = std::min(cfg.n_positions, static_cast<int>(max_tokens.value_or(cfg.n_positions)));
+    const int limit = std::min(cfg.max_positions, static_cast<int>(max_tokens.value_or(cfg.max_positions)));
     if (static_cast<int>(ids.size()) > limit) ids.resize(static_cast<size_t>(limit));
     for (int id : ids)
-        if (id >= cfg.vocab_size) return fail("the text has token " + std::to_string(id) + ", outside this model's vocabulary");
+        if (id >= cfg.vocab) return fail("the text has token " + std::to_string(id) + ", outside this model's vocabulary");
     if (ids.size() < 2)
         return fail(ctx.text_path + ": the text has " + std::to_string(ids.size()) + " tokens; the experiments need at least 2");
     ctx.tokens_used = static_cast<int>(ids.size());
@@ -277,10 +277,10 @@ int cli_experiment(int argc, char** argv, int first) {
 
     const auto forward_start = SteadyClock::now();
     AttentionCapture capture(options.residual_vectors);
-    Gpt2State state(ck.model);
-    state.plan = plan;
+    const std::unique_ptr<DecoderState> state = ck.decoder->new_state();
+    state->attention_plan() = plan;
     std::vector<float> logits;
-    if (!state.forward(ids, logits, error, false, &capture)) return fail(error);
+    if (!state->forward(ids, logits, error, false, &capture)) return fail(error);
     ctx.forward_seconds = seconds_since(forward_start);
     std::printf("%s: %d of %d tokens, forward pass %.2f s, %d threads\n", ctx.text_path.c_str(), T, ctx.text_tokens, ctx.forward_seconds,
                 ctx.threads);
