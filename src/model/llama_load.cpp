@@ -13,25 +13,44 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-// rope_scaling: null, or {"rope_type" (or "type"): "default" | "linear" | "llama3", ...}.
-bool parse_rope_scaling(const json::Value& v, const std::string& where, RopeScaling& out, std::string& error) {
+// rope_scaling (or, as transformers 5 writes config.json, rope_parameters): null, or
+// {"rope_type" (or "type"): "default" | "linear" | "llama3", ...}; no type is "default", as
+// Hugging Face reads it. `field` names it in errors; a "rope_theta" inside it wins over the
+// top-level one (modeling_rope_utils: rope_parameters.setdefault("rope_theta", ...)).
+bool parse_rope_scaling(const json::Value& v, const std::string& where, const std::string& field, RopeScaling& out, double& theta,
+                        std::string& error) {
     out = RopeScaling{};
     if (v.is_null()) return true;
-    const json::Value* type = v.is_object() ? v.find("rope_type") : nullptr;
-    if (!type && v.is_object()) type = v.find("type");
-    if (!type || !type->is_string()) {
-        error = where + ": \"rope_scaling\" must be null or an object with a \"rope_type\"; supported: null, default, linear, llama3";
+    if (!v.is_object()) {
+        error = where + ": \"" + field + "\" must be null or an object; supported rope types: default, linear, llama3";
         return false;
     }
-    const std::string& t = type->as_string();
+    const json::Value* type = v.find("rope_type");
+    if (!type) type = v.find("type");
+    if (type && !type->is_string()) {
+        error = where + ": \"" + field + ".rope_type\" must be a string; supported: default, linear, llama3";
+        return false;
+    }
+    if (const json::Value* inner = v.find("rope_theta")) {
+        if (!inner->is_number() || !(inner->as_number() > 0.0)) {
+            error = where + ": \"" + field + ".rope_theta\" must be a positive number";
+            return false;
+        }
+        theta = inner->as_number();
+    }
+    if (const json::Value* prf = v.find("partial_rotary_factor"); prf && !(prf->is_number() && prf->as_number() == 1.0)) {
+        error = where + ": \"" + field + ".partial_rotary_factor\" other than 1 is not supported; supported: 1 (every dimension rotates)";
+        return false;
+    }
+    const std::string t = type ? type->as_string() : "default";
     const auto number = [&](const char* key, double& to, bool required) {
         const json::Value* f = v.find(key);
         if (!f) {
-            if (required) error = where + ": \"rope_scaling\" " + t + " needs \"" + key + "\"";
+            if (required) error = where + ": \"" + field + "\" " + t + " needs \"" + key + "\"";
             return !required;
         }
         if (!f->is_number() || !(f->as_number() > 0.0)) {
-            error = where + ": \"rope_scaling." + key + "\" must be a positive number";
+            error = where + ": \"" + field + "." + key + "\" must be a positive number";
             return false;
         }
         to = f->as_number();
@@ -50,12 +69,12 @@ bool parse_rope_scaling(const json::Value& v, const std::string& where, RopeScal
             return false;
         out.original_max_position_embeddings = static_cast<int>(original);
         if (!(out.high_freq_factor > out.low_freq_factor)) {
-            error = where + ": \"rope_scaling\" llama3 needs high_freq_factor > low_freq_factor";
+            error = where + ": \"" + field + "\" llama3 needs high_freq_factor > low_freq_factor";
             return false;
         }
         return true;
     }
-    error = where + ": \"rope_scaling.rope_type\" \"" + t + "\" is not supported; supported: null, default, linear, llama3";
+    error = where + ": \"" + field + ".rope_type\" \"" + t + "\" is not supported; supported: null, default, linear, llama3";
     return false;
 }
 
@@ -128,15 +147,20 @@ bool parse_llama_config(std::string_view json_text, std::string_view source, Lla
         !get_int("intermediate_size", 1, 1 << 18, c.intermediate_size, true) || !get_int("vocab_size", 1, 1 << 22, c.vocab_size, true) ||
         !get_int("max_position_embeddings", 1, 1 << 22, c.max_position_embeddings, false))
         return false;
-    c.num_key_value_heads = c.num_attention_heads;
-    c.head_dim = c.hidden_size / c.num_attention_heads;
+    // Hugging Face's defaults when a field is absent: LlamaConfig's num_key_value_heads is the heads
+    // and head_dim hidden / heads; Qwen2Config and Qwen3Config default num_key_value_heads to 32
+    // (null: the heads), and Qwen3Config head_dim to 128.
+    const json::Value* kv = root.find("num_key_value_heads");
+    c.num_key_value_heads = c.arch != LlamaArch::Llama && !kv ? 32 : c.num_attention_heads;
+    c.head_dim = c.arch == LlamaArch::Qwen3 ? 128 : c.hidden_size / c.num_attention_heads;
     if (!get_int("num_key_value_heads", 1, 1024, c.num_key_value_heads, false) || !get_int("head_dim", 2, 4096, c.head_dim, false))
         return false;
     double eps = 1e-6;
     if (!get_positive("rms_norm_eps", eps) || !get_positive("rope_theta", c.rope_theta)) return false;
     c.rms_norm_eps = static_cast<float>(eps);
+    // mlp_bias exists for Llama only: Qwen2's and Qwen3's MLPs never have biases, whatever the file says.
     if (!get_bool("tie_word_embeddings", c.tie_word_embeddings) || !get_bool("attention_bias", c.attention_bias) ||
-        !get_bool("mlp_bias", c.mlp_bias))
+        (c.arch == LlamaArch::Llama && !get_bool("mlp_bias", c.mlp_bias)))
         return false;
     if (c.num_attention_heads % c.num_key_value_heads != 0) {
         error = where + ": \"num_attention_heads\" " + std::to_string(c.num_attention_heads) +
@@ -164,7 +188,22 @@ bool parse_llama_config(std::string_view json_text, std::string_view source, Lla
         error = where + ": \"partial_rotary_factor\" other than 1 is not supported; supported: 1 (every dimension rotates)";
         return false;
     }
-    if (const json::Value* rs = root.find("rope_scaling"); rs && !parse_rope_scaling(*rs, where, c.rope_scaling, error)) return false;
+    // rope_scaling when it is there and not null, else transformers 5's rope_parameters.
+    const json::Value* rope = root.find("rope_scaling");
+    const char* rope_field = "rope_scaling";
+    if (!rope || rope->is_null()) {
+        rope = root.find("rope_parameters");
+        rope_field = "rope_parameters";
+    }
+    if (rope && !parse_rope_scaling(*rope, where, rope_field, c.rope_scaling, c.rope_theta, error)) return false;
+    if (const json::Value* types = root.find("layer_types")) {
+        for (const json::Value& layer : types->items())
+            if (!(layer.is_string() && layer.as_string() == "full_attention")) {
+                error =
+                    where + ": \"layer_types\" other than \"full_attention\" (sliding windows) is not supported; supported: full_attention";
+                return false;
+            }
+    }
     if (const json::Value* plan = root.find("attnlab_attention");
         plan && !read_trained_attention(&plan->as_string(), plan->is_string(), where, c.num_hidden_layers, c.num_attention_heads,
                                         c.attention, error))
