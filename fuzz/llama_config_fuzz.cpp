@@ -27,8 +27,8 @@ bool same_shape(const attnlab::LlamaConfig& a, const attnlab::LlamaConfig& b) {
     return a.arch == b.arch && a.num_hidden_layers == b.num_hidden_layers && a.num_attention_heads == b.num_attention_heads &&
            a.num_key_value_heads == b.num_key_value_heads && a.hidden_size == b.hidden_size && a.head_dim == b.head_dim &&
            a.intermediate_size == b.intermediate_size && a.vocab_size == b.vocab_size && a.rope_theta == b.rope_theta &&
-           a.rope_scaling.type == b.rope_scaling.type && a.tie_word_embeddings == b.tie_word_embeddings &&
-           a.qkv_bias() == b.qkv_bias() && a.o_bias() == b.o_bias() && a.mlp_bias == b.mlp_bias;
+           a.rope_scaling.type == b.rope_scaling.type && a.tie_word_embeddings == b.tie_word_embeddings && a.qkv_bias() == b.qkv_bias() &&
+           a.o_bias() == b.o_bias() && a.mlp_bias == b.mlp_bias;
 }
 
 // The checkpoint's tensors without tensor `skip`, as one file.
