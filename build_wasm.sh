@@ -25,7 +25,8 @@ APT_PACKAGES=(
   firefox-esr webkit2gtk-driver
   fonts-dejavu-core
   libclang-rt-14-dev clang-format
-  python3-matplotlib
+  python3-matplotlib python3-mpmath
+  slurm-wlm munge
 )
 
 say() { printf '\033[1m[attnlab]\033[0m %s\n' "$*"; }

@@ -187,7 +187,7 @@ void draw_gradient_panel(GradientPanel& p, PanelContext& ctx) {
                            s.model ? "waiting for the forward pass." : "load a model (the bar above) and type a text.");
     } else if (!p.ready) {
         ImGui::TextWrapped("%s", p.error.c_str());
-    } else if (ImGui::BeginTable("##grad_now", 2, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
+    } else if (plot::begin_values_table("##grad_now")) {
         plot::table_row("T (AttnLab's)", "%.4g", s.view.T);
         plot::table_row("the paper's T = T sqrt(d_head)", "%.4g", s.view.T * std::sqrt(static_cast<double>(s.forward->capture.head_dim())));
         plot::table_row("exact ||J||_2", std::isfinite(p.jacobian_now) ? "%.5g" : "not computed", p.jacobian_now);
@@ -199,8 +199,7 @@ void draw_gradient_panel(GradientPanel& p, PanelContext& ctx) {
         if (p.key.normalizer == "softmax" && std::isfinite(p.jacobian_now) &&
             p.jacobian_now > jacobian_bound_paper(s.view.T) * (1 + 1e-9)) {
             ImGui::PushStyleColor(ImGuiCol_Text, plot::colors::vermillion);
-            ImGui::TextWrapped("||J||_2 exceeds the paper's bound here, by a factor of %.3g.",
-                               p.jacobian_now / jacobian_bound_paper(s.view.T));
+            text_wrapped("||J||_2 exceeds the paper's bound here, by a factor of %.3g.", p.jacobian_now / jacobian_bound_paper(s.view.T));
             ImGui::PopStyleColor();
         }
     }

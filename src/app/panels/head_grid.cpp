@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "app/panels/pane_layout.h"
 #include "app/plot/plot.h"
 #include "base/json.h"
 
@@ -84,7 +85,7 @@ void draw_legend(const HeadGrid& g, const AttentionThumbnails& t) {
         } else {
             line += p.none;
         }
-        ImGui::TextWrapped("%s", line.c_str());
+        text_wrapped("%s", line.c_str());
     }
 }
 

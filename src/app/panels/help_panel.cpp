@@ -5,6 +5,8 @@
 #include <iterator>
 #include <string>
 
+#include "app/panels/pane_layout.h"
+
 namespace attnlab {
 
 namespace {
@@ -138,7 +140,9 @@ bool section(const char* title, const char* short_title, ImGuiTreeNodeFlags flag
 void draw_help_panel(HelpPanel& panel, PanelContext& ctx) {
     (void)panel;
     (void)ctx;
-    ImGui::BeginChild("##help", ImVec2(0, 0), false);
+    // Its own scrolling window, unless the whole page scrolls (a phone): then in the page.
+    const bool own_window = !page_scroll().on;
+    if (own_window) ImGui::BeginChild("##help", ImVec2(0, 0), false);
     const float wrap = ImGui::GetContentRegionAvail().x - ImGui::GetFontSize();
     ImGui::PushTextWrapPos(wrap);  // every line, titles too: a phone is narrower than some
     ImGui::PushTextWrapPos(wrap);
@@ -190,7 +194,7 @@ void draw_help_panel(HelpPanel& panel, PanelContext& ctx) {
     }
     ImGui::TextDisabled("The formulas, worked examples and the full table of differences: docs/science.md.");
     ImGui::PopTextWrapPos();
-    ImGui::EndChild();
+    if (own_window) ImGui::EndChild();
 }
 
 }  // namespace attnlab

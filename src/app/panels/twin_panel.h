@@ -20,6 +20,7 @@ struct TwinPanel {
     struct Side {
         std::weak_ptr<const ForwardResult> pass;
         std::string label;       // "AttnLab tiny-SSMax"
+        bool ssmax = false;      // the twin trained with SSMax: its colour and marker, whichever side it is on
         std::string name;        // config.json's attnlab_name
         std::string normalizer;  // the head's setting in this pass, e.g. "ssmax:0.43"
         bool changed = false;    // by the model changes (view.plan), not as trained
