@@ -19,24 +19,26 @@ void AttentionCapture::on_layer(const LayerQkv& x) {
     if (static_cast<int>(layers_.size()) <= x.layer) layers_.resize(static_cast<size_t>(x.layer) + 1);
     n_head_ = x.n_head;
     head_dim_ = x.head_dim;
-    const size_t C = static_cast<size_t>(x.n_head) * x.head_dim;
-    const size_t total = static_cast<size_t>(x.t0 + x.n) * C;
+    n_kv_head_ = x.kv_heads();
+    width_ = x.residual_width();
+    const size_t C = static_cast<size_t>(x.n_head) * x.head_dim, K = static_cast<size_t>(n_kv_head_) * x.head_dim;
+    const size_t W = static_cast<size_t>(width_), T = static_cast<size_t>(x.t0 + x.n);
     Layer& L = layers_[static_cast<size_t>(x.layer)];
     // Queries arrive only for the new tokens; keys and values are the whole cache so far.
-    L.q.resize(total);
+    L.q.resize(T * C);
     std::copy(x.q, x.q + static_cast<size_t>(x.n) * C, L.q.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(x.t0) * C));
-    L.k.assign(x.k, x.k + total);
-    L.v.assign(x.v, x.v + total);
+    L.k.assign(x.k, x.k + T * K);
+    L.v.assign(x.v, x.v + T * K);
     if (keep_residual_) {
-        L.x.resize(total);
-        std::copy(x.residual, x.residual + static_cast<size_t>(x.n) * C,
-                  L.x.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(x.t0) * C));
+        L.x.resize(T * W);
+        std::copy(x.residual, x.residual + static_cast<size_t>(x.n) * W,
+                  L.x.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(x.t0) * W));
     }
     length_ = x.t0 + x.n;
 }
 
-std::vector<float> AttentionCapture::slice(const std::vector<float>& m, int head) const {
-    const size_t C = static_cast<size_t>(n_head_) * head_dim_;
+std::vector<float> AttentionCapture::slice(const std::vector<float>& m, int heads, int head) const {
+    const size_t C = static_cast<size_t>(heads) * head_dim_;
     std::vector<float> out(static_cast<size_t>(length_) * head_dim_);
     for (int t = 0; t < length_; ++t) {
         const float* src = m.data() + t * C + static_cast<size_t>(head) * head_dim_;
@@ -45,9 +47,15 @@ std::vector<float> AttentionCapture::slice(const std::vector<float>& m, int head
     return out;
 }
 
-std::vector<float> AttentionCapture::queries(int layer, int head) const { return slice(layers_.at(static_cast<size_t>(layer)).q, head); }
-std::vector<float> AttentionCapture::keys(int layer, int head) const { return slice(layers_.at(static_cast<size_t>(layer)).k, head); }
-std::vector<float> AttentionCapture::values(int layer, int head) const { return slice(layers_.at(static_cast<size_t>(layer)).v, head); }
+std::vector<float> AttentionCapture::queries(int layer, int head) const {
+    return slice(layers_.at(static_cast<size_t>(layer)).q, n_head_, head);
+}
+std::vector<float> AttentionCapture::keys(int layer, int head) const {
+    return slice(layers_.at(static_cast<size_t>(layer)).k, n_kv_head_, head / (n_head_ / n_kv_head_));
+}
+std::vector<float> AttentionCapture::values(int layer, int head) const {
+    return slice(layers_.at(static_cast<size_t>(layer)).v, n_kv_head_, head / (n_head_ / n_kv_head_));
+}
 
 std::vector<float> AttentionCapture::scores(int layer, int head) const {
     const std::vector<float> q = queries(layer, head), k = keys(layer, head);

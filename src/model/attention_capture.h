@@ -22,14 +22,16 @@ public:
     int length() const { return length_; }  // tokens captured
     int n_head() const { return n_head_; }
     int head_dim() const { return head_dim_; }
+    int n_kv_head() const { return n_kv_head_; }  // keys(layer, h) are head h / (n_head / n_kv_head)'s
 
-    // (T, head_dim) slices, copied out: one head's queries, keys or values.
+    // (T, head_dim) slices, copied out: one query head's queries, and the keys and values it reads
+    // (its key/value group's, under grouped-query attention).
     std::vector<float> queries(int layer, int head) const;
     std::vector<float> keys(int layer, int head) const;
     std::vector<float> values(int layer, int head) const;
     // (T, C): the layer's input residual stream; empty unless constructed with keep_residual.
     const std::vector<float>& residual(int layer) const { return layers_.at(static_cast<size_t>(layer)).x; }
-    int width() const { return n_head_ * head_dim_; }  // C
+    int width() const { return width_; }  // C
 
     // (T, T) pre-softmax scores q.k / sqrt(d), -inf above the diagonal (causal).
     std::vector<float> scores(int layer, int head) const;
@@ -42,14 +44,15 @@ public:
 
 private:
     struct Layer {
-        std::vector<float> q, k, v;  // (T, n_head, d)
-        std::vector<float> x;        // (T, C), only with keep_residual
+        std::vector<float> q;     // (T, n_head, d)
+        std::vector<float> k, v;  // (T, n_kv_head, d)
+        std::vector<float> x;     // (T, C), only with keep_residual
     };
     std::vector<Layer> layers_;
-    int length_ = 0, n_head_ = 0, head_dim_ = 0;
+    int length_ = 0, n_head_ = 0, head_dim_ = 0, n_kv_head_ = 0, width_ = 0;
     bool keep_residual_ = false;
 
-    std::vector<float> slice(const std::vector<float>& m, int head) const;
+    std::vector<float> slice(const std::vector<float>& m, int heads, int head) const;
 };
 
 }  // namespace attnlab

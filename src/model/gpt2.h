@@ -17,6 +17,7 @@
 
 #include "base/safetensors.h"
 #include "model/attention_plan.h"
+#include "model/decoder.h"
 #include "model/linear.h"
 
 namespace attnlab {
@@ -66,41 +67,7 @@ struct Gpt2Weights {
     WeightMatrix lm_head;  // (V, C): wte unless the checkpoint has its own
 };
 
-// What a layer's attention saw, handed to an observer. Pointers are valid during the call.
-struct LayerQkv {
-    int layer;
-    int t0;  // position of the first new token
-    int n;   // new tokens in this call
-    int n_head;
-    int head_dim;
-    const float* residual;  // (n, n_head * head_dim): the layer's input, the residual stream before ln_1
-    const float* q;         // (n, n_head, head_dim): this call's queries
-    const float* k;         // (t0 + n, n_head, head_dim): every key so far (the cache)
-    const float* v;         // (t0 + n, n_head, head_dim)
-};
-
-// One head's attention for this call's queries.
-struct HeadAttention {
-    int layer, head, t0, n;
-    int t_total;           // t0 + n keys
-    HeadPlan plan;         // the normalizer and temperature it ran (softmax at T = 1 = GPT-2)
-    const float* scores;   // (n, t_total): q.k / sqrt(d), -inf above the diagonal
-    const float* weights;  // (n, t_total): the plan's normalizer of the visible scores, 0 above the diagonal
-};
-
-class AttentionObserver {
-public:
-    virtual ~AttentionObserver() = default;
-    virtual void on_layer(const LayerQkv& qkv) = 0;
-    // Heads for which on_head is called (checked once per layer and head).
-    virtual bool wants_head(int /*layer*/, int /*head*/) const { return false; }
-    virtual void on_head(const HeadAttention& /*attention*/) {}
-    // The residual stream after the last layer, before the final layer norm, for this call's new
-    // tokens: (n, C), positions t0.. (next_token_nll() turns it into the text's log-likelihood).
-    virtual void on_output(int /*t0*/, int /*n*/, const float* /*x*/) {}
-};
-
-class Gpt2Model {
+class Gpt2Model final : public DecoderModel {
 public:
     // Binds the model to a checkpoint. `reader` and the bytes under it must outlive the model.
     // `config` comes from config.json when there is one; pass nullptr to infer it from the tensor
@@ -109,9 +76,13 @@ public:
 
     const Gpt2Config& config() const { return config_; }
     // The plan the model was trained with (config.attention): what a Gpt2State starts from.
-    const AttentionPlan& trained_plan() const { return trained_plan_; }
+    const AttentionPlan& trained_plan() const override { return trained_plan_; }
     const Gpt2Weights& weights() const { return w_; }
-    std::int64_t parameter_count() const { return parameter_count_; }
+    std::int64_t parameter_count() const override { return parameter_count_; }
+
+    DecoderShape shape() const override;
+    std::unique_ptr<DecoderState> new_state() const override;
+    void nll_from_residual(const float* residual, int n, std::span<const int> targets, std::vector<double>& nll) const override;
 
 private:
     Gpt2Config config_;
@@ -122,7 +93,7 @@ private:
 };
 
 // The running state of one sequence: KV cache and scratch space.
-class Gpt2State {
+class Gpt2State final : public DecoderState {
 public:
     explicit Gpt2State(const Gpt2Model& model);
 
@@ -131,14 +102,16 @@ public:
     // all_logits is set ((n, V) floats). Returns false with a message for ids outside the
     // vocabulary or a sequence longer than n_positions (nothing is consumed then).
     bool forward(std::span<const int> tokens, std::vector<float>& logits, std::string& error, bool all_logits = false,
-                 AttentionObserver* observer = nullptr);
+                 AttentionObserver* observer = nullptr) override;
     // forward() without the final layer norm and the logits: for the chunks of a prefill that are
     // not its last, where reading the 154 MB lm_head of GPT-2 small for logits nobody reads was
     // a fixed cost of every chunk.
-    bool prefill(std::span<const int> tokens, std::string& error, AttentionObserver* observer = nullptr);
+    bool prefill(std::span<const int> tokens, std::string& error, AttentionObserver* observer = nullptr) override;
 
-    int length() const { return t_; }
-    void reset() { t_ = 0; }
+    int length() const override { return t_; }
+    void reset() override { t_ = 0; }
+    AttentionPlan& attention_plan() override { return plan; }
+    std::unique_ptr<DecoderState> clone() const override { return std::make_unique<Gpt2State>(*this); }
 
     // Each head's normalizer and temperature, from the next forward() on: the model's trained plan
     // until set. A plan of another shape than the model's is refused by forward().

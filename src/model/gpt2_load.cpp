@@ -7,32 +7,10 @@
 #include <functional>
 
 #include "base/json.h"
+#include "model/checkpoint_tensors.h"
 #include "model/gpt2.h"
 
 namespace attnlab {
-
-namespace {
-
-std::string shape_str(const std::vector<std::int64_t>& shape) {
-    std::string s = "[";
-    for (size_t i = 0; i < shape.size(); ++i) {
-        if (i) s += ", ";
-        s += std::to_string(shape[i]);
-    }
-    return s + "]";
-}
-
-// A matrix straight from the checkpoint's bytes, of its type: F32 4-byte aligned, or F16 and
-// BF16 2-byte aligned (kept 16-bit, widened by the kernels); empty otherwise.
-WeightMatrix in_place_matrix(const SafetensorsReader& reader, const TensorInfo& t) {
-    if (t.dtype == DType::F32) return WeightMatrix(reader.f32_view(t).data());
-    if (t.dtype != DType::F16 && t.dtype != DType::BF16) return {};
-    const std::span<const std::uint8_t> b = reader.bytes(t);
-    if (b.empty() || reinterpret_cast<std::uintptr_t>(b.data()) % alignof(std::uint16_t) != 0) return {};
-    return WeightMatrix(reinterpret_cast<const std::uint16_t*>(b.data()), t.dtype == DType::F16 ? WeightType::f16 : WeightType::bf16);
-}
-
-}  // namespace
 
 std::string gpt2_config_json(const Gpt2Config& c) {
     json::ObjectBuilder o;
@@ -101,15 +79,9 @@ bool parse_gpt2_config(std::string_view json_text, std::string_view source, Gpt2
         error = where + ": n_embd " + std::to_string(c.n_embd) + " is not a multiple of n_head " + std::to_string(c.n_head);
         return false;
     }
-    if (const json::Value* plan = root.find("attnlab_attention")) {
-        AttentionPlan trained(c.n_layer, c.n_head);
-        std::string why;
-        if (!plan->is_string() || !parse_attention_spec(plan->as_string(), c.n_layer, c.n_head, trained, why)) {
-            error = where + ": \"attnlab_attention\" " + (plan->is_string() ? why : std::string("must be a string (the plan's text)"));
-            return false;
-        }
-        c.attention = attention_spec(trained);
-    }
+    if (const json::Value* plan = root.find("attnlab_attention");
+        plan && !read_trained_attention(&plan->as_string(), plan->is_string(), where, c.n_layer, c.n_head, c.attention, error))
+        return false;
     config = c;
     return true;
 }
@@ -157,22 +129,15 @@ bool Gpt2Model::load(const SafetensorsReader& reader, const Gpt2Config* config, 
 
     // Every tensor we use, with the shape it must have and where its pointer goes: a vector's
     // (always fp32), or a matrix's (of the checkpoint's type: 16-bit stays 16-bit).
-    struct Need {
-        std::string name;
-        std::vector<std::int64_t> shape;
-        const float** vector = nullptr;
-        WeightMatrix* matrix = nullptr;
-        const TensorInfo* info = nullptr;
-    };
-    std::vector<Need> needs;
+    TensorBinding binding(reader, config ? " from config.json" : "");
     const std::int64_t C = c.n_embd, V = c.vocab_size;
     Gpt2Weights w{};
     w.layers.resize(static_cast<size_t>(c.n_layer));
     const auto need = [&](const std::string& name, std::vector<std::int64_t> shape, const float** dest) {
-        needs.push_back({prefix + name, std::move(shape), dest});
+        binding.vector(prefix + name, std::move(shape), dest);
     };
     const auto need_matrix = [&](const std::string& name, std::vector<std::int64_t> shape, WeightMatrix* dest) {
-        needs.push_back({prefix + name, std::move(shape), nullptr, dest});
+        binding.matrix(prefix + name, std::move(shape), dest);
     };
     need_matrix("wte.weight", {V, C}, &w.wte);
     need_matrix("wpe.weight", {c.n_positions, C}, &w.wpe);
@@ -199,48 +164,9 @@ bool Gpt2Model::load(const SafetensorsReader& reader, const Gpt2Config* config, 
     need("ln_f.bias", {C}, &w.ln_f_b);
     // The output projection is tied to wte unless the checkpoint carries its own.
     const bool own_head = reader.find("lm_head.weight") != nullptr;
-    if (own_head) needs.push_back({"lm_head.weight", {V, C}, nullptr, &w.lm_head});
-
-    // Check everything before converting anything, and size the one owned buffer: vectors that
-    // are not fp32 in place, and matrices that cannot be used in place (misaligned bytes).
-    size_t owned = 0;
+    if (own_head) binding.matrix("lm_head.weight", {V, C}, &w.lm_head);
     std::int64_t params = 0;
-    for (Need& n : needs) {
-        n.info = reader.find(n.name);
-        if (!n.info) {
-            error = src + ": missing tensor '" + n.name + "'";
-            return false;
-        }
-        if (n.info->shape != n.shape) {
-            error = reader.source_of(*n.info) + ": tensor '" + n.name + "' has shape " + shape_str(n.info->shape) + ", expected " +
-                    shape_str(n.shape) + (config ? " from config.json" : "");
-            return false;
-        }
-        if (n.info->dtype != DType::F32 && n.info->dtype != DType::F16 && n.info->dtype != DType::BF16) {
-            error = reader.source_of(*n.info) + ": tensor '" + n.name + "' is " + dtype_name(n.info->dtype) +
-                    "; AttnLab reads F32, F16 and BF16";
-            return false;
-        }
-        if (n.matrix ? in_place_matrix(reader, *n.info).empty() : reader.f32_view(*n.info).empty())
-            owned += static_cast<size_t>(n.info->element_count());
-        params += n.info->element_count();
-    }
-    owned_.assign(owned, 0.0f);
-    size_t at = 0;
-    for (Need& n : needs) {
-        // Zero-copy where the bytes allow: straight from the checkpoint's bytes.
-        if (n.matrix && !(*n.matrix = in_place_matrix(reader, *n.info)).empty()) continue;
-        const std::span<const float> view = reader.f32_view(*n.info);
-        if (n.vector && !view.empty()) {
-            *n.vector = view.data();
-            continue;
-        }
-        const std::span<float> out(owned_.data() + at, static_cast<size_t>(n.info->element_count()));
-        if (!reader.to_f32(*n.info, out, error)) return false;
-        if (n.matrix) *n.matrix = WeightMatrix(out.data());
-        else *n.vector = out.data();
-        at += out.size();
-    }
+    if (!binding.bind(owned_, params, error)) return false;
     if (!own_head) w.lm_head = w.wte;
     for (size_t l = 0; l < w.layers.size(); ++l) {
         Gpt2LayerWeights& L = w.layers[l];

@@ -10,6 +10,8 @@
 #include "model/linear.h"
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 
 #include "base/parallel.h"
 #include "model/gemm.h"
@@ -52,6 +54,27 @@ void for_each_panel(int cols, Panel&& panel) {
 
 LinearWeight::LinearWeight(const float* w, int rows, int cols) : LinearWeight(WeightMatrix(w), rows, cols) {}
 
+namespace {
+
+int columns_of(const std::vector<LinearWeight::Part>& parts) {
+    int cols = 0;
+    for (const LinearWeight::Part& p : parts) cols += p.out;
+    return cols;
+}
+
+// Calls piece(part, first row of the part, c, width) for the parts' pieces of columns c0..c0 + width - 1.
+template <typename Piece>
+void for_each_part_piece(const std::vector<LinearWeight::Part>& parts, int c0, int width, Piece&& piece) {
+    int start = 0;
+    for (const LinearWeight::Part& p : parts) {
+        const int lo = std::max(c0, start), hi = std::min(c0 + width, start + p.out);
+        if (lo < hi) piece(p, lo - start, lo, hi - lo);
+        start += p.out;
+    }
+}
+
+}  // namespace
+
 #if defined(__AVX512F__)
 
 namespace {
@@ -76,6 +99,33 @@ LinearWeight::LinearWeight(WeightMatrix w, int rows, int cols) : w_(w), rows_(ro
         else
             avx512::pack_strip_16(w.bits16() + j0, static_cast<size_t>(cols), rows, width, w.type,
                                   static_cast<std::uint16_t*>(raw) + s * strip_elements);
+    });
+}
+
+LinearWeight::LinearWeight(std::vector<Part> parts, int in) : rows_(in), cols_(columns_of(parts)) {
+    const WeightType type = parts.empty() ? WeightType::f32 : parts.front().w.type;
+    const int strips = (cols_ + kStrip - 1) / kStrip;
+    const size_t strip_elements = static_cast<size_t>(rows_) * kStrip, element = weight_type_size(type);
+    owned_bytes_ = std::max<size_t>(1, strips * strip_elements) * element;
+    w_.type = type;
+    void* raw = ::operator new[](owned_bytes_, std::align_val_t(64));
+    packed_ = std::shared_ptr<void>(raw, [](void* p) { ::operator delete[](p, std::align_val_t(64)); });
+    // Column j of W is row j of its part: each strip column is read along its part's row.
+    parallel_for(strips, [&](int s) {
+        const int j0 = s * kStrip, width = std::min(kStrip, cols_ - j0);
+        std::array<WeightMatrix, kStrip> column{};
+        for_each_part_piece(parts, j0, width, [&](const Part& p, int row, int c, int count) {
+            for (int j = 0; j < count; ++j) column[static_cast<size_t>(c - j0 + j)] = p.w.offset(static_cast<size_t>(row + j) * in);
+        });
+        char* strip = static_cast<char*>(raw) + s * strip_elements * element;
+        for (int slot = 0; slot < kStrip; ++slot) {
+            const WeightMatrix src = column[static_cast<size_t>(avx512::strip_column(slot, type))];
+            for (int p = 0; p < rows_; ++p) {
+                char* at = strip + (static_cast<size_t>(p) * kStrip + slot) * element;
+                if (type == WeightType::f32) *reinterpret_cast<float*>(at) = src.empty() ? 0.0f : src.f32()[p];
+                else *reinterpret_cast<std::uint16_t*>(at) = src.empty() ? 0 : src.bits16()[p];
+            }
+        }
     });
 }
 
@@ -119,10 +169,20 @@ void LinearWeight::apply(const float* in, int n, const float* bias, float* out, 
 
 LinearWeight::LinearWeight(WeightMatrix w, int rows, int cols) : w_(w), rows_(rows), cols_(cols) {}
 
+LinearWeight::LinearWeight(std::vector<Part> parts, int in) : parts_(std::move(parts)), rows_(in), cols_(columns_of(parts_)) {
+    if (!parts_.empty()) w_.type = parts_.front().w.type;
+}
+
 void LinearWeight::apply(const float* in, int n, const float* bias, float* out, const ColumnsDone& done) const {
     for_each_panel(cols_, [&](int c0, int width, int, int) {
-        gemm(n, width, rows_, in, rows_, w_.offset(static_cast<size_t>(c0)), cols_, false, out + c0, cols_, 1.0f,
-             bias ? bias + c0 : nullptr);
+        if (parts_.empty())
+            gemm(n, width, rows_, in, rows_, w_.offset(static_cast<size_t>(c0)), cols_, false, out + c0, cols_, 1.0f,
+                 bias ? bias + c0 : nullptr);
+        // (out, in) parts: the panel's rows of each part, read transposed in place.
+        for_each_part_piece(parts_, c0, width, [&](const Part& p, int row, int c, int count) {
+            gemm(n, count, rows_, in, rows_, p.w.offset(static_cast<size_t>(row) * rows_), rows_, true, out + c, cols_, 1.0f,
+                 bias ? bias + c : nullptr);
+        });
         if (done) done(c0, width);
     });
 }

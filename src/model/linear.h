@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "model/weight_matrix.h"
 
@@ -34,6 +35,14 @@ public:
     LinearWeight(const float* w, int rows, int cols);
     // The same for fp32 or 16-bit W; 16-bit stays 16-bit. Its bytes must outlive this unless packed.
     LinearWeight(WeightMatrix w, int rows, int cols);
+    // W (in, the sum of the parts' outs) given as nn.Linear weights: each part (out, in) row-major,
+    // the parts side by side in W's columns (q, k and v as one product). Used in place as above,
+    // read transposed: no transposed copy is made, and 16-bit stays 16-bit. All parts of one type.
+    struct Part {
+        WeightMatrix w;  // (out, in)
+        int out;
+    };
+    LinearWeight(std::vector<Part> parts, int in);
 
     int rows() const { return rows_; }
     int cols() const { return cols_; }
@@ -55,6 +64,7 @@ public:
 
 private:
     WeightMatrix w_;
+    std::vector<Part> parts_;  // W as (out, in) parts (then w_ is empty)
     int rows_ = 0, cols_ = 0;
     std::shared_ptr<void> packed_;  // AVX-512: strips of 32 columns, row after row, of w_'s type (linear.cpp)
     std::size_t owned_bytes_ = 0;

@@ -69,10 +69,13 @@ inline void pack_strip(const float* b, size_t ldb, int rows, int width, float* s
 // rows x width 16-bit values of b (row stride ldb) as a strip: rows x 32, zero past width.
 // Halves in column order; bfloat16 interleaved, column j and 16 + j in one 32-bit lane (low and
 // high half), so that widening a row is a shift and a mask (load_strip_row).
+// The column of its strip that slot j holds (the interleave above; every other type in order).
+inline int strip_column(int j, WeightType type) { return type == WeightType::bf16 ? (j % 2 ? 16 : 0) + j / 2 : j; }
+
 inline void pack_strip_16(const std::uint16_t* b, size_t ldb, int rows, int width, WeightType type, std::uint16_t* strip) {
     for (int p = 0; p < rows; ++p, b += ldb, strip += kStrip)
         for (int j = 0; j < kStrip; ++j) {
-            const int column = type == WeightType::bf16 ? (j % 2 ? 16 : 0) + j / 2 : j;
+            const int column = strip_column(j, type);
             strip[j] = column < width ? b[column] : 0;
         }
 }

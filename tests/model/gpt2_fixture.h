@@ -5,11 +5,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "base/json.h"
 #include "base/safetensors.h"
+#include "base/safetensors_write.h"
 #include "model/gpt2.h"
 #include "platform/whole_file.h"
 
@@ -24,6 +27,31 @@ inline std::vector<double> flatten(const json::Value& v) {
         out.insert(out.end(), inner.begin(), inner.end());
     }
     return out;
+}
+
+// The checkpoint's tensors widened to F32, as a file of its own: the F32 checkpoint of a 16-bit
+// one's values.
+inline std::vector<std::uint8_t> widened_file(const SafetensorsReader& reader) {
+    std::vector<TensorBytes> ts;
+    for (const TensorInfo& t : reader.tensors()) {
+        std::vector<float> values(static_cast<size_t>(t.element_count()));
+        std::string error;
+        REQUIRE(reader.to_f32(t, values, error));
+        ts.push_back({t.name, DType::F32, t.shape, encode_floats(values, DType::F32)});
+    }
+    return safetensors_file(ts);
+}
+
+// Logits at every position of `count` fixed ids, from a fresh state of the model: (count, V).
+inline std::vector<float> all_logits(const DecoderModel& model, int count) {
+    std::vector<int> ids;
+    for (int i = 0; i < count; ++i) ids.push_back((i * 53 + 7) % model.shape().vocab);
+    const std::unique_ptr<DecoderState> state = model.new_state();
+    std::vector<float> logits;
+    std::string error;
+    INFO(error);
+    REQUIRE(state->forward(ids, logits, error, true));
+    return logits;
 }
 
 // max |ours - ref| / max |ref|: the error relative to the scale of the whole tensor.

@@ -32,9 +32,10 @@ const Command kCommands[] = {
     {"merge", attnlab::cli_merge,
      "merge DIR... --out DIR   joins the folders of `experiment NAME --shard K/N` into the files of the run without --shard"},
     {"random-checkpoint", attnlab::cli_random_checkpoint,
-     "random-checkpoint --out DIR [--layers 12 --heads 12 --embd 768 --positions 1024 --vocab 50257 --seed 1]\n"
-     "                 [--dtype f32|f16|bf16] [--shards N]\n"
-     "                 a GPT-2 checkpoint with random weights (model.safetensors, config.json)"},
+     "random-checkpoint --out DIR [--arch gpt2|llama|qwen2|qwen3] [--layers 12 --heads 12 --embd 768 --positions 1024 --vocab 50257 --seed "
+     "1]\n"
+     "                 [--kv-heads N --head-dim D --intermediate I --tied 0|1 (llama, qwen2, qwen3)] [--dtype f32|f16|bf16] [--shards N]\n"
+     "                 a checkpoint of that family with random weights (model.safetensors or its shards, config.json)"},
 };
 
 void usage(FILE* out) {

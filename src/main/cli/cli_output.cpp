@@ -80,13 +80,13 @@ std::string table_json(const TextTable& t) {
 }
 
 std::string checkpoint_json(const Checkpoint& ck) {
-    const Gpt2Config& c = ck.model.config();
+    const DecoderShape c = ck.decoder->shape();
     json::ObjectBuilder model;
     model.add("path", ck.path)
         .add("sha256", sha256_hex(ck.file.bytes()))
         .add("n_layer", c.n_layer)
         .add("n_head", c.n_head)
-        .add("n_embd", c.n_embd);
+        .add("n_embd", c.hidden);
     return model.str();
 }
 

@@ -8,14 +8,14 @@
 
 namespace attnlab {
 
-bool read_text_input(const CliArgs& args, const Gpt2Model& model, int limit, const char* command, TextInput& in, std::string& error,
+bool read_text_input(const CliArgs& args, const DecoderModel& model, int limit, const char* command, TextInput& in, std::string& error,
                      bool& usage) {
     usage = true;
     if (args.value("text").has_value() == args.value("ids").has_value()) {
         error = "give the text as --text FILE or as --ids 1,2,3 (one of them)";
         return false;
     }
-    const int vocab = model.config().vocab_size;
+    const int vocab = model.shape().vocab;
     if (args.value("ids")) {
         std::vector<std::int64_t> raw;
         if (!args.get_int_list("ids", 0, vocab - 1, raw, error)) return false;
@@ -48,9 +48,10 @@ void FinalResidual::on_output(int t0, int n, const float* x) {
     std::copy(x, x + static_cast<size_t>(n) * C, x_.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(t0) * C));
 }
 
-double mean_next_token_nll(const Gpt2Model& model, const std::vector<float>& residual, std::span<const int> ids, std::vector<double>& nll) {
+double mean_next_token_nll(const DecoderModel& model, const std::vector<float>& residual, std::span<const int> ids,
+                           std::vector<double>& nll) {
     const int n = static_cast<int>(ids.size());
-    next_token_nll(model, residual.data(), n - 1, ids.subspan(1), nll);
+    model.nll_from_residual(residual.data(), n - 1, ids.subspan(1), nll);
     double sum = 0;
     for (double v : nll) sum += v;
     return sum / static_cast<double>(n - 1);

@@ -23,7 +23,7 @@ struct TextInput {
 // and keeps the first `limit` tokens. False with a message on a missing or unreadable file, an id
 // outside the vocabulary, or both or neither option; `usage` is set when the fault is the
 // arguments' (exit 2) rather than the input's (exit 1). Tokenizer warnings go to stderr.
-bool read_text_input(const CliArgs& args, const Gpt2Model& model, int limit, const char* command, TextInput& in, std::string& error,
+bool read_text_input(const CliArgs& args, const DecoderModel& model, int limit, const char* command, TextInput& in, std::string& error,
                      bool& usage);
 
 // Keeps the residual stream after the last layer (AttentionObserver::on_output) for
@@ -51,6 +51,7 @@ private:
 
 // -ln p(ids[t + 1] | ids[0..t]) for t = 0 .. ids.size() - 2 (the predicted positions), from the
 // residual of a pass over ids; returns their mean (in double).
-double mean_next_token_nll(const Gpt2Model& model, const std::vector<float>& residual, std::span<const int> ids, std::vector<double>& nll);
+double mean_next_token_nll(const DecoderModel& model, const std::vector<float>& residual, std::span<const int> ids,
+                           std::vector<double>& nll);
 
 }  // namespace attnlab

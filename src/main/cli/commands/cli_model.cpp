@@ -24,13 +24,13 @@ int fail(const char* command, const std::string& message, int code = 1) {
     return code;
 }
 
-bool read_ids(const CliArgs& args, const Gpt2Model& model, std::vector<int>& ids, std::string& error) {
+bool read_ids(const CliArgs& args, const DecoderModel& model, std::vector<int>& ids, std::string& error) {
     std::vector<std::int64_t> raw;
     if (!args.value("ids")) {
         error = "--ids is required (comma-separated token ids, e.g. --ids 464,3290)";
         return false;
     }
-    if (!args.get_int_list("ids", 0, model.config().vocab_size - 1, raw, error)) return false;
+    if (!args.get_int_list("ids", 0, model.shape().vocab - 1, raw, error)) return false;
     if (raw.empty()) {
         error = "--ids is empty";
         return false;
@@ -54,15 +54,15 @@ int cli_logits(int argc, char** argv, int first) {
     Checkpoint ck;
     if (!open_checkpoint(*args.value("model"), ck, error)) return fail("logits", error);
     std::vector<int> ids;
-    if (!read_ids(args, ck.model, ids, error)) return fail("logits", error, 2);
-    Gpt2State state(ck.model);
-    if (!attention_plan_option(args.value("attention"), ck.model, state.plan, error)) return fail("logits", error, 2);
+    if (!read_ids(args, *ck.decoder, ids, error)) return fail("logits", error, 2);
+    const std::unique_ptr<DecoderState> state = ck.decoder->new_state();
+    if (!attention_plan_option(args.value("attention"), *ck.decoder, state->attention_plan(), error)) return fail("logits", error, 2);
     std::vector<float> logits;
     const bool all = args.flag("all-positions");
-    if (!state.forward(ids, logits, error, all)) return fail("logits", error);
+    if (!state->forward(ids, logits, error, all)) return fail("logits", error);
     if (all) {
         // One row per position: row t is the distribution of the token after ids[0..t].
-        const size_t V = static_cast<size_t>(ck.model.config().vocab_size);
+        const size_t V = static_cast<size_t>(ck.decoder->shape().vocab);
         std::printf("{\"logits\":[");
         for (size_t t = 0; t < ids.size(); ++t) {
             std::printf(t ? ",[" : "[");
@@ -85,7 +85,7 @@ int cli_logits(int argc, char** argv, int first) {
         if (p[i] > 0) order.push_back(static_cast<int>(i));
     std::sort(order.begin(), order.end(), [&](int a, int b) { return logits[static_cast<size_t>(a)] > logits[static_cast<size_t>(b)]; });
     const std::vector<double> full = sampling_distribution(logits, {1.0f, 0, 1.0f});
-    std::printf("next token after %zu ids (of %d):\n  %8s %12s %10s\n", ids.size(), ck.model.config().vocab_size, "id", "logit", "prob");
+    std::printf("next token after %zu ids (of %d):\n  %8s %12s %10s\n", ids.size(), ck.decoder->shape().vocab, "id", "logit", "prob");
     for (int id : order) std::printf("  %8d %12.5f %10.6f\n", id, logits[static_cast<size_t>(id)], full[static_cast<size_t>(id)]);
     return 0;
 }
@@ -98,9 +98,9 @@ int cli_attention(int argc, char** argv, int first) {
     if (!args.value("model")) return fail("attention", "--model FILE is required", 2);
     Checkpoint ck;
     if (!open_checkpoint(*args.value("model"), ck, error)) return fail("attention", error);
-    const Gpt2Config& c = ck.model.config();
+    const DecoderShape c = ck.decoder->shape();
     std::vector<int> ids;
-    if (!read_ids(args, ck.model, ids, error)) return fail("attention", error, 2);
+    if (!read_ids(args, *ck.decoder, ids, error)) return fail("attention", error, 2);
     std::optional<std::int64_t> layer, head;
     std::optional<double> temperature;
     if (!args.get_int("layer", 0, c.n_layer - 1, layer, error) || !args.get_int("head", 0, c.n_head - 1, head, error) ||
@@ -109,13 +109,13 @@ int cli_attention(int argc, char** argv, int first) {
     if (!layer || !head) return fail("attention", "--layer and --head are required", 2);
 
     AttentionCapture capture;
-    Gpt2State state(ck.model);
-    if (!attention_plan_option(args.value("attention"), ck.model, state.plan, error)) return fail("attention", error, 2);
+    const std::unique_ptr<DecoderState> state = ck.decoder->new_state();
+    if (!attention_plan_option(args.value("attention"), *ck.decoder, state->attention_plan(), error)) return fail("attention", error, 2);
     std::vector<float> logits;
-    if (!state.forward(ids, logits, error, false, &capture)) return fail("attention", error);
+    if (!state->forward(ids, logits, error, false, &capture)) return fail("attention", error);
     // The weights the head used under the plan; --temperature re-shapes them at another T
     // afterwards (a view of this head only: the pass and the later layers keep the plan's T).
-    HeadPlan how = state.plan.at(static_cast<int>(*layer), static_cast<int>(*head));
+    HeadPlan how = state->attention_plan().at(static_cast<int>(*layer), static_cast<int>(*head));
     if (temperature) how.temperature = static_cast<float>(*temperature);
     const std::vector<float> w = capture.weights(static_cast<int>(*layer), static_cast<int>(*head), how);
     const size_t T = ids.size();
@@ -167,12 +167,12 @@ int cli_generate(int argc, char** argv, int first) {
         for (const std::string& w : warnings) std::fprintf(stderr, "attnlab: warning: %s\n", w.c_str());
         if (ids.empty()) return fail("generate", "the prompt is empty", 2);
         for (int id : ids)
-            if (id >= ck.model.config().vocab_size)
+            if (id >= ck.decoder->shape().vocab)
                 return fail("generate", "the prompt has token " + std::to_string(id) + ", outside this model's vocabulary");
-    } else if (!read_ids(args, ck.model, ids, error)) {
+    } else if (!read_ids(args, *ck.decoder, ids, error)) {
         return fail("generate", error, 2);
     }
-    const int limit = ck.model.config().n_positions;
+    const int limit = ck.decoder->shape().max_positions;
     if (static_cast<int>(ids.size()) + *n > limit)
         return fail("generate",
                     "prompt (" + std::to_string(ids.size()) + " tokens) + -n " + std::to_string(*n) + " exceeds the model's " +
@@ -182,11 +182,11 @@ int cli_generate(int argc, char** argv, int first) {
     const SamplingOptions options{static_cast<float>(temperature.value_or(0.0)), static_cast<int>(top_k.value_or(0)),
                                   static_cast<float>(top_p.value_or(1.0))};
     SplitMix64 rng(static_cast<std::uint64_t>(seed.value_or(0)));
-    Gpt2State state(ck.model);
-    if (!attention_plan_option(args.value("attention"), ck.model, state.plan, error)) return fail("generate", error, 2);
+    const std::unique_ptr<DecoderState> state = ck.decoder->new_state();
+    if (!attention_plan_option(args.value("attention"), *ck.decoder, state->attention_plan(), error)) return fail("generate", error, 2);
     std::vector<float> logits;
     std::vector<int> out;
-    if (!state.forward(ids, logits, error)) return fail("generate", error);
+    if (!state->forward(ids, logits, error)) return fail("generate", error);
     if (!args.flag("json") && have_tokenizer) std::fputs(tokenizer.decode(ids).c_str(), stdout);
     for (std::int64_t i = 0; i < *n; ++i) {
         const int next = sample_token(logits, options, rng.uniform());
@@ -196,7 +196,7 @@ int cli_generate(int argc, char** argv, int first) {
             else std::printf("%s%d", i ? "," : "", next);
             std::fflush(stdout);
         }
-        if (i + 1 < *n && !state.forward(std::vector<int>{next}, logits, error)) return fail("generate", error);
+        if (i + 1 < *n && !state->forward(std::vector<int>{next}, logits, error)) return fail("generate", error);
     }
     if (args.flag("json")) {
         std::printf("{\"prompt_ids\":[");

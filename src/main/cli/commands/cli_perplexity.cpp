@@ -33,25 +33,26 @@ int cli_perplexity(int argc, char** argv, int first) {
     if (!args.get_int("max-tokens", 2, 1 << 30, max_tokens, error)) return fail(error, 2);
     Checkpoint ck;
     if (!open_checkpoint(*args.value("model"), ck, error)) return fail(error);
-    const Gpt2Config& cfg = ck.model.config();
-    Gpt2State state(ck.model);
-    if (!attention_plan_option(args.value("attention"), ck.model, state.plan, error)) return fail(error, 2);
+    const DecoderModel& model = *ck.decoder;
+    const DecoderShape shape = model.shape();
+    const std::unique_ptr<DecoderState> state = model.new_state();
+    if (!attention_plan_option(args.value("attention"), model, state->attention_plan(), error)) return fail(error, 2);
 
-    const int limit = static_cast<int>(std::min<std::int64_t>(cfg.n_positions, max_tokens.value_or(cfg.n_positions)));
+    const int limit = static_cast<int>(std::min<std::int64_t>(shape.max_positions, max_tokens.value_or(shape.max_positions)));
     TextInput in;
     bool usage = false;
-    if (!read_text_input(args, ck.model, limit, "perplexity", in, error, usage)) return fail(error, usage ? 2 : 1);
+    if (!read_text_input(args, model, limit, "perplexity", in, error, usage)) return fail(error, usage ? 2 : 1);
     if (in.ids.size() < 2)
         return fail(in.path + ": the text has " + std::to_string(in.ids.size()) +
                     " token(s); perplexity needs at least 2 (one to predict from, one to predict)");
     if (in.cut() > 0)
         std::fprintf(stderr, "attnlab perplexity: %s has %d tokens; using the first %d (%s), %d cut\n", in.path.c_str(), in.text_tokens,
-                     limit, max_tokens && *max_tokens < cfg.n_positions ? "--max-tokens" : "the model's context", in.cut());
+                     limit, max_tokens && *max_tokens < shape.max_positions ? "--max-tokens" : "the model's context", in.cut());
 
-    FinalResidual output(cfg.n_embd);
-    if (!state.prefill(in.ids, error, &output)) return fail(error);
+    FinalResidual output(shape.hidden);
+    if (!state->prefill(in.ids, error, &output)) return fail(error);
     std::vector<double> nll;
-    const double mean = mean_next_token_nll(ck.model, output.residual(), in.ids, nll);
+    const double mean = mean_next_token_nll(model, output.residual(), in.ids, nll);
     const int predicted = static_cast<int>(in.ids.size()) - 1;
     if (args.flag("json")) {
         json::ObjectBuilder o;
@@ -61,12 +62,12 @@ int cli_perplexity(int argc, char** argv, int first) {
             .add("text_tokens", in.text_tokens)
             .add("tokens_used", static_cast<int>(in.ids.size()))
             .add("cut", in.cut())
-            .add("attention", attention_spec(state.plan));
+            .add("attention", attention_spec(state->attention_plan()));
         std::printf("%s\n", o.str().c_str());
         return 0;
     }
     std::printf("perplexity %.4f over %d predicted tokens (mean -ln p %.6f)", std::exp(mean), predicted, mean);
-    const std::string spec = attention_spec(state.plan);
+    const std::string spec = attention_spec(state->attention_plan());
     std::printf("%s%s\n", spec.empty() ? "" : ", attention ", spec.c_str());
     return 0;
 }

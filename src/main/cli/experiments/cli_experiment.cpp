@@ -93,7 +93,7 @@ struct RunContext {
     std::string model_path, model_sha256, text_path, text_sha256, corpus_sha256;
     std::string documents;    // the corpus's documents as a JSON array
     int window_document = 0;  // the document the window is cut from (windows never cross documents)
-    const Gpt2Config* config = nullptr;
+    const DecoderModel* decoder = nullptr;
     long long text_bytes = 0;
     int text_tokens = 0, tokens_used = 0, threads = 1;
     std::string attention;  // the plan the forward pass ran, as text ("" = softmax everywhere)
@@ -123,9 +123,9 @@ std::string summary_json(ExperimentKind kind, const ExperimentOptions& o, const 
     json::ObjectBuilder model, text, queries, timing;
     model.add("path", ctx.model_path)
         .add("sha256", ctx.model_sha256)
-        .add("n_layer", ctx.config->n_layer)
-        .add("n_head", ctx.config->n_head)
-        .add("n_embd", ctx.config->n_embd);
+        .add("n_layer", ctx.decoder->shape().n_layer)
+        .add("n_head", ctx.decoder->shape().n_head)
+        .add("n_embd", ctx.decoder->shape().hidden);
     text.add("path", ctx.text_path)
         .add("sha256", ctx.text_sha256)
         .add_raw("bytes", std::to_string(ctx.text_bytes))
@@ -153,7 +153,7 @@ std::string summary_json(ExperimentKind kind, const ExperimentOptions& o, const 
 // The text the forward pass runs on: the first `max_tokens` (or the model's context) tokens of
 // the first document of the corpus (--text, repeatable) that has at least 2, or the --ids list.
 // Fills ctx with the documents, their hash and the window's source; false with a message.
-bool read_corpus_window(const CliArgs& args, const Gpt2Config& cfg, std::optional<std::int64_t> max_tokens, RunContext& ctx,
+bool read_corpus_window(const CliArgs& args, const DecoderShape& cfg, std::optional<std::int64_t> max_tokens, RunContext& ctx,
                         std::vector<int>& ids, std::string& error) {
     std::vector<CorpusDocument> documents;
     std::vector<std::vector<int>> tokens;
@@ -169,7 +169,7 @@ bool read_corpus_window(const CliArgs& args, const Gpt2Config& cfg, std::optiona
         }
     } else {
         std::vector<std::int64_t> raw;
-        if (!args.get_int_list("ids", 0, cfg.vocab_size - 1, raw, error)) return false;
+        if (!args.get_int_list("ids", 0, cfg.vocab - 1, raw, error)) return false;
         documents.push_back({"--ids", *args.value("ids")});  // hashed as given
         tokens.emplace_back(raw.begin(), raw.end());
     }
@@ -196,10 +196,10 @@ bool read_corpus_window(const CliArgs& args, const Gpt2Config& cfg, std::optiona
     ctx.text_sha256 = sha256_hex(documents[w].text);
     ctx.text_bytes = static_cast<long long>(documents[w].text.size());
     ctx.text_tokens = static_cast<int>(ids.size());
-    const int limit = std::min(cfg.n_positions, static_cast<int>(max_tokens.value_or(cfg.n_positions)));
+    const int limit = std::min(cfg.max_positions, static_cast<int>(max_tokens.value_or(cfg.max_positions)));
     if (static_cast<int>(ids.size()) > limit) ids.resize(static_cast<size_t>(limit));
     for (int id : ids)
-        if (id >= cfg.vocab_size) {
+        if (id >= cfg.vocab) {
             error = ctx.text_path + ": the text has token " + std::to_string(id) + ", outside this model's vocabulary";
             return false;
         }
@@ -300,10 +300,10 @@ int cli_experiment(int argc, char** argv, int first) {
     ctx.threads = max_threads();
     Checkpoint ck;
     if (!open_checkpoint(*args.value("model"), ck, error)) return fail(error);
-    const Gpt2Config& cfg = ck.model.config();
-    ctx.config = &cfg;
+    const DecoderShape cfg = ck.decoder->shape();
+    ctx.decoder = ck.decoder;
     AttentionPlan plan;
-    if (!attention_plan_option(args.value("attention"), ck.model, plan, error)) return fail(error, 2);
+    if (!attention_plan_option(args.value("attention"), *ck.decoder, plan, error)) return fail(error, 2);
     ctx.attention = attention_spec(plan);
     ctx.model_path = ck.path;
     std::vector<int> ids;
@@ -320,10 +320,10 @@ int cli_experiment(int argc, char** argv, int first) {
 
     const auto forward_start = SteadyClock::now();
     AttentionCapture capture(options.residual_vectors);
-    Gpt2State state(ck.model);
-    state.plan = plan;
+    const std::unique_ptr<DecoderState> state = ck.decoder->new_state();
+    state->attention_plan() = plan;
     std::vector<float> logits;
-    if (!state.forward(ids, logits, error, false, &capture)) return fail(error);
+    if (!state->forward(ids, logits, error, false, &capture)) return fail(error);
     ctx.forward_seconds = seconds_since(forward_start);
     std::printf("%s: %d of %d tokens, forward pass %.2f s, %d threads\n", ctx.text_path.c_str(), T, ctx.text_tokens, ctx.forward_seconds,
                 ctx.threads);

@@ -146,19 +146,19 @@ struct FadingRun {
     double seconds = 0;
 };
 
-bool run_fading(const Gpt2Model& model, const AttentionPlan& plan, const std::vector<int>& ids, int windows, ProgressBar& bar,
+bool run_fading(const DecoderModel& model, const AttentionPlan& plan, const std::vector<int>& ids, int windows, ProgressBar& bar,
                 FadingRun& run, std::string& error) {
-    const Gpt2Config& c = model.config();
+    const DecoderShape c = model.shape();
     run.grid = HeadGrid<FadingSums>(context_lengths(run.max_L), c.n_layer, c.n_head);
     run.offsets = window_offsets(static_cast<int>(ids.size()), run.max_L, windows);
     const auto start = SteadyClock::now();
     FadingObserver observer(run.grid);
     for (size_t w = 0; w < run.offsets.size(); ++w) {
         bar.update(static_cast<long long>(w), static_cast<long long>(run.offsets.size()), "fading: windows");
-        Gpt2State state(model);
-        state.plan = plan;
+        const std::unique_ptr<DecoderState> state = model.new_state();
+        state->attention_plan() = plan;
         const std::span<const int> window(ids.data() + run.offsets[w], static_cast<size_t>(run.max_L));
-        if (!state.prefill(window, error, &observer)) return false;
+        if (!state->prefill(window, error, &observer)) return false;
     }
     bar.update(static_cast<long long>(run.offsets.size()), static_cast<long long>(run.offsets.size()), "fading: windows");
     bar.finish_line();
@@ -201,7 +201,7 @@ struct NeedleRun {
 
 // Per window: [f_o, A, B, f_o+1, ...] prefilled once and grown 8 tokens at a time; for each L, a
 // copy of that state sees A at position L - 1, so a window costs one pass over its longest context.
-bool run_needle(const Gpt2Model& model, const AttentionPlan& plan, int max_L, int windows, ProgressBar& bar, NeedleRun& run,
+bool run_needle(const DecoderModel& model, const AttentionPlan& plan, int max_L, int windows, ProgressBar& bar, NeedleRun& run,
                 std::string& error) {
     const std::vector<int>& filler = run.needle.filler;
     const int longest = std::min(max_L, static_cast<int>(filler.size()) + 3);
@@ -210,24 +210,24 @@ bool run_needle(const Gpt2Model& model, const AttentionPlan& plan, int max_L, in
                 " tokens; the probe needs at least " + std::to_string(kStep - 3);
         return false;
     }
-    run.grid = HeadGrid<NeedleSums>(context_lengths(longest), model.config().n_layer, model.config().n_head);
+    run.grid = HeadGrid<NeedleSums>(context_lengths(longest), model.shape().n_layer, model.shape().n_head);
     run.offsets = window_offsets(static_cast<int>(filler.size()), longest - 3, windows);
     const auto start = SteadyClock::now();
     NeedleObserver observer(run.grid, 2);
     const long long total = static_cast<long long>(run.offsets.size() * run.grid.Ls.size());
     long long done = 0;
     for (int o : run.offsets) {
-        Gpt2State state(model);
-        state.plan = plan;
+        const std::unique_ptr<DecoderState> state = model.new_state();
+        state->attention_plan() = plan;
         std::vector<int> prefix = {filler[static_cast<size_t>(o)], run.needle.a, run.needle.b};
         for (size_t li = 0; li < run.grid.Ls.size(); ++li, ++done) {
             bar.update(done, total, "fading: needle");
             while (static_cast<int>(prefix.size()) < run.grid.Ls[li] - 1)
                 prefix.push_back(filler[static_cast<size_t>(o) + prefix.size() - 2]);
-            if (!state.prefill(std::span<const int>(prefix).subspan(static_cast<size_t>(state.length())), error)) return false;
-            Gpt2State probe = state;  // the query A at position L - 1, then discarded
+            if (!state->prefill(std::span<const int>(prefix).subspan(static_cast<size_t>(state->length())), error)) return false;
+            const std::unique_ptr<DecoderState> probe = state->clone();  // the query A at position L - 1, then discarded
             observer.li = li;
-            if (!probe.prefill(std::span<const int>(&run.needle.a, 1), error, &observer)) return false;
+            if (!probe->prefill(std::span<const int>(&run.needle.a, 1), error, &observer)) return false;
         }
     }
     bar.update(total, total, "fading: needle");
@@ -300,11 +300,11 @@ std::string needle_json(const NeedleRun& run, const TextTable& table) {
 
 std::string summary_json(const Checkpoint& ck, const TextInput& in, const AttentionPlan& plan, const FadingRun& run,
                          const TextTable& fading, const NeedleRun* needle, const TextTable& needle_rows) {
-    const std::string spec = attention_spec(plan), trained = ck.model.config().attention;
+    const std::string spec = attention_spec(plan), trained = attention_spec(ck.decoder->trained_plan());
     json::ObjectBuilder parameters, timing;
     parameters.add("attention", spec)
         .add("trained_attention", trained)
-        .add("zero_shot_swap", !(plan == ck.model.trained_plan()))
+        .add("zero_shot_swap", !(plan == ck.decoder->trained_plan()))
         .add("max_L", run.max_L)
         .add_raw("Ls", int_list_json(run.grid.Ls))
         .add("windows", static_cast<int>(run.offsets.size()))
@@ -375,20 +375,20 @@ void print_needle(const NeedleRun& run) {
 }
 
 // --max-L and --windows, checked against the model and the text.
-bool read_lengths(const CliArgs& args, const Gpt2Config& cfg, int tokens, int& max_L, int& windows, std::string& error) {
+bool read_lengths(const CliArgs& args, const DecoderShape& cfg, int tokens, int& max_L, int& windows, std::string& error) {
     if (tokens < kStep) {
         error = "the text has " + std::to_string(tokens) + " token(s); the experiment needs at least " + std::to_string(kStep) +
                 " (its shortest context)";
         return false;
     }
     std::optional<std::int64_t> L, n;
-    if (!args.get_int("max-L", kStep, std::min(cfg.n_positions, tokens), L, error) || !args.get_int("windows", 1, 1 << 20, n, error)) {
+    if (!args.get_int("max-L", kStep, std::min(cfg.max_positions, tokens), L, error) || !args.get_int("windows", 1, 1 << 20, n, error)) {
         if (error.find("max-L") != std::string::npos)
-            error += " (at most the model's context, " + std::to_string(cfg.n_positions) + ", and the text's " + std::to_string(tokens) +
+            error += " (at most the model's context, " + std::to_string(cfg.max_positions) + ", and the text's " + std::to_string(tokens) +
                      " tokens)";
         return false;
     }
-    max_L = static_cast<int>(L.value_or(std::min(cfg.n_positions, tokens)));
+    max_L = static_cast<int>(L.value_or(std::min(cfg.max_positions, tokens)));
     windows = static_cast<int>(n.value_or(8));
     return true;
 }
@@ -410,27 +410,27 @@ int cli_fading(int argc, char** argv, int first) {
     Checkpoint ck;
     if (!open_checkpoint(*args.value("model"), ck, error)) return fail(error);
     AttentionPlan plan;
-    if (!attention_plan_option(args.value("attention"), ck.model, plan, error)) return fail(error, 2);
+    if (!attention_plan_option(args.value("attention"), *ck.decoder, plan, error)) return fail(error, 2);
     TextInput in;
     bool usage = false;
     // Not cut to the context: the windows range over the whole text.
-    if (!read_text_input(args, ck.model, 1 << 30, "experiment fading", in, error, usage)) return fail(error, usage ? 2 : 1);
+    if (!read_text_input(args, *ck.decoder, 1 << 30, "experiment fading", in, error, usage)) return fail(error, usage ? 2 : 1);
     FadingRun run;
     int windows = 0;
-    if (!read_lengths(args, ck.model.config(), static_cast<int>(in.ids.size()), run.max_L, windows, error))
+    if (!read_lengths(args, ck.decoder->shape(), static_cast<int>(in.ids.size()), run.max_L, windows, error))
         return fail(error, error.rfind("--", 0) == 0 ? 2 : 1);
     const std::filesystem::path out_dir = *args.value("out");
     if (!make_output_folder(out_dir, error)) return fail(error);
 
     ProgressBar bar(args.flag("quiet"));
-    if (!run_fading(ck.model, plan, in.ids, windows, bar, run, error)) return fail(error);
+    if (!run_fading(*ck.decoder, plan, in.ids, windows, bar, run, error)) return fail(error);
     const TextTable fading = fading_table(run, plan);
     if (!write_table(out_dir, fading, error)) return fail(error);
     std::optional<NeedleRun> needle;
     TextTable needle_rows;
     if (args.flag("needle")) {
         needle.emplace();
-        if (!choose_needle(in.ids, needle->needle, error) || !run_needle(ck.model, plan, run.max_L, windows, bar, *needle, error))
+        if (!choose_needle(in.ids, needle->needle, error) || !run_needle(*ck.decoder, plan, run.max_L, windows, bar, *needle, error))
             return fail(error);
         needle_rows = needle_table(*needle);
         if (!write_table(out_dir, needle_rows, error)) return fail(error);

@@ -103,12 +103,12 @@ void attention_summaries(const AttentionCapture& capture, const AttentionPlan& p
     }
 }
 
-bool run_pass(const Gpt2Model& model, const AttentionPlan& plan, const std::vector<int>& ids, PassResult& r, std::string& error) {
-    Gpt2State state(model);
-    state.plan = plan;
+bool run_pass(const DecoderModel& model, const AttentionPlan& plan, const std::vector<int>& ids, PassResult& r, std::string& error) {
+    const std::unique_ptr<DecoderState> state = model.new_state();
+    state->attention_plan() = plan;
     AttentionCapture capture;
-    FinalResidual output(model.config().n_embd, &capture);
-    if (!state.forward(ids, r.logits, error, true, &output)) return false;
+    FinalResidual output(model.shape().hidden, &capture);
+    if (!state->forward(ids, r.logits, error, true, &output)) return false;
     r.mean_nll = mean_next_token_nll(model, output.residual(), ids, r.nll);
     attention_summaries(capture, plan, r);
     return true;
@@ -186,9 +186,9 @@ void add_layer_rows(const Swap& s, const PassResult& r, TextTable& t) {
 }
 
 // The unmodified pass, then one per swap; rows added to run's tables, a line per plan on stdout.
-bool run_swaps(const Gpt2Model& model, const AttentionPlan& base_plan, const std::vector<int>& ids, bool quiet, const ShardSpec& shard,
+bool run_swaps(const DecoderModel& model, const AttentionPlan& base_plan, const std::vector<int>& ids, bool quiet, const ShardSpec& shard,
                SwapRun& run, PassResult& base, std::string& error) {
-    const int T = static_cast<int>(ids.size()), V = model.config().vocab_size;
+    const int T = static_cast<int>(ids.size()), V = model.shape().vocab;
     const auto start = SteadyClock::now();
     if (!run_pass(model, base_plan, ids, base, error)) return false;
     std::printf("%-8s %-12s %12s %10s %12s %8s\n", "heads", "normalizer", "perplexity", "ratio", "KL (nats)", "top-1");
@@ -198,7 +198,7 @@ bool run_swaps(const Gpt2Model& model, const AttentionPlan& base_plan, const std
         add_layer_rows(none, base, run.layers);
         std::printf("%-8s %-12s %12.4f %10.4f %12.6f %8.4f\n", "none", "unmodified", std::exp(base.mean_nll), 1.0, 0.0, 1.0);
     }
-    const std::vector<Swap> all = swaps(model.config().n_layer);
+    const std::vector<Swap> all = swaps(model.shape().n_layer);
     int first = 0, end = 0;
     shard.range(static_cast<int>(all.size()), first, end);
     ProgressBar bar(quiet);
@@ -206,7 +206,7 @@ bool run_swaps(const Gpt2Model& model, const AttentionPlan& base_plan, const std
         bar.update(static_cast<long long>(i), static_cast<long long>(all.size()), "normalizer-swap: plans");
         AttentionPlan plan = base_plan;
         PassResult r;
-        if (!parse_attention_spec(all[i].spec(), model.config().n_layer, model.config().n_head, plan, error) ||
+        if (!parse_attention_spec(all[i].spec(), model.shape().n_layer, model.shape().n_head, plan, error) ||
             !run_pass(model, plan, ids, r, error)) {
             bar.finish_line();
             error = all[i].spec() + ": " + error;
@@ -228,7 +228,7 @@ bool run_swaps(const Gpt2Model& model, const AttentionPlan& base_plan, const std
 
 std::string summary_json(const Checkpoint& ck, const TextInput& in, const AttentionPlan& base_plan, const PassResult& base,
                          const SwapRun& run, const std::vector<std::string>& files) {
-    const Gpt2Config& c = ck.model.config();
+    const DecoderShape c = ck.decoder->shape();
     json::ObjectBuilder parameters, baseline, timing;
     std::vector<std::string> specs;
     for (const Swap& s : swaps(c.n_layer)) specs.push_back(s.spec());
@@ -277,13 +277,13 @@ int cli_normalizer_swap(int argc, char** argv, int first) {
     if (!read_shard_option(args, shard, error)) return fail(error, 2);
     Checkpoint ck;
     if (!open_checkpoint(*args.value("model"), ck, error)) return fail(error);
-    const Gpt2Config& cfg = ck.model.config();
+    const DecoderShape cfg = ck.decoder->shape();
     AttentionPlan base_plan;
-    if (!attention_plan_option(args.value("attention"), ck.model, base_plan, error)) return fail(error, 2);
+    if (!attention_plan_option(args.value("attention"), *ck.decoder, base_plan, error)) return fail(error, 2);
     TextInput in;
     bool usage = false;
-    const int limit = static_cast<int>(std::min<std::int64_t>(cfg.n_positions, max_tokens.value_or(cfg.n_positions)));
-    if (!read_text_input(args, ck.model, limit, "experiment normalizer-swap", in, error, usage)) return fail(error, usage ? 2 : 1);
+    const int limit = static_cast<int>(std::min<std::int64_t>(cfg.max_positions, max_tokens.value_or(cfg.max_positions)));
+    if (!read_text_input(args, *ck.decoder, limit, "experiment normalizer-swap", in, error, usage)) return fail(error, usage ? 2 : 1);
     if (in.ids.size() < 2)
         return fail(in.path + ": the text has " + std::to_string(in.ids.size()) + " token(s); the experiment needs at least 2");
     if (in.cut() > 0)
@@ -294,7 +294,7 @@ int cli_normalizer_swap(int argc, char** argv, int first) {
 
     SwapRun run;
     PassResult base;
-    if (!run_swaps(ck.model, base_plan, in.ids, args.flag("quiet"), shard, run, base, error)) return fail(error);
+    if (!run_swaps(*ck.decoder, base_plan, in.ids, args.flag("quiet"), shard, run, base, error)) return fail(error);
     std::vector<std::string> files;
     for (const TextTable* t : {&run.plans, &run.layers}) {
         if (!write_table(out_dir, *t, error)) return fail(error);
