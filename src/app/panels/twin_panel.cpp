@@ -15,6 +15,10 @@ namespace attnlab {
 
 namespace {
 
+constexpr const char* kNotTheSameHead =
+    "The two models were trained separately: layer l, head h of one is not the same head as layer l, head h of "
+    "the other, only the same place. Compare what heads do (the fading plot, the grid's marks), not one index.";
+
 // [SECTION] The numbers -----------------------------------------------------------------------
 
 // The pass each side shows: the model as trained (the baseline; a change of the plan is not the
@@ -167,6 +171,10 @@ bool draw_twin_compare(TwinPanel& p, PanelContext& ctx, const Panes& panes) {
     const float map_w = panes.stacked || !pair.side_by_side ? w : pair.w;
     const float side =
         std::max(font * 6.0f, std::min(map_w - font * 5.0f, panes.stacked ? panes.view_h * 0.6f : ImGui::GetContentRegionAvail().y * 0.5f));
+    // Two separately trained networks share a shape, not their heads: the same index is no match.
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled("%s", kNotTheSameHead);
+    ImGui::PopTextWrapPos();
     draw_map(p, 0, ctx, map_w, side);
     if (pair.side_by_side && !panes.stacked) ImGui::SameLine();
     draw_map(p, 1, ctx, map_w, side);
@@ -177,7 +185,8 @@ bool draw_twin_compare(TwinPanel& p, PanelContext& ctx, const Panes& panes) {
 
 std::string twin_status_json(const TwinPanel&, const Session& s) {
     json::ObjectBuilder o;
-    o.add("on", s.view.compare && twin_unavailable_reason(s).empty())
+    o.add("caveat", kNotTheSameHead)
+        .add("on", s.view.compare && twin_unavailable_reason(s).empty())
         .add("phase", twin_phase(s))
         .add("reason", twin_unavailable_reason(s))
         .add("error", s.twin_error);
