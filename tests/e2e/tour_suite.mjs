@@ -4,6 +4,7 @@
 // and tour links that are malformed, foreign, or name a model that fails.
 //
 //   node tests/e2e/run.mjs --site dist --out build/e2e --only tour
+import fs from "node:fs";
 import path from "node:path";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { check, waitFor, waitNotBusy, status, state, widget, openPage as openPageIn } from "./lib.mjs";
@@ -12,6 +13,8 @@ import { check, waitFor, waitNotBusy, status, state, widget, openPage as openPag
 const BUILTIN_PANELS = ["attention", "playground", "distance", "distance", "separability", "gradient", "gradient", "playground", "attention",
                         "attention"];
 const ELLIPSIS = "\u2026";
+// A token as the tables and chips show it (text_panel.h chip_label): "·" a space, "↵" a newline, "⇥" a tab.
+const chip = (s) => s.replace(/ /g, "\u00B7").replace(/\n/g, "\u21B5").replace(/\t/g, "\u21E5");
 // %.3g as the captions print numbers (whole numbers in full).
 const g3 = (x) => (Number.isInteger(x) ? String(x) : String(Number(x.toPrecision(3))));
 // As the captions print any number (tour.cpp shown_value): whole, or at least 1000, in full.
@@ -57,6 +60,11 @@ async function builtinTour(page, out) {
   check(tour && tour.title === "What softmax can and cannot select" && tour.steps.length === BUILTIN_PANELS.length,
         `tour() returns it: "What softmax can and cannot select", ${BUILTIN_PANELS.length} steps`,
         JSON.stringify({ title: tour?.title, steps: tour?.steps?.length }));
+  // The README's count of the built-in tour's steps is the tour's own (issue 35: it had drifted).
+  const readme = fs.readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+  const told = readme.match(/walks through the paper in (\d+)\s+live steps/);
+  check(told && Number(told[1]) === tour?.steps?.length, "README.md gives the built-in tour's step count",
+        `README ${told?.[1]}, tour ${tour?.steps?.length}`);
   check(tour && tour.steps.every((s, i) => s.view.panel === BUILTIN_PANELS[i] && typeof s.view.text === "string" && s.caption.includes("Try:")),
         "its steps run in the paper's order, each a whole view with a caption that gives something to try",
         tour?.steps?.map((s) => s.view.panel).join(" → "));
@@ -100,7 +108,7 @@ async function builtinTour(page, out) {
     } else if (k === 8) {
       const mc = st.model_changes, m = st.model;
       check(view.plan === "all=sparsemax" && mc.changed_heads === m.n_layer * m.n_head && mc.forward_current &&
-            c.includes(st.attention.top10[0].token) && c.includes(st.attention.baseline_top10[0].token) &&
+            c.includes(chip(st.attention.top10[0].token)) && c.includes(chip(st.attention.baseline_top10[0].token)) && !/[\n\t]/.test(c) &&
             c.includes(shown3(mc.perplexity_before.perplexity)) && c.includes(shown3(mc.perplexity_after.perplexity)),
             "step 9 runs every head on sparsemax; its caption gives the next token and the perplexity before and after",
             `${view.plan} ${mc.changed_heads}: ${c}`);
@@ -304,6 +312,47 @@ async function badTourLinks(context, origin) {
   await page.close();
 }
 
+
+// The card at the sizes a class meets (issue 35): at each, every step's card and its three
+// buttons lie inside the viewport, and the card does not cover the widget the step outlines. A
+// screenshot of each step at each size goes to `out` (tour-WxH-step-K.png).
+const CARD_SIZES = [[1440, 900], [1280, 800], [820, 1180], [390, 844]];
+async function cardOnScreen(browser, origin, out) {
+  for (const [width, height] of CARD_SIZES) {
+    const context = await browser.newContext({ viewport: { width, height }, serviceWorkers: "block" });
+    try {
+      const { page, errors, ready } = await openPage(context, `${origin}/`);
+      if (!check(ready && await forwardDone(page), `${width}x${height}: the page starts with the built-in model`)) continue;
+      const started = await page.evaluate(() => window.attnlab.startTour());
+      const steps = started.ok ? (await page.evaluate(() => window.attnlab.tour())).steps : [];
+      for (let k = 0; k < steps.length; k++) {
+        await page.evaluate((k) => window.attnlab.tourStep(k), k);
+        const { ok } = await stepShown(page, k);
+        if (steps[k].view.compare) await waitFor(page, () => window.attnlab.status().twin?.phase === "ready", undefined, 60000);
+        // The card follows the layout frame by frame: wait (briefly) for a frame where it fits.
+        const fits = ([w, h, name]) => {
+          const st = window.attnlab.status(), ws = st.widgets;
+          const inside = (r) => r && r.x >= 0 && r.y >= 0 && r.x + r.w <= w + 0.5 && r.y + r.h <= h + 0.5;
+          const card = ws["tour.card"], hl = name ? ws[name] : null;
+          const apart = !hl || !st.tour.highlight_drawn || card.x >= hl.x + hl.w || hl.x >= card.x + card.w || card.y >= hl.y + hl.h ||
+                        hl.y >= card.y + card.h;
+          return inside(card) && ["tour.back", "tour.next", "tour.leave"].every((b) => inside(ws[b])) && apart;
+        };
+        const good = ok && await waitFor(page, fits, [width, height, steps[k].highlight], 5000);
+        const st = await status(page);
+        const r = (n) => { const x = st.widgets[n]; return x ? `${n} ${Math.round(x.x)},${Math.round(x.y)} ${Math.round(x.w)}x${Math.round(x.h)}` : `${n} none`; };
+        check(good, `${width}x${height} step ${k + 1}: the card and its buttons are on screen, clear of ${steps[k].highlight || "(no widget)"}`,
+              [r("tour.card"), r("tour.next"), steps[k].highlight ? r(steps[k].highlight) : ""].join("; "));
+        await page.screenshot({ path: path.join(out, `tour-${width}x${height}-step-${k + 1}.png`) });
+      }
+      check(steps.length > 0 && errors.length === 0, `${width}x${height}: the tour played, no errors`, errors.join(" | "));
+      await page.close();
+    } finally {
+      await context.close();
+    }
+  }
+}
+
 export async function tours({ browser, server, out }) {
   console.log("tours:");
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: "block" });
@@ -320,4 +369,5 @@ export async function tours({ browser, server, out }) {
   } finally {
     await context.close();
   }
+  await cardOnScreen(browser, server.origin, out);
 }
