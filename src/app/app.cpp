@@ -1,6 +1,7 @@
 #include "app/app.h"
 
 #include <imgui.h>
+#include <imgui_internal.h>  // the tab bar's selection, set before its layout (draw_tab_bar)
 
 #include <algorithm>
 #include <cmath>
@@ -71,7 +72,8 @@ float popup_width(float em) {
     return std::min(font * em, ImGui::GetMainViewport()->WorkSize.x - font * 2.0f);
 }
 
-void draw_about(bool* open) {
+void draw_about(AppState& app) {
+    bool* open = &app.show_about;
     if (!*open) return;
     ImGui::OpenPopup("About AttnLab");
     ImGui::SetNextWindowSize(ImVec2(popup_width(34.0f), 0), ImGuiCond_Appearing);
@@ -86,6 +88,13 @@ void draw_about(bool* open) {
             "the tight one, each labelled. Example: the paper bounds the softmax Jacobian by min{1/(4T), sqrt 2}; "
             "two tied leading logits reach 1/(2T), which is the tight bound.");
         ImGui::Spacing();
+        const int threads = max_threads();
+        ImGui::TextDisabled("Computing on %d thread%s.", threads, threads == 1 ? "" : "s");
+        if (!app.threads_note.empty()) {
+            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+            ImGui::TextWrapped("%s", app.threads_note.c_str());
+            ImGui::PopStyleColor();
+        }
         ImGui::TextDisabled("Dear ImGui %s", ImGui::GetVersion());
         if (ImGui::Button("Close")) *open = false;
         ImGui::EndPopup();
@@ -194,23 +203,34 @@ void draw_message(AppState& app) {
     ImGui::PopStyleColor();
 }
 
-// Progress of the model's work and of the background summaries, each with a cancel button.
+// Progress of the model's work and of the background summaries, each with a cancel button, at the
+// right end of the menu bar: the bar keeps its height, so nothing below moves when work starts or
+// ends (a row of its own moved every panel by 36 px, and a tap aimed then landed a row low). The
+// labels give way where the bar is short of room (a phone); the progress bar's tooltip has them.
 void draw_work(AppState& app) {
     Session& s = app.session;
     const struct {
         TaskRunner& runner;
         const char* id;
     } runners[] = {{s.model_work, "model"}, {s.background, "background"}, {s.twin_work, "twin"}};
+    const float font = ImGui::GetFontSize(), gap = ImGui::GetStyle().ItemSpacing.x;
+    const float cancel_w = ImGui::CalcTextSize("Cancel").x + 2.0f * ImGui::GetStyle().FramePadding.x;
+    float bar_w = font * 8.0f, labels = 0.0f, bars = 0.0f;
+    for (const auto& r : runners)
+        if (r.runner.busy()) labels += ImGui::CalcTextSize(r.runner.label().c_str()).x + gap, bars += bar_w + cancel_w + 2.0f * gap;
+    if (bars == 0.0f) return;
+    const float x = ImGui::GetCursorPosX(), right = ImGui::GetWindowContentRegionMax().x;
+    const bool with_labels = x + bars + labels <= right;
+    if (x + bars > right) bar_w = std::max(font * 3.0f, bar_w - (x + bars - right));
+    ImGui::SetCursorPosX(std::max(x, right - (with_labels ? bars + labels : bars) + gap));
     for (const auto& r : runners) {
         if (!r.runner.busy()) continue;
         ImGui::PushID(r.id);
-        const float w = ImGui::GetFontSize() * 16;
         char overlay[32];
         std::snprintf(overlay, sizeof overlay, "%.0f%%", 100.0 * r.runner.progress());
-        ImGui::ProgressBar(static_cast<float>(r.runner.progress()), ImVec2(w, 0), overlay);
-        same_line_if_fits(ImGui::CalcTextSize(r.runner.label().c_str()).x);
-        ImGui::TextUnformatted(r.runner.label().c_str());
-        same_line_if_fits(button_width("Cancel"));
+        ImGui::ProgressBar(static_cast<float>(r.runner.progress()), ImVec2(bar_w, 0), overlay);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.runner.label().c_str());
+        if (with_labels) ImGui::TextUnformatted(r.runner.label().c_str());
         if (ImGui::SmallButton("Cancel")) {
             if (&r.runner == &s.model_work) cancel_model_work(s);  // a new plan's pass: the change is abandoned, not retried
             else r.runner.cancel();
@@ -261,12 +281,16 @@ bool tab_titles_fit() {
 
 void draw_tab_bar(AppState& app, PanelContext& ctx) {
     Session& s = app.session;
-    // A tab chosen from outside (a link, setState) is selected once; afterwards clicks rule.
+    // A tab chosen from outside (a link, setState, the first view's move) is selected once;
+    // afterwards clicks rule. Selected in this frame: ImGui's SetSelected would wait for the next
+    // one, and a view set in between (a reader's setState) would then be undone by it.
     const bool external = s.view.panel != app.shown_panel;
     if (!ImGui::BeginTabBar("##panels")) return;
+    if (external)
+        for (const Tab& tab : kTabs)
+            if (tab.panel == s.view.panel) GImGui->CurrentTabBar->NextSelectedTabId = ImGui::GetID(tab.title);  // read by the first tab
     for (const Tab& tab : kTabs) {
-        const ImGuiTabItemFlags f = external && tab.panel == s.view.panel ? ImGuiTabItemFlags_SetSelected : 0;
-        const bool open = ImGui::BeginTabItem(tab.title, nullptr, f);
+        const bool open = ImGui::BeginTabItem(tab.title);
         remember_last_item(app.widgets, (std::string("tab.") + panel_name(tab.panel)).c_str());
         if (!open) continue;
         if (!external) s.view.panel = tab.panel;
@@ -322,6 +346,7 @@ void draw_menu_bar(AppState& app) {
         }
         if (folded) ImGui::EndMenu();
     }
+    draw_work(app);
     ImGui::EndMenuBar();
 }
 
@@ -353,8 +378,16 @@ void draw_app(AppState& app) {
     const ImGuiViewport* vp = ImGui::GetMainViewport();
     ImGui::SetNextWindowPos(vp->WorkPos);
     ImGui::SetNextWindowSize(vp->WorkSize);
-    const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_MenuBar |
-                                   ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoSavedSettings;
+    // On a phone, a tablet or a short window the page itself scrolls (pane_layout.h's PageScroll),
+    // with its scrollbar always there so that the width does not change with the content.
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const PageScroll page{page_scrolls_for(vp->WorkSize.x, vp->WorkSize.y, ImGui::GetFontSize()),
+                          vp->WorkSize.y - ImGui::GetFrameHeight() - 2.0f * style.WindowPadding.y};
+    set_page_scroll(page);
+    const ImGuiWindowFlags flags = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
+                                   (page.on ? ImGuiWindowFlags_AlwaysVerticalScrollbar : ImGuiWindowFlags_NoScrollbar) |
+                                   ImGuiWindowFlags_NoMove | ImGuiWindowFlags_MenuBar | ImGuiWindowFlags_NoBringToFrontOnFocus |
+                                   ImGuiWindowFlags_NoSavedSettings;
     ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 0.0f);
     ImGui::Begin("AttnLab", nullptr, flags);
     ImGui::PopStyleVar();
@@ -369,13 +402,12 @@ void draw_app(AppState& app) {
         load_builtin(app, app.model_bar.chosen);
         app.model_bar.chosen = BuiltinModel::None;
     }
-    draw_work(app);
     draw_message(app);
 
     if (tab_titles_fit()) draw_tab_bar(app, ctx);
     else draw_wrapped_tabs(app, ctx);
     ImGui::End();
-    draw_about(&app.show_about);
+    draw_about(app);
     draw_share_popup(app);
     draw_tour(tour_host(app));
     if (s.view != app.settled_view) {
@@ -404,6 +436,11 @@ bool apply_view_state(AppState& app, std::string_view json, bool from_link, std:
     }
     const std::string old_url = s.view.model_url;
     s.view = view;
+    // A view set by the reader (setState, a link, a tour step) replaces any automatic choice still
+    // waiting, even when it equals the view that choice was asked from: otherwise the first view's
+    // move to the strongest head could undo it once the head grid is ready. A tour step that wants
+    // that head asks again after this (show_tour_step).
+    app.learned_head.pending = false;
     // The model: keep it when it is the one named (loaded or on its way), else fetch it (from
     // the cache when there).
     const std::string& url = view.model_url;
@@ -475,6 +512,7 @@ void app_status_members(const AppState& app, float pixel_ratio, std::string_view
     });
     part("error", [&] { return json::quote(s.message); });
     part("threads", [&] { return std::to_string(max_threads()); });  // the model's: 1, or the worker pool's size in the threaded page
+    part("threads_note", [&] { return json::quote(app.threads_note); });
     part("model", [&] {
         json::ObjectBuilder model;
         model.add("loaded", s.model != nullptr);

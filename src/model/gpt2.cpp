@@ -106,7 +106,7 @@ bool Gpt2State::forward(std::span<const int> tokens, std::vector<float>& logits,
     constexpr int slice = 2048;
     parallel_for((V + slice - 1) / slice, [&](int item) {
         const int v0 = item * slice, count = std::min(slice, V - v0);
-        gemm(rows, count, C, from, C, w.lm_head + static_cast<size_t>(v0) * C, C, true, logits.data() + v0, V);
+        gemm(rows, count, C, from, C, w.lm_head.offset(static_cast<size_t>(v0) * C), C, true, logits.data() + v0, V);
     });
     return true;
 }
@@ -151,11 +151,12 @@ bool Gpt2State::run_layers(std::span<const int> tokens, std::string& error, Atte
     fc_.resize(nC * 4);
 
     // x: (n, C) = token embedding + position embedding
+    std::vector<float> pe(static_cast<size_t>(C));
     for (int i = 0; i < n; ++i) {
-        const float* te = w.wte + static_cast<size_t>(tokens[i]) * C;
-        const float* pe = w.wpe + static_cast<size_t>(t_ + i) * C;
         float* x = x_.data() + static_cast<size_t>(i) * C;
-        for (int c = 0; c < C; ++c) x[c] = te[c] + pe[c];
+        widen(w.wte.offset(static_cast<size_t>(tokens[i]) * C), static_cast<size_t>(C), x);
+        widen(w.wpe.offset(static_cast<size_t>(t_ + i) * C), static_cast<size_t>(C), pe.data());
+        for (int c = 0; c < C; ++c) x[c] += pe[c];
     }
 
     const float scale = 1.0f / std::sqrt(static_cast<float>(d));
@@ -263,7 +264,7 @@ void next_token_nll(const Gpt2Model& model, const float* residual, int n, std::s
         std::vector<double> target_logit(static_cast<size_t>(rows), std::nan(""));
         for (int v0 = 0; v0 < V; v0 += kSlice) {
             const int count = std::min(kSlice, V - v0);
-            gemm(rows, count, C, normed.data(), C, w.lm_head + static_cast<size_t>(v0) * C, C, true, logits.data(), kSlice);
+            gemm(rows, count, C, normed.data(), C, w.lm_head.offset(static_cast<size_t>(v0) * C), C, true, logits.data(), kSlice);
             for (int i = 0; i < rows; ++i) {
                 const float* row = logits.data() + static_cast<size_t>(i) * kSlice;
                 const double m = std::max<double>(top[static_cast<size_t>(i)], *std::max_element(row, row + count));

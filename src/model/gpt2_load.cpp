@@ -1,5 +1,6 @@
 // Binding a safetensors checkpoint in the Hugging Face GPT-2 layout to Gpt2Model.
 #include <array>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -19,6 +20,16 @@ std::string shape_str(const std::vector<std::int64_t>& shape) {
         s += std::to_string(shape[i]);
     }
     return s + "]";
+}
+
+// A matrix straight from the checkpoint's bytes, of its type: F32 4-byte aligned, or F16 and
+// BF16 2-byte aligned (kept 16-bit, widened by the kernels); empty otherwise.
+WeightMatrix in_place_matrix(const SafetensorsReader& reader, const TensorInfo& t) {
+    if (t.dtype == DType::F32) return WeightMatrix(reader.f32_view(t).data());
+    if (t.dtype != DType::F16 && t.dtype != DType::BF16) return {};
+    const std::span<const std::uint8_t> b = reader.bytes(t);
+    if (b.empty() || reinterpret_cast<std::uintptr_t>(b.data()) % alignof(std::uint16_t) != 0) return {};
+    return WeightMatrix(reinterpret_cast<const std::uint16_t*>(b.data()), t.dtype == DType::F16 ? WeightType::f16 : WeightType::bf16);
 }
 
 }  // namespace
@@ -144,11 +155,13 @@ bool Gpt2Model::load(const SafetensorsReader& reader, const Gpt2Config* config, 
                                 std::to_string(c.n_embd) + ", n_head " + std::to_string(c.n_head) + " (assuming head size 64)");
     }
 
-    // Every tensor we use, with the shape it must have and where its pointer goes.
+    // Every tensor we use, with the shape it must have and where its pointer goes: a vector's
+    // (always fp32), or a matrix's (of the checkpoint's type: 16-bit stays 16-bit).
     struct Need {
         std::string name;
         std::vector<std::int64_t> shape;
-        const float** dest;
+        const float** vector = nullptr;
+        WeightMatrix* matrix = nullptr;
         const TensorInfo* info = nullptr;
     };
     std::vector<Need> needs;
@@ -158,34 +171,38 @@ bool Gpt2Model::load(const SafetensorsReader& reader, const Gpt2Config* config, 
     const auto need = [&](const std::string& name, std::vector<std::int64_t> shape, const float** dest) {
         needs.push_back({prefix + name, std::move(shape), dest});
     };
-    need("wte.weight", {V, C}, &w.wte);
-    need("wpe.weight", {c.n_positions, C}, &w.wpe);
+    const auto need_matrix = [&](const std::string& name, std::vector<std::int64_t> shape, WeightMatrix* dest) {
+        needs.push_back({prefix + name, std::move(shape), nullptr, dest});
+    };
+    need_matrix("wte.weight", {V, C}, &w.wte);
+    need_matrix("wpe.weight", {c.n_positions, C}, &w.wpe);
     // Where each layer's four matrices are, until they become LinearWeights below.
-    std::vector<std::array<const float*, 4>> matrices(static_cast<size_t>(c.n_layer));
+    std::vector<std::array<WeightMatrix, 4>> matrices(static_cast<size_t>(c.n_layer));
     for (int l = 0; l < c.n_layer; ++l) {
         const std::string h = "h." + std::to_string(l) + ".";
         Gpt2LayerWeights& L = w.layers[static_cast<size_t>(l)];
-        std::array<const float*, 4>& m = matrices[static_cast<size_t>(l)];
+        std::array<WeightMatrix, 4>& m = matrices[static_cast<size_t>(l)];
         need(h + "ln_1.weight", {C}, &L.ln_1_w);
         need(h + "ln_1.bias", {C}, &L.ln_1_b);
-        need(h + "attn.c_attn.weight", {C, 3 * C}, &m[0]);
+        need_matrix(h + "attn.c_attn.weight", {C, 3 * C}, &m[0]);
         need(h + "attn.c_attn.bias", {3 * C}, &L.c_attn_b);
-        need(h + "attn.c_proj.weight", {C, C}, &m[1]);
+        need_matrix(h + "attn.c_proj.weight", {C, C}, &m[1]);
         need(h + "attn.c_proj.bias", {C}, &L.c_proj_b);
         need(h + "ln_2.weight", {C}, &L.ln_2_w);
         need(h + "ln_2.bias", {C}, &L.ln_2_b);
-        need(h + "mlp.c_fc.weight", {C, 4 * C}, &m[2]);
+        need_matrix(h + "mlp.c_fc.weight", {C, 4 * C}, &m[2]);
         need(h + "mlp.c_fc.bias", {4 * C}, &L.fc_b);
-        need(h + "mlp.c_proj.weight", {4 * C, C}, &m[3]);
+        need_matrix(h + "mlp.c_proj.weight", {4 * C, C}, &m[3]);
         need(h + "mlp.c_proj.bias", {C}, &L.mlp_proj_b);
     }
     need("ln_f.weight", {C}, &w.ln_f_w);
     need("ln_f.bias", {C}, &w.ln_f_b);
     // The output projection is tied to wte unless the checkpoint carries its own.
     const bool own_head = reader.find("lm_head.weight") != nullptr;
-    if (own_head) needs.push_back({"lm_head.weight", {V, C}, &w.lm_head});
+    if (own_head) needs.push_back({"lm_head.weight", {V, C}, nullptr, &w.lm_head});
 
-    // Check everything before converting anything, and size the one owned buffer.
+    // Check everything before converting anything, and size the one owned buffer: vectors that
+    // are not fp32 in place, and matrices that cannot be used in place (misaligned bytes).
     size_t owned = 0;
     std::int64_t params = 0;
     for (Need& n : needs) {
@@ -195,34 +212,39 @@ bool Gpt2Model::load(const SafetensorsReader& reader, const Gpt2Config* config, 
             return false;
         }
         if (n.info->shape != n.shape) {
-            error = src + ": tensor '" + n.name + "' has shape " + shape_str(n.info->shape) + ", expected " + shape_str(n.shape) +
-                    (config ? " from config.json" : "");
+            error = reader.source_of(*n.info) + ": tensor '" + n.name + "' has shape " + shape_str(n.info->shape) + ", expected " +
+                    shape_str(n.shape) + (config ? " from config.json" : "");
             return false;
         }
         if (n.info->dtype != DType::F32 && n.info->dtype != DType::F16 && n.info->dtype != DType::BF16) {
-            error = src + ": tensor '" + n.name + "' is " + dtype_name(n.info->dtype) + "; AttnLab reads F32, F16 and BF16";
+            error = reader.source_of(*n.info) + ": tensor '" + n.name + "' is " + dtype_name(n.info->dtype) +
+                    "; AttnLab reads F32, F16 and BF16";
             return false;
         }
-        if (reader.f32_view(*n.info).empty()) owned += static_cast<size_t>(n.info->element_count());
+        if (n.matrix ? in_place_matrix(reader, *n.info).empty() : reader.f32_view(*n.info).empty())
+            owned += static_cast<size_t>(n.info->element_count());
         params += n.info->element_count();
     }
     owned_.assign(owned, 0.0f);
     size_t at = 0;
     for (Need& n : needs) {
+        // Zero-copy where the bytes allow: straight from the checkpoint's bytes.
+        if (n.matrix && !(*n.matrix = in_place_matrix(reader, *n.info)).empty()) continue;
         const std::span<const float> view = reader.f32_view(*n.info);
-        if (!view.empty()) {
-            *n.dest = view.data();  // zero-copy: straight from the checkpoint's bytes
+        if (n.vector && !view.empty()) {
+            *n.vector = view.data();
             continue;
         }
         const std::span<float> out(owned_.data() + at, static_cast<size_t>(n.info->element_count()));
         if (!reader.to_f32(*n.info, out, error)) return false;
-        *n.dest = out.data();
+        if (n.matrix) *n.matrix = WeightMatrix(out.data());
+        else *n.vector = out.data();
         at += out.size();
     }
     if (!own_head) w.lm_head = w.wte;
     for (size_t l = 0; l < w.layers.size(); ++l) {
         Gpt2LayerWeights& L = w.layers[l];
-        const std::array<const float*, 4>& m = matrices[l];
+        const std::array<WeightMatrix, 4>& m = matrices[l];
         L.c_attn = LinearWeight(m[0], c.n_embd, 3 * c.n_embd);
         L.c_proj = LinearWeight(m[1], c.n_embd, c.n_embd);
         L.fc = LinearWeight(m[2], c.n_embd, 4 * c.n_embd);

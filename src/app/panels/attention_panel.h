@@ -19,6 +19,11 @@ namespace attnlab {
 struct AttentionPanel {
     HeadGrid grid;  // every head's thumbnail, previous-token heads marked
 
+    // The chosen query's row (the row plot), for slice_key; slice_error says why there is none.
+    QuerySlice slice;
+    QueryKey slice_key;
+    std::string slice_error;
+
     // The open head: its scores (cached per pass and head) and their re-shaped weights (cached
     // per normalizer and temperature), and the runs drawn from them.
     std::weak_ptr<const ForwardResult> map_pass;
@@ -33,6 +38,10 @@ struct AttentionPanel {
     std::string map_error;
     double reshape_ms = 0.0;  // the last re-shape (normalize every row + runs)
 
+    // The model changes in words, for the plan and trained plan they were made from.
+    AttentionPlan words_plan, words_trained;
+    std::string plan_words;
+
     std::string apply_error;
     ApplyScope apply_scope = ApplyScope::Head;
 
@@ -41,6 +50,14 @@ struct AttentionPanel {
     std::weak_ptr<const ForwardResult> top_pass, top_baseline;
     std::vector<TokenProbability> before, after;
     std::vector<int> was_rank;
+
+    // status()'s next-token lists as JSON, made once per pass: a tour caption that names them
+    // reads status() every frame, and each list is a pass over the whole vocabulary's logits.
+    struct TopJson {
+        std::weak_ptr<const ForwardResult> pass;
+        std::string json;
+    };
+    mutable TopJson top_json_now, top_json_trained;
 
     TwinPanel twin;  // "Compare with the twin": drawn in place of the map and the row when on
 };

@@ -125,12 +125,16 @@ void draw_table(const DistancePanel& p) {
     const auto row = [](const char* name, const char* tip, const char* fmt, auto... values) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
+        ImGui::PushTextWrapPos(0.0f);  // the column's edge
         ImGui::TextUnformatted(name);
+        ImGui::PopTextWrapPos();
         if (tip && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tip);
         ImGui::TableNextColumn();
+        ImGui::PushTextWrapPos(-1.0f);  // a value keeps to one line
         ImGui::Text(fmt, values...);
+        ImGui::PopTextWrapPos();
     };
-    if (!ImGui::BeginTable("##distance_now", 2, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) return;
+    if (!plot::begin_values_table("##distance_now")) return;
     row("weight selected abar_N", "sum of the top-N weights", "%.4g", r.abar);
     row("d_A (sum of norms)", "sum over left-out i of |alpha_i x_i - s|", "%.4g", r.d_A);
     row("bound_A (R)", "(1 - abar) d_1 + X (abar (L - N) - (1 - abar)), reconstructed", "%.4g", r.bound_A);
@@ -258,8 +262,8 @@ void draw_summary_text(const DistancePanel& p, const Session& s) {
     const BoxStats bd = box_stats(d), be = box_stats(e);
     ImGui::TextDisabled("All %zu heads at N = %d%s", hs->heads.size(), hs->distance_Ns[k],
                         hs->distance_Ns[k] == s.view.N ? "" : " (nearest computed)");
-    ImGui::TextWrapped("per-head mean %s: median %.3g, quartiles %.3g to %.3g", p.reading ? "d_B" : "d_A", bd.median, bd.q1, bd.q3);
-    ImGui::TextWrapped("per-head mean E[%s]: median %.3g, quartiles %.3g to %.3g", p.reading ? "d_B" : "d_A", be.median, be.q1, be.q3);
+    text_wrapped("per-head mean %s: median %.3g, quartiles %.3g to %.3g", p.reading ? "d_B" : "d_A", bd.median, bd.q1, bd.q3);
+    text_wrapped("per-head mean E[%s]: median %.3g, quartiles %.3g to %.3g", p.reading ? "d_B" : "d_A", be.median, be.q1, be.q3);
     const CriticalN& c = hs->critical;
     if (c.N_star)
         ImGui::TextWrapped(

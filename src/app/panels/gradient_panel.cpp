@@ -37,10 +37,17 @@ std::vector<double> eps_list(double view_eps) {
 
 void update(GradientPanel& p, const Session& s) {
     QuerySlice slice;
-    if (!chosen_query_slice(s, slice, p)) return;
+    if (!chosen_query_place(s, slice, p)) return;
     const int L = slice.query + 1;
     const QueryKey key = query_key(s, slice, kKeyN | kKeyT);  // the curves span every T and do not depend on N
-    if (!same_query(p.key, key)) {
+    const bool new_query = !same_query(p.key, key);
+    if (!new_query && p.T_now == s.view.T) return;  // as computed
+    if (!fill_query_slice(s, slice, p.error)) {
+        p.ready = false;
+        p.key = {};
+        return;
+    }
+    if (new_query) {
         p.key = key;
         p.temperatures = log_grid(1e-3, 1e2, 61);
         p.eps = eps_list(s.view.eps);
@@ -180,7 +187,7 @@ void draw_gradient_panel(GradientPanel& p, PanelContext& ctx) {
                            s.model ? "waiting for the forward pass." : "load a model (the bar above) and type a text.");
     } else if (!p.ready) {
         ImGui::TextWrapped("%s", p.error.c_str());
-    } else if (ImGui::BeginTable("##grad_now", 2, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
+    } else if (plot::begin_values_table("##grad_now")) {
         plot::table_row("T (AttnLab's)", "%.4g", s.view.T);
         plot::table_row("the paper's T = T sqrt(d_head)", "%.4g", s.view.T * std::sqrt(static_cast<double>(s.forward->capture.head_dim())));
         plot::table_row("exact ||J||_2", std::isfinite(p.jacobian_now) ? "%.5g" : "not computed", p.jacobian_now);
@@ -192,8 +199,7 @@ void draw_gradient_panel(GradientPanel& p, PanelContext& ctx) {
         if (p.key.normalizer == "softmax" && std::isfinite(p.jacobian_now) &&
             p.jacobian_now > jacobian_bound_paper(s.view.T) * (1 + 1e-9)) {
             ImGui::PushStyleColor(ImGuiCol_Text, plot::colors::vermillion);
-            ImGui::TextWrapped("||J||_2 exceeds the paper's bound here, by a factor of %.3g.",
-                               p.jacobian_now / jacobian_bound_paper(s.view.T));
+            text_wrapped("||J||_2 exceeds the paper's bound here, by a factor of %.3g.", p.jacobian_now / jacobian_bound_paper(s.view.T));
             ImGui::PopStyleColor();
         }
     }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "app/panels/distance_panel.h"
+#include "app/panels/pane_layout.h"
 #include "app/session.h"
 #include "app/tour/tour.h"
 #include "app/work/head_summaries.h"
@@ -169,7 +170,9 @@ bool section(const char* title, const char* short_title, ImGuiTreeNodeFlags flag
 
 void draw_help_panel(HelpPanel& panel, PanelContext& ctx) {
     (void)panel;
-    ImGui::BeginChild("##help", ImVec2(0, 0), false);
+    // Its own scrolling window, unless the whole page scrolls (a phone): then in the page.
+    const bool own_window = !page_scroll().on;
+    if (own_window) ImGui::BeginChild("##help", ImVec2(0, 0), false);
     const float wrap = ImGui::GetContentRegionAvail().x - ImGui::GetFontSize();
     ImGui::PushTextWrapPos(wrap);  // every line, titles too: a phone is narrower than some
     ImGui::PushTextWrapPos(wrap);
@@ -227,7 +230,7 @@ void draw_help_panel(HelpPanel& panel, PanelContext& ctx) {
         "The formulas, worked examples and the full table of differences: docs/science.md in AttnLab's source "
         "repository (it is not part of this site).");
     ImGui::PopTextWrapPos();
-    ImGui::EndChild();
+    if (own_window) ImGui::EndChild();
 }
 
 }  // namespace attnlab

@@ -24,7 +24,7 @@ void draw_top_n_slider(Session& s, WidgetRects& widgets, const char* widget) {
 }
 
 bool begin_top_n_update(const Session& s, TopNQueryView& v, const char* query_zero, QuerySlice& slice) {
-    if (!chosen_query_slice(s, slice, v)) return false;
+    if (!chosen_query_place(s, slice, v)) return false;
     const QueryKey key = query_key(s, slice, kKeyEps);
     if (same_query(v.key, key)) return false;
     v.key = key;
@@ -34,6 +34,7 @@ bool begin_top_n_update(const Session& s, TopNQueryView& v, const char* query_ze
         v.error = query_zero;
         return false;
     }
+    if (!fill_query_slice(s, slice, v.error)) return false;
     v.N_used = std::clamp(s.view.N, 1, L - 1);
     return true;
 }
@@ -41,8 +42,8 @@ bool begin_top_n_update(const Session& s, TopNQueryView& v, const char* query_ze
 void begin_top_n_controls(const Panes& panes, Session& s, WidgetRects& widgets, const TopNQueryView& v, const char* id, const char* theorem,
                           const char* n_widget) {
     begin_pane(panes, id, ImGui::GetFontSize() * kControlsEm, true);
-    ImGui::TextWrapped("%s Layer %d, head %d, query %d (%s, T = %.3g).", theorem, v.key.layer, v.key.head, v.key.query,
-                       s.view.normalizer.c_str(), s.view.T);
+    text_wrapped("%s Layer %d, head %d, query %d (%s, T = %.3g).", theorem, v.key.layer, v.key.head, v.key.query, s.view.normalizer.c_str(),
+                 s.view.T);
     // These panels read the model as it runs: say so when it is not the model as trained.
     if (s.forward && s.model && s.forward->plan != s.model->model.trained_plan())
         ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(IM_COL32(204, 121, 167, 255)),

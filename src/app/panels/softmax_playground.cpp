@@ -105,7 +105,7 @@ void draw_controls(SoftmaxPlayground& p, WidgetRects& widgets) {
 
     ImGui::Separator();
     ImGui::TextDisabled("At this L and T");
-    if (ImGui::BeginTable("##now", 2, ImGuiTableFlags_SizingFixedFit)) {
+    if (plot::begin_values_table("##now", ImGuiTableFlags_None)) {
         plot::table_row("largest weight", "%.6g", p.max_weight);
         plot::table_row("1/L", "%.6g", 1.0 / p.L);
         plot::table_row("a = max |l_i|", "%.4g", p.a);
@@ -118,7 +118,7 @@ void draw_controls(SoftmaxPlayground& p, WidgetRects& widgets) {
     const double excess = p.jacobian_norm / jacobian_bound_paper(p.T);
     if (excess > 1.0 + 1e-9) {
         ImGui::PushStyleColor(ImGuiCol_Text, plot::colors::vermillion);
-        ImGui::TextWrapped("‖J‖₂ exceeds the paper's bound here, by a factor of %.3g.", excess);
+        text_wrapped("‖J‖₂ exceeds the paper's bound here, by a factor of %.3g.", excess);
         ImGui::PopStyleColor();
     }
     ImGui::Spacing();

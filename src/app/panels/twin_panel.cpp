@@ -21,11 +21,11 @@ constexpr const char* kNotTheSameHead =
 
 // [SECTION] The numbers -----------------------------------------------------------------------
 
-// The pass each side shows: the model as trained (the baseline; a change of the plan is not the
-// twin's), and the twin's own. Null while either is missing or made for other tokens.
+// The pass each side shows: the model's and the twin's, both under the view's model changes.
+// Null while either is missing, or made for other tokens or another plan.
 std::shared_ptr<const ForwardResult> side_pass(const Session& s, int side) {
-    const std::shared_ptr<const ForwardResult>& p = side == 0 ? s.baseline : s.twin_forward;
-    return p && p->tokens == s.tokens ? p : nullptr;
+    if (side == 1) return twin_pass_current(s) ? s.twin_forward : nullptr;
+    return s.forward && s.forward->tokens == s.tokens && s.forward->plan == s.plan ? s.forward : nullptr;
 }
 
 // One side's head: its weights as the pass ran them (plan_attention_rows: the forward pass's own
@@ -36,8 +36,15 @@ void fill_side(TwinPanel::Side& side, const LoadedModel& model, const std::share
     const HeadPlan how = pass->plan.at(layer, head);
     side.pass = pass;
     side.label = builtin_model_label(model.which);
+    side.ssmax = model.which == BuiltinModel::TinySsmax;
     side.name = model.name;
     side.normalizer = normalizer_spec(how.normalizer);
+    if (how.temperature != 1.0f) {
+        char t[32];
+        std::snprintf(t, sizeof t, " at T = %.3g", static_cast<double>(how.temperature));
+        side.normalizer += t;
+    }
+    side.changed = !(how == model.model.trained_plan().at(layer, head));
     side.L = cap.length();
     plan_attention_rows(cap.queries(layer, head), cap.keys(layer, head), side.L, cap.head_dim(), 0, side.L, how, side.weights);
     side.max_weight = side.weights.empty() ? 0.0f : *std::max_element(side.weights.begin(), side.weights.end());
@@ -80,17 +87,39 @@ void update_runs(TwinPanel& p) {
     for (int k = 0; k < 2; ++k) p.runs[k] = heatmap::cell_runs(p.sides[k].weights, p.sides[k].L, p.sides[k].L, vmax);
 }
 
+// A model's colour and marker follow the model (AttnLab tiny blue circles, tiny-SSMax vermillion
+// triangles), not which of the two is loaded.
+ImU32 side_color(const TwinPanel::Side& d) { return d.ssmax ? plot::colors::vermillion : plot::colors::blue; }
+plot::Marker side_marker(const TwinPanel::Side& d) { return d.ssmax ? plot::Marker::Triangle : plot::Marker::Circle; }
+
+// The room a map leaves left of it (query positions) and under it (key positions and the title).
+float map_left(float font) { return font * 2.6f; }
+float map_below(float font) { return font * 2.8f; }
+
+// The two axes of a map p0..p1 of L x L cells: the kit's position ticks, cell j centred on j.
+void draw_map_axes(ImDrawList* dl, ImVec2 p0, ImVec2 p1, int L) {
+    const float font = ImGui::GetFontSize(), side = p1.x - p0.x;
+    const ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text);
+    const plot::AxisRange keys{-0.5, L - 0.5, plot::Scale::Linear}, rows{L - 0.5, -0.5, plot::Scale::Linear};
+    const std::vector<plot::Tick> ticks = plot::axis_ticks(keys, std::max(2, static_cast<int>(side / (font * 4))));
+    plot::draw_axis(dl, keys, ticks, p0, p1, plot::Edge::Bottom, false);
+    plot::draw_axis(dl, rows, ticks, p0, p1, plot::Edge::Left, false);
+    const char* x_title = "key →, query ↓ (rows)";
+    dl->AddText(ImVec2(p0.x + side * 0.5f - ImGui::CalcTextSize(x_title).x * 0.5f, p1.y + font * 1.4f), ink, x_title);
+}
+
 // One map in its own child window (a draw list holds one map's runs), `side` px square.
 void draw_map(const TwinPanel& p, int k, PanelContext& ctx, float width, float side) {
     const TwinPanel::Side& d = p.sides[k];
     const float font = ImGui::GetFontSize();
     ImGui::PushID(k);
-    ImGui::BeginChild("##twin_map", ImVec2(width, side + font * 4.0f), false,
+    ImGui::BeginChild("##twin_map", ImVec2(width, side + font * 4.0f + map_below(font)), false,
                       ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(k == 0 ? plot::colors::blue : plot::colors::vermillion), "%s", d.label.c_str());
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(side_color(d)), "%s", d.label.c_str());
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", d.name.c_str());
-    ImGui::TextDisabled("layer %d, head %d: %s as trained", p.layer, p.head, d.normalizer.c_str());
-    const ImVec2 p0 = ImGui::GetCursorScreenPos(), p1(p0.x + side, p0.y + side);
+    ImGui::TextDisabled("layer %d, head %d: %s%s", p.layer, p.head, d.normalizer.c_str(), d.changed ? ", changed" : " as trained");
+    const ImVec2 p0(ImGui::GetCursorScreenPos().x + map_left(font), ImGui::GetCursorScreenPos().y), p1(p0.x + side, p0.y + side);
+    ImGui::SetCursorScreenPos(p0);
     ImGui::InvisibleButton("##map", ImVec2(side, side));
     remember_last_item(ctx.widgets, k == 0 ? "twin.map.model" : "twin.map.twin");
     ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -98,6 +127,7 @@ void draw_map(const TwinPanel& p, int k, PanelContext& ctx, float width, float s
     heatmap::draw_upper_hatch(dl, p0, p1, IM_COL32(200, 200, 200, 255), std::max(6.0f, font * 0.5f));
     heatmap::draw_runs(dl, p.runs[k], p0, p1);
     dl->AddRect(p0, p1, ImGui::GetColorU32(ImGuiCol_Text));
+    draw_map_axes(dl, p0, p1, d.L);
     heatmap::draw_color_bar(dl, ImVec2(p1.x + font * 0.6f, p0.y), ImVec2(p1.x + font * 1.5f, p1.y), p.runs_max, "weight");
     if (ImGui::IsItemHovered() && d.L > 0) {
         const ImVec2 m = ImGui::GetIO().MousePos;
@@ -120,8 +150,7 @@ void draw_fading(const TwinPanel& p, ImVec2 size) {
                      {"largest weight", plot::Scale::Log, {}, 1.0, 4.0}, title))
         return;
     plot::line("1/L (uniform)", ref_x, ref_y, {plot::colors::black, plot::Dash::Dashed, 1.5f});
-    plot::scatter(p.sides[0].label.c_str(), p.sides[0].keys, p.sides[0].largest, plot::colors::blue, plot::Marker::Circle, 3.0f);
-    plot::scatter(p.sides[1].label.c_str(), p.sides[1].keys, p.sides[1].largest, plot::colors::vermillion, plot::Marker::Triangle, 3.0f);
+    for (const TwinPanel::Side& d : p.sides) plot::scatter(d.label.c_str(), d.keys, d.largest, side_color(d), side_marker(d), 3.0f);
     plot::end();
 }
 
@@ -170,11 +199,17 @@ bool draw_twin_compare(TwinPanel& p, PanelContext& ctx, const Panes& panes) {
     const PlotPair pair = plot_pair(w, 14.0f);
     const float map_w = panes.stacked || !pair.side_by_side ? w : pair.w;
     const float side =
-        std::max(font * 6.0f, std::min(map_w - font * 5.0f, panes.stacked ? panes.view_h * 0.6f : ImGui::GetContentRegionAvail().y * 0.5f));
+        std::max(font * 6.0f, std::min(map_w - font * 5.0f - map_left(font),
+                                       panes.stacked ? panes.view_h * 0.6f : ImGui::GetContentRegionAvail().y * 0.5f - map_below(font)));
     // Two separately trained networks share a shape, not their heads: the same index is no match.
     ImGui::PushTextWrapPos(0.0f);
     ImGui::TextDisabled("%s", kNotTheSameHead);
     ImGui::PopTextWrapPos();
+    if (!s.view.plan.empty() && s.plan_error.empty()) {  // say that both maps are of the changed models
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextDisabled("Both models run under the same model changes: %s.", s.view.plan.c_str());
+        ImGui::PopTextWrapPos();
+    }
     draw_map(p, 0, ctx, map_w, side);
     if (pair.side_by_side && !panes.stacked) ImGui::SameLine();
     draw_map(p, 1, ctx, map_w, side);
@@ -189,7 +224,8 @@ std::string twin_status_json(const TwinPanel&, const Session& s) {
         .add("on", s.view.compare && twin_unavailable_reason(s).empty())
         .add("phase", twin_phase(s))
         .add("reason", twin_unavailable_reason(s))
-        .add("error", s.twin_error);
+        .add("error", s.twin_error)
+        .add("plan", s.view.plan);
     TwinPanel fresh;  // computed here, so that status() is current whichever panel is open
     if (!s.view.compare || !twin_unavailable_reason(s).empty() || !update_sides(fresh, s)) {
         o.add_raw("model", "null").add_raw("twin", "null").add_raw("fading", "null").add_raw("last", "null");
@@ -197,7 +233,8 @@ std::string twin_status_json(const TwinPanel&, const Session& s) {
     }
     const auto side_json = [](const TwinPanel::Side& d) {
         json::ObjectBuilder x;
-        x.add("label", d.label).add("name", d.name).add("normalizer", d.normalizer).add("max_weight", static_cast<double>(d.max_weight));
+        x.add("label", d.label).add("name", d.name).add("normalizer", d.normalizer).add("changed", d.changed);
+        x.add("max_weight", static_cast<double>(d.max_weight));
         return x.str();
     };
     o.add_raw("model", side_json(fresh.sides[0])).add_raw("twin", side_json(fresh.sides[1]));

@@ -2,6 +2,7 @@
 // A GPT-2 checkpoint on disk, for the CLI commands that run the model.
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/safetensors.h"
 #include "model/gpt2.h"
@@ -12,13 +13,15 @@ namespace attnlab {
 // The file mapped, indexed and bound to a model. Not movable: the model points into the map.
 struct Checkpoint {
     MappedFile file;
+    std::vector<MappedFile> shards;  // a sharded checkpoint's files, in its index's order
     SafetensorsReader reader;
     Gpt2Model model;
     std::string path;  // the model.safetensors actually opened
 };
 
-// `path` names model.safetensors, or the folder holding it; config.json is read from the
-// same folder when it is there (the Hugging Face layout). Warnings go to stderr.
+// `path` names model.safetensors, model.safetensors.index.json (a sharded checkpoint, its files
+// beside it), or the folder holding either; config.json is read from the same folder when it is
+// there (the Hugging Face layout). Warnings go to stderr.
 bool open_checkpoint(const std::string& path, Checkpoint& ck, std::string& error);
 
 // The plan a command runs: the model's trained plan (config.json's "attnlab_attention"), then the

@@ -14,7 +14,7 @@ struct Command {
 };
 
 const Command kCommands[] = {
-    {"tokenize", attnlab::cli_tokenize, "tokenize [--json] [--vocab-dir DIR]   GPT-2 token ids of standard input"},
+    {"tokenize", attnlab::cli_tokenize, "tokenize [--json] [--batch] [--vocab-dir DIR | --model DIR]   token ids of standard input"},
     {"logits", attnlab::cli_logits,
      "logits --model FILE --ids 1,2,3 [--attention SPEC] [--json [--all-positions]]   next-token logits at the last position\n"
      "                 (or at every position)"},
@@ -31,6 +31,7 @@ const Command kCommands[] = {
      "                 critical-n, separability, gradient, all, normalizer-swap, fading); `attnlab experiment --help` lists the options"},
     {"random-checkpoint", attnlab::cli_random_checkpoint,
      "random-checkpoint --out DIR [--layers 12 --heads 12 --embd 768 --positions 1024 --vocab 50257 --seed 1]\n"
+     "                 [--dtype f32|f16|bf16] [--shards N]\n"
      "                 a GPT-2 checkpoint with random weights (model.safetensors, config.json)"},
 };
 
