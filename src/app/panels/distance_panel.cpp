@@ -358,6 +358,7 @@ std::string distance_status_json(const DistancePanel& p, const Session& s) {
             std::snprintf(reading, sizeof reading, "no N* up to N = %d: every N tested is told apart from a random selection",
                           hs->critical.scan.empty() ? 0 : hs->critical.scan.back().N);
         o.add("N_star_reading", reading);
+        if (s.model) o.add("summary_footnote", summary_footnote(*hs, s.model->model.trained_plan()));  // the panel's words
         o.add("summary_queries", static_cast<int>(hs->queries.size()));
         o.add("summary_seconds", hs->seconds);
     }

@@ -64,6 +64,12 @@ void set_text(TextPanel& p, Session& s, std::string text) {
     p.generated.reset();
 }
 
+// "12 / 256 tokens"; with no model yet, no limit (issue 35: GPT-2's 1024 showed during tiny's download).
+std::string counter_label(const Session& s, int n) {
+    if (!s.model) return std::to_string(n) + " tokens (the model's context limit shows once it is loaded)";
+    return std::to_string(n) + " / " + std::to_string(context_limit(s)) + " tokens";
+}
+
 void draw_counter(TextPanel& p, const Session& s) {
     const int limit = context_limit(s);
     const int n = static_cast<int>(s.tokens.size());
@@ -74,7 +80,7 @@ void draw_counter(TextPanel& p, const Session& s) {
     }
     const bool clipped = p.full_count > n;
     if (clipped) ImGui::PushStyleColor(ImGuiCol_Text, plot::colors::vermillion);
-    ImGui::Text("%d / %d tokens", n, limit);
+    ImGui::TextUnformatted(counter_label(s, n).c_str());
     if (clipped) {
         ImGui::SameLine();
         ImGui::Text("(the text is %d tokens; only the first %d are used)", p.full_count, limit);
@@ -281,6 +287,7 @@ std::string text_status_json(const TextPanel& p, const Session& s) {
     o.add("tokens", static_cast<int>(s.tokens.size()));
     o.add("full_tokens", p.counted_text == s.tokens_text ? p.full_count : static_cast<int>(s.tokens.size()));
     o.add("limit", context_limit(s));
+    o.add("counter", counter_label(s, static_cast<int>(s.tokens.size())));
     o.add("clipped", p.counted_text == s.tokens_text && p.full_count > static_cast<int>(s.tokens.size()));
     o.add("generated", p.generated ? static_cast<int>(p.generated->ids.size()) : 0);
     // The tokens the model runs on, for checks that need exact ids.
