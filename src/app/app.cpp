@@ -267,7 +267,10 @@ void draw_panel(AppState& app, Panel panel, PanelContext& ctx) {
         case Panel::Separability: draw_separability_panel(app.separability, ctx); break;
         case Panel::Gradient: draw_gradient_panel(app.gradient, ctx); break;
         case Panel::Playground: draw_softmax_playground(app.playground, app.widgets); break;
-        case Panel::Help: draw_help_panel(app.help, ctx); break;
+        case Panel::Help:
+            app.help.tour_steps = builtin_tour_steps();
+            draw_help_panel(app.help, ctx);
+            break;
     }
 }
 

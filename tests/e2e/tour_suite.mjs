@@ -8,6 +8,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { check, waitFor, waitNotBusy, status, state, widget, openPage as openPageIn } from "./lib.mjs";
+import { cliWeights } from "./twin_suite.mjs";
+
 
 // The panels of the built-in tour, in the paper's order (src/app/tour/builtin_tour.cpp).
 const BUILTIN_PANELS = ["attention", "playground", "distance", "distance", "separability", "gradient", "gradient", "playground", "attention",
@@ -53,7 +55,7 @@ async function pressKey(page, key) {
   await page.keyboard.press(key);
 }
 
-async function builtinTour(page, out) {
+async function builtinTour(page, out, cli) {
   const started = await page.evaluate(() => window.attnlab.startTour());
   check(started.ok, "startTour() plays the built-in tour", JSON.stringify(started));
   const tour = await page.evaluate(() => window.attnlab.tour());
@@ -115,12 +117,29 @@ async function builtinTour(page, out) {
     } else if (k === 9) {
       // The remedy: the model beside its SSMax twin, fetched from the site; the caption's largest
       // weights are the comparison's own, each the largest entry of the head's last row.
-      const tw = st.twin, last = tw?.fading;
-      check(view.compare && view.plan === "" && tw?.phase === "ready" && /tiny-SSMax/.test(tw.twin.label) &&
-            c.includes(g3(tw.last.model)) && c.includes(g3(tw.last.twin)) && c.includes(g3(1 / tw.last.L)) &&
-            last.model[last.model.length - 1] === tw.last.model && last.twin[last.twin.length - 1] === tw.last.twin,
-            "step 10 compares the model with its SSMax twin; its caption gives both last queries' largest weights and 1/L",
+      // The caption quotes the retrieval numbers (per layer, each model's best head's weight on the
+      // key after the last token's first occurrence), and they are the CLI's on the same ids.
+      const tw = st.twin, r = tw?.retrieval;
+      check(view.compare && view.plan === "" && tw?.phase === "ready" && /tiny-SSMax/.test(tw.twin.label) && r?.layers?.length > 2 &&
+            [1, 2].every((l) => c.includes(g3(r.layers[l].model.weight)) && c.includes(g3(r.layers[l].twin.weight))) &&
+            c.includes(g3(1 / tw.last.L)) && /head h of one is not head h of the other/.test(c),
+            "step 10 compares the model with its SSMax twin by layer; its caption gives layers 1 and 2's retrieval weights and 1/L",
             `${tw?.phase} ${tw?.twin?.label}: ${c}`);
+      const ids = st.text.ids, last = ids.length - 1, first = ids.indexOf(ids[last]);
+      const target = first < last ? first + 1 : -1;
+      check(r?.target === target && target > 0, "the retrieval target is the key after the last token's first occurrence",
+            `${r?.target} vs ${target}`);
+      if (cli && target > 0) {
+        const folder = (label) => (/tiny-SSMax/.test(label) ? "tiny-ssmax" : "tiny");
+        const best = (label, layer) => Math.max(...[0, 1, 2, 3].slice(0, st.model.n_head).map((h) =>
+          cliWeights(cli, folder(label), ids, layer, h)[last][target]));
+        const gaps = r.layers.map((x, l) => Math.max(Math.abs(x.model.weight - best(tw.model.label, l)),
+                                                     Math.abs(x.twin.weight - best(tw.twin.label, l))));
+        check(Math.max(...gaps) < 2e-5, "each layer's retrieval weight, both models, is the native CLI's", gaps.map((g) => g.toExponential(1)).join(" "));
+        check(r.layers[2].twin.weight > 4 * r.layers[2].model.weight,
+              "the step shows the effect where it exists (docs/science.md §14): layer 2's best head holds the far token in the SSMax twin",
+              `${r.layers[2].model.weight} vs ${r.layers[2].twin.weight}`);
+      }
     } else if (k === 3) {
       const reading = st.distance.N_star > 0 ? `N* = ${st.distance.N_star} ` : "no N* up to N = ";
       check(c.includes(reading), "step 4's caption gives the critical N of the all-heads summary", `${st.distance.N_star}: ${c}`);
@@ -353,14 +372,14 @@ async function cardOnScreen(browser, origin, out) {
   }
 }
 
-export async function tours({ browser, server, out }) {
+export async function tours({ browser, server, out, cli }) {
   console.log("tours:");
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: "block" });
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.origin });
   try {
     const { page, errors, ready } = await openPage(context, `${server.origin}/`);
     if (!check(ready && await forwardDone(page), "the plain page starts with the built-in model")) return;
-    await builtinTour(page, out);
+    await builtinTour(page, out, cli);
     const recorded = await recordTour(page, out);
     check(errors.length === 0, "no errors while playing and recording", errors.join(" | "));
     await page.close();

@@ -8,7 +8,6 @@
 #include "app/panels/distance_panel.h"
 #include "app/panels/pane_layout.h"
 #include "app/session.h"
-#include "app/tour/tour.h"
 #include "app/work/head_summaries.h"
 
 namespace attnlab {
@@ -113,16 +112,6 @@ constexpr Topic kFindings[] = {
      "lower bound is below 0 from about N = 4 at small d, the upper bound stays near 1."},
 };
 
-// The built-in tour's length, read from the tour itself so that Help cannot drift from it.
-size_t builtin_tour_steps() {
-    static const size_t steps = [] {
-        Tour tour;
-        std::string error;
-        return parse_tour(builtin_tour_json(), ViewState{}, tour, error) ? tour.steps.size() : 0;
-    }();
-    return steps;
-}
-
 // The departure the critical-N search makes, with its grid from the search's own code.
 const Topic& critical_n_topic() {
     static const std::string text = "Searched on a fixed grid, " + n_grid_in_words(distance_grid(1 << 20)) +
@@ -169,7 +158,6 @@ bool section(const char* title, const char* short_title, ImGuiTreeNodeFlags flag
 }  // namespace
 
 void draw_help_panel(HelpPanel& panel, PanelContext& ctx) {
-    (void)panel;
     // Its own scrolling window, unless the whole page scrolls (a phone): then in the page.
     const bool own_window = !page_scroll().on;
     if (own_window) ImGui::BeginChild("##help", ImVec2(0, 0), false);
@@ -211,7 +199,7 @@ void draw_help_panel(HelpPanel& panel, PanelContext& ctx) {
             "as a file (Import JSON, or attnlab-desktop --tour FILE, plays it). View > UI scale (100-250%%) and Full screen "
             "make it readable from the back of a room, and the scale travels in the tour's link. A link carries up to 64 "
             "steps and about 2 MB; a longer tour goes as a file.",
-            builtin_tour_steps());
+            panel.tour_steps);
         ImGui::PopTextWrapPos();
     }
     if (ImGui::CollapsingHeader("Sharing, exporting, scripting")) {

@@ -259,4 +259,13 @@ bool parse_tour(std::string_view json_text, const ViewState& base, Tour& out, st
     return true;
 }
 
+size_t builtin_tour_steps() {
+    static const size_t steps = [] {
+        Tour tour;
+        std::string error;
+        return parse_tour(builtin_tour_json(), ViewState{}, tour, error) ? tour.steps.size() : 0;
+    }();
+    return steps;
+}
+
 }  // namespace attnlab
