@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "app/panels/text_panel.h"
+#include "app/token_chip.h"
 #include "base/json.h"
 
 namespace attnlab {
