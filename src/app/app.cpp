@@ -267,7 +267,10 @@ void draw_panel(AppState& app, Panel panel, PanelContext& ctx) {
         case Panel::Separability: draw_separability_panel(app.separability, ctx); break;
         case Panel::Gradient: draw_gradient_panel(app.gradient, ctx); break;
         case Panel::Playground: draw_softmax_playground(app.playground, app.widgets); break;
-        case Panel::Help: draw_help_panel(app.help, ctx); break;
+        case Panel::Help:
+            app.help.tour_steps = builtin_tour_steps();
+            draw_help_panel(app.help, ctx);
+            break;
     }
 }
 
@@ -435,6 +438,13 @@ bool apply_view_state(AppState& app, std::string_view json, bool from_link, std:
         return false;
     }
     const std::string old_url = s.view.model_url;
+    if (view.model_url.empty() && !old_url.empty()) {
+        // "" names the built-in AttnLab tiny in links (or no model); keeping another model loaded
+        // while answering ok would misstate what runs (issue 35).
+        error = "model \"\" names the built-in AttnLab tiny (or no model), but " + old_url +
+                " is loaded and the page cannot unload it; choose AttnLab tiny from the model menu instead";
+        return false;
+    }
     s.view = view;
     // A view set by the reader (setState, a link, a tour step) replaces any automatic choice still
     // waiting, even when it equals the view that choice was asked from: otherwise the first view's
@@ -526,6 +536,7 @@ void app_status_members(const AppState& app, float pixel_ratio, std::string_view
         }
         return model.str();
     });
+    part("model_bar", [&] { return model_bar_status_json(app.model_bar, s, app.model_source); });
     part("model_fetch", [&] { return model_fetch_status_json(app.model_source); });
     part("panel", [&] { return json::quote(panel_name(s.view.panel)); });
     part("playground", [&] { return playground_status_json(app.playground); });

@@ -140,22 +140,34 @@ bool same_line_before(float right, float w) {
     return true;
 }
 
+// The bar's line while no model is loaded: one is on its way (issue 35: "No model loaded" during
+// the first download read as a broken page), or none is.
+const char* no_model_line(const FetchStatus* fetch) {
+    using P = FetchStatus::Phase;
+    const bool arriving = fetch && (fetch->phase == P::Probing || fetch->phase == P::Downloading || fetch->phase == P::Ready);
+    return arriving ? "Loading the model (progress below)…" : "No model loaded — the Softmax playground and Help work without one.";
+}
+
+std::string loaded_model_line(const Session& s) {
+    return "Model: " + (!s.model->name.empty() ? s.model->name : short_source(s.model->source));
+}
+
 // "Model: AttnLab tiny (…), not GPT-2 · 4 layers × 4 heads · 128 dims · …" (the shape when
 // `shape_shown`), or the no-model line: one line that ends before screen x `right`, however long
 // the name (issue 35: a long name wrapped the bar and moved every panel down a row). The name is
 // cut with "…" and the shape left out when they do not fit; the tooltip has them whole.
-void draw_loaded_model(const Session& s, bool shape_shown, float right) {
+void draw_loaded_model(const Session& s, const FetchStatus* fetch, bool shape_shown, float right) {
     ImGui::AlignTextToFramePadding();
     const float room = right - ImGui::GetCursorScreenPos().x;
     if (!s.model) {
-        ImGui::TextDisabled("%s", fit_width("No model loaded — the Softmax playground and Help work without one.", room).c_str());
+        ImGui::TextDisabled("%s", fit_width(no_model_line(fetch), room).c_str());
         return;
     }
     const Gpt2Config& c = s.model->model.config();
     char shape[160];
     std::snprintf(shape, sizeof shape, "· %d layers × %d heads · %d dims · context %d · %.1f M parameters", c.n_layer, c.n_head, c.n_embd,
                   c.n_positions, static_cast<double>(s.model->model.parameter_count()) / 1e6);
-    const std::string name = "Model: " + (!s.model->name.empty() ? s.model->name : short_source(s.model->source));
+    const std::string name = loaded_model_line(s);
     ImGui::TextUnformatted(fit_width(name, room).c_str());
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%s\n%s\n%s%s", name.c_str(), shape, s.model->builtin ? "Built into AttnLab (no download): " : "",
@@ -331,7 +343,9 @@ void draw_model_bar(ModelBar& bar, ModelLoading& loading, PanelContext& ctx, Mod
     const float win_x = ImGui::GetWindowPos().x, right = win_x + ImGui::GetWindowContentRegionMax().x;
     const bool one_line = right - ImGui::GetCursorScreenPos().x - tail >= ImGui::GetFontSize() * 12.0f;
     const float text_right = one_line ? right - tail : right;
-    draw_loaded_model(s, !folded, text_right);
+    FetchStatus fetch;
+    if (source) fetch = source->status();
+    draw_loaded_model(s, source ? &fetch : nullptr, !folded, text_right);
     if (source) draw_cache_copy(s, source->status(), text_right);
     bool first = true;
     const auto place = [&](float w) {
@@ -360,14 +374,10 @@ void draw_model_bar(ModelBar& bar, ModelLoading& loading, PanelContext& ctx, Mod
     if (loading.requested_url != bar.shown_request) {  // a link or a button asked for an address: show it
         bar.shown_request = loading.requested_url;
         std::snprintf(bar.url, sizeof bar.url, "%s", loading.requested_url.c_str());
-        bar.url_filled = true;
     }
-    if (!bar.url_filled) {
-        bar.url_filled = true;
-        const std::string start = !s.view.model_url.empty() ? s.view.model_url
-                                  : source->can_pick_file() ? std::string(kDefaultModelUrl)
-                                                            : std::string();
-        std::snprintf(bar.url, sizeof bar.url, "%s", start.c_str());
+    if (s.model.get() != bar.shown_model) {  // a model arrived: the field names it, never another (issue 35)
+        bar.shown_model = s.model.get();
+        std::snprintf(bar.url, sizeof bar.url, "%s", s.view.model_url.c_str());  // "" for the built-in tiny
     }
 
     if (!folded) draw_source_row(bar, loading, ctx, *source);
@@ -376,6 +386,15 @@ void draw_model_bar(ModelBar& bar, ModelLoading& loading, PanelContext& ctx, Mod
     ImGui::PopTextWrapPos();
     ImGui::PopID();
     ImGui::Separator();
+}
+
+std::string model_bar_status_json(const ModelBar& bar, const Session& s, const ModelSource* source) {
+    FetchStatus fetch;
+    if (source) fetch = source->status();
+    return json::ObjectBuilder()
+        .add("line", s.model ? loaded_model_line(s) : std::string(no_model_line(source ? &fetch : nullptr)))
+        .add("url", std::string(bar.url))
+        .str();
 }
 
 std::string model_fetch_status_json(const ModelSource* source) {

@@ -123,7 +123,9 @@ void draw_controls(SoftmaxPlayground& p, WidgetRects& widgets) {
     }
     ImGui::Spacing();
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("T = 1 is plain softmax. On GPT-2 the logits are q·k/√d_head, so the paper's T is 8 × ours.");
+    ImGui::TextWrapped(
+        "T = 1 is plain softmax. In a model the logits are q·k/√d_head, so the paper's T is √d_head × ours: 8 × on GPT-2 small "
+        "(d_head = 64), √32 ≈ 5.66 × on AttnLab tiny (d_head = 32).");
     ImGui::PopStyleColor();
 }
 

@@ -15,6 +15,10 @@ namespace attnlab {
 
 namespace {
 
+constexpr const char* kNotTheSameHead =
+    "The two models were trained separately: layer l, head h of one is not the same head as layer l, head h of "
+    "the other, only the same place. Compare what heads do (the fading plot, the grid's marks), not one index.";
+
 // [SECTION] The numbers -----------------------------------------------------------------------
 
 // The pass each side shows: the model's and the twin's, both under the view's model changes.
@@ -53,6 +57,26 @@ void fill_side(TwinPanel::Side& side, const LoadedModel& model, const std::share
     }
 }
 
+// The side's retrieval by the last query: per layer, the best head's weight on its induction target.
+void fill_retrieval(TwinPanel::Side& side, const ForwardResult& pass) {
+    const AttentionCapture& cap = pass.capture;
+    const std::vector<int> targets = induction_targets(pass.tokens);
+    side.target = targets.empty() ? -1 : targets.back();
+    side.retrieval.clear();
+    if (side.target < 0) return;
+    const int L = cap.length();
+    std::vector<float> row;
+    for (int l = 0; l < cap.layers(); ++l) {
+        TwinPanel::Side::Best best;
+        for (int h = 0; h < cap.n_head(); ++h) {
+            plan_attention_rows(cap.queries(l, h), cap.keys(l, h), L, cap.head_dim(), L - 1, L, pass.plan.at(l, h), row);
+            const float w = row[static_cast<size_t>(side.target)];
+            if (best.head < 0 || w > best.weight) best = {h, w};
+        }
+        side.retrieval.push_back(best);
+    }
+}
+
 // Brings both sides up to date with the view; false while a side has no pass yet.
 bool update_sides(TwinPanel& p, const Session& s) {
     if (!s.model || !s.twin || s.twin->which != other_twin(s.model->which)) return false;
@@ -64,6 +88,7 @@ bool update_sides(TwinPanel& p, const Session& s) {
     bool changed = p.layer != layer || p.head != head;
     for (int k = 0; k < 2; ++k) {
         if (!changed && p.sides[k].pass.lock() == passes[k]) continue;
+        if (p.sides[k].pass.lock() != passes[k]) fill_retrieval(p.sides[k], *passes[k]);
         fill_side(p.sides[k], *models[k], passes[k], layer, head);
         changed = true;
     }
@@ -152,6 +177,31 @@ void draw_fading(const TwinPanel& p, ImVec2 size) {
 
 }  // namespace
 
+namespace {
+
+// Retrieval by the last query, per layer (head h of one model is not head h of the other): the
+// best head's weight on the key after the last token's first occurrence, in each model.
+void draw_retrieval(const TwinPanel& p) {
+    const TwinPanel::Side &a = p.sides[0], &b = p.sides[1];
+    ImGui::PushTextWrapPos(0.0f);
+    if (a.target < 0) {
+        ImGui::TextDisabled("Retrieval: the last token occurs nowhere earlier in this text, so there is nothing to look up.");
+        ImGui::PopTextWrapPos();
+        return;
+    }
+    ImGui::TextDisabled(
+        "Retrieval: the last token occurred before; the weight its query puts on the token that followed it "
+        "(position %d), best head of each layer (uniform attention: %.3g):",
+        a.target, 1.0 / std::max(1, a.L));
+    for (size_t l = 0; l < a.retrieval.size() && l < b.retrieval.size(); ++l)
+        ImGui::TextDisabled("  layer %zu: %s %.3f (head %d), %s %.3f (head %d)", l, a.label.c_str(),
+                            static_cast<double>(a.retrieval[l].weight), a.retrieval[l].head, b.label.c_str(),
+                            static_cast<double>(b.retrieval[l].weight), b.retrieval[l].head);
+    ImGui::PopTextWrapPos();
+}
+
+}  // namespace
+
 void draw_twin_toggle(PanelContext& ctx) {
     Session& s = ctx.session;
     const std::string reason = twin_unavailable_reason(s);
@@ -197,6 +247,10 @@ bool draw_twin_compare(TwinPanel& p, PanelContext& ctx, const Panes& panes) {
     const float side =
         std::max(font * 6.0f, std::min(map_w - font * 5.0f - map_left(font),
                                        panes.stacked ? panes.view_h * 0.6f : ImGui::GetContentRegionAvail().y * 0.5f - map_below(font)));
+    // Two separately trained networks share a shape, not their heads: the same index is no match.
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled("%s", kNotTheSameHead);
+    ImGui::PopTextWrapPos();
     if (!s.view.plan.empty() && s.plan_error.empty()) {  // say that both maps are of the changed models
         ImGui::PushTextWrapPos(0.0f);
         ImGui::TextDisabled("Both models run under the same model changes: %s.", s.view.plan.c_str());
@@ -205,14 +259,32 @@ bool draw_twin_compare(TwinPanel& p, PanelContext& ctx, const Panes& panes) {
     draw_map(p, 0, ctx, map_w, side);
     if (pair.side_by_side && !panes.stacked) ImGui::SameLine();
     draw_map(p, 1, ctx, map_w, side);
+    draw_retrieval(p);
     const float h = panes.stacked ? stacked_plot_height(panes, w) : std::max(font * 10.0f, ImGui::GetContentRegionAvail().y - font);
     draw_fading(p, ImVec2(0, h));
     return true;
 }
 
+namespace {
+
+std::string retrieval_json(const TwinPanel& p) {
+    const TwinPanel::Side &a = p.sides[0], &b = p.sides[1];
+    json::ArrayBuilder layers;
+    for (size_t l = 0; l < a.retrieval.size() && l < b.retrieval.size(); ++l) {
+        const auto best = [](const TwinPanel::Side::Best& x) {
+            return json::ObjectBuilder().add("head", x.head).add("weight", static_cast<double>(x.weight)).str();
+        };
+        layers.add_raw(json::ObjectBuilder().add_raw("model", best(a.retrieval[l])).add_raw("twin", best(b.retrieval[l])).str());
+    }
+    return json::ObjectBuilder().add("target", a.target).add_raw("layers", layers.str()).str();
+}
+
+}  // namespace
+
 std::string twin_status_json(const TwinPanel&, const Session& s) {
     json::ObjectBuilder o;
-    o.add("on", s.view.compare && twin_unavailable_reason(s).empty())
+    o.add("caveat", kNotTheSameHead)
+        .add("on", s.view.compare && twin_unavailable_reason(s).empty())
         .add("phase", twin_phase(s))
         .add("reason", twin_unavailable_reason(s))
         .add("error", s.twin_error)
@@ -242,6 +314,7 @@ std::string twin_status_json(const TwinPanel&, const Session& s) {
             .add("twin", fresh.sides[1].largest.back())
             .add("uniform", 1.0 / fresh.sides[0].L);
     o.add_raw("last", last.str());
+    o.add_raw("retrieval", retrieval_json(fresh));
     return o.str();
 }
 
