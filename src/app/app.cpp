@@ -38,8 +38,8 @@ void load_builtin(AppState& app, BuiltinModel which) {
     start_builtin_model(app.model_loading, app.session, *app.model_source, app.twin_model, which);
 }
 
-void request_learned_head(AppState& app, Panel panel, bool builtin_only) {
-    app.learned_head = {true, app.session.view, panel, builtin_only};
+void request_learned_head(AppState& app, Panel panel, bool first_view) {
+    app.learned_head = {true, app.session.view, panel, first_view, first_view};
 }
 
 namespace {
@@ -61,7 +61,7 @@ void show_learned_head(AppState& app) {
     if (!s.model || !s.forward || !t || t->pass.lock() != s.forward) return;  // not yet
     r.pending = false;
     int layer = 0, head = 0;
-    if (!strongest_learned_head(*t, layer, head)) return;
+    if (!(r.first_view ? first_view_head(*t, layer, head) : strongest_learned_head(*t, layer, head))) return;
     s.view.panel = r.panel;
     pick_head(s, layer, head);
 }
