@@ -126,7 +126,7 @@ async function parent() {
   let failed = false;
   for (const kind of ['ort-node', 'ort-web']) {
     const file = path.join(dir, `${kind}.f32`);
-    runJson(process.execPath, [self, '--child', kind, '--threads', '1', '--onnx', args.onnx, '--lengths', '1', '--repeats', '1', '--logits-out', file]);
+    runJson(process.execPath, [self, '--child', kind, '--threads', '1', '--onnx', args.onnx, '--lengths', '1', '--repeats', '1', '--model', model, '--logits-out', file]);
     const theirs = new Float32Array(readFileSync(file).buffer.slice(0));
     let diff = 0, scale = 0;
     for (let i = 0; i < ours.length; ++i) { diff = Math.max(diff, Math.abs(ours[i] - theirs[i])); scale = Math.max(scale, Math.abs(ours[i])); }
@@ -162,23 +162,35 @@ async function parent() {
     ...(shaBf16 ? [['AttnLab native BF16', 1, bench(args.native, 1, { OMP_NUM_THREADS: '1' }, ['--dtype', 'bf16'])],
                    ['AttnLab native BF16', 2, bench(args.native, 2, { OMP_NUM_THREADS: '2' }, ['--dtype', 'bf16'])]] : []),
   ];
-  const rows = [];
-  for (const [name, threads, run] of configs) {
-    const r = run();
-    const want = / BF16$/.test(name) ? shaBf16 : sha;
-    if (r.checkpoint_sha256 && r.checkpoint_sha256 !== want) { console.error(`compare.mjs: ${name} ran other weights (${r.checkpoint_sha256})`); process.exit(1); }
-    rows.push({ engine: name, name: r.version ? `${name} ${r.version}` : name, threads, ms: { ...r.prefill_ms, decode: r.decode_ms } });
-    console.log(`${name}, ${threads} thread(s): ${lengths.map((L) => `L = ${L}: ${r.prefill_ms[L]} ms`).join(', ')}${r.decode_ms ? `, decode ${r.decode_ms} ms a token` : ''}`);
-  }
+  // --only a,b: just the configurations whose name contains one of these (e.g. native,onnxruntime-node).
+  // --rounds R: every configuration once a round, the rounds one after the other, so that a
+  // machine whose speed drifts (other jobs) moves both sides of a ratio alike; each cell then shows
+  // the median of the rounds (and the min), each ratio the median of the rounds' own ratios.
+  const only = args.only ? args.only.split(',') : null;
+  const chosen = configs.filter(([name]) => !only || only.some((o) => name.includes(o)));
+  const rounds = Number(args.rounds ?? 1);
+  const rows = chosen.map(([name, threads]) => ({ engine: name, name, threads, runs: [] }));
+  for (let round = 0; round < rounds; ++round)
+    chosen.forEach(([name, threads, run], i) => {
+      const r = run();
+      const want = / BF16$/.test(name) ? shaBf16 : sha;
+      if (r.checkpoint_sha256 && r.checkpoint_sha256 !== want) { console.error(`compare.mjs: ${name} ran other weights (${r.checkpoint_sha256})`); process.exit(1); }
+      if (r.version) rows[i].name = `${name} ${r.version}`;
+      rows[i].runs.push({ ...r.prefill_ms, decode: r.decode_ms });
+      console.log(`round ${round + 1}: ${name}, ${threads} thread(s): ${lengths.map((L) => `L = ${L}: ${r.prefill_ms[L]} ms`).join(', ')}${r.decode_ms ? `, decode ${r.decode_ms} ms a token` : ''}; load ${os.loadavg()[0].toFixed(1)}`);
+    });
+  const median = (xs) => { const v = xs.filter(Number.isFinite).sort((a, b) => a - b); return v.length ? (v[(v.length - 1) >> 1] + v[v.length >> 1]) / 2 : NaN; };
+  for (const r of rows) r.ms = Object.fromEntries([...lengths, 'decode'].map((L) => [L, median(r.runs.map((x) => x[L]))]));
   const find = (name, threads) => rows.find((r) => r.engine === name && r.threads === threads);
   const columns = decode > 0 ? [...lengths, 'decode'] : lengths;
   const heads = columns.map((L) => (L === 'decode' ? `decode, ms a token (${decode} after 128)` : `L = ${L}`));
-  console.log(`\n| ${model}: prefill (ms), best of ${repeats} | ${heads.join(' | ')} |\n|---|${columns.map(() => '---').join('|')}|`);
-  for (const r of rows) console.log(`| ${r.name}, ${r.threads} thread${r.threads > 1 ? 's' : ''} | ${columns.map((L) => r.ms[L] ?? '-').join(' | ')} |`);
+  const cell = (r, L) => (Number.isFinite(r.ms[L]) ? (rounds > 1 ? `${r.ms[L]} (min ${Math.min(...r.runs.map((x) => x[L]))})` : `${r.ms[L]}`) : '-');
+  console.log(`\n| ${model}: ms, best of ${repeats} in a process${rounds > 1 ? `, median (min) of ${rounds} rounds` : ''} | ${heads.join(' | ')} |\n|---|${columns.map(() => '---').join('|')}|`);
+  for (const r of rows) console.log(`| ${r.name}, ${r.threads} thread${r.threads > 1 ? 's' : ''} | ${columns.map((L) => cell(r, L)).join(' | ')} |`);
   const ratio = (peer, ours, threads, target) => {
     const p = find(peer, threads), o = find(ours, threads);
     if (!p || !o) return;
-    const cells = columns.map((L) => p.ms[L] / o.ms[L]);
+    const cells = columns.map((L) => median(p.runs.map((x, i) => x[L] / o.runs[i][L])));
     console.log(`| ${peer} / ${ours}, ${threads} thread${threads > 1 ? 's' : ''} (target >= ${target.toFixed(2)}) | ${cells.map((x) => (Number.isFinite(x) ? `${x.toFixed(2)}${x >= target ? '' : ' (missed)'}` : '-')).join(' | ')} |`);
   };
   console.log(`\n| speed-up: peer time / AttnLab time | ${heads.join(' | ')} |\n|---|${columns.map(() => '---').join('|')}|`);
