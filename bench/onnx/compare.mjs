@@ -85,16 +85,21 @@ async function ortDecodeMs(kind, threads, ids) {
 async function child(kind, threads) {
   const s = await ortSession(kind, threads, args.onnx);
   const ids = tokenIds(Math.max(...lengths, 128 + decode));
-  const result = { build: kind, version: s.version, threads, prefill_ms: {} };
+  const result = { build: kind, version: s.version, threads, prefill_ms: {}, prefill_cpu_ms: {} };
   if (args['logits-out']) writeFileSync(args['logits-out'], Buffer.from((await ortRun(s, ids.slice(0, 128))).buffer));
   for (const L of lengths) {
-    let best = Infinity;
+    let best = Infinity, bestCpu = Infinity;
     for (let r = 0; r < repeats + 1; ++r) {
-      const t0 = performance.now();
+      const t0 = performance.now(), cpu0 = process.cpuUsage();
       await ortRun(s, ids.slice(0, L));
-      if (r > 0) best = Math.min(best, performance.now() - t0);
+      if (r > 0) {
+        best = Math.min(best, performance.now() - t0);
+        const cpu = process.cpuUsage(cpu0);
+        bestCpu = Math.min(bestCpu, (cpu.user + cpu.system) / 1e3);
+      }
     }
     result.prefill_ms[L] = Math.round(best * 10) / 10;
+    result.prefill_cpu_ms[L] = Math.round(bestCpu * 10) / 10;
   }
   if (decode > 0 && args['onnx-decode']) result.decode_ms = await ortDecodeMs(kind, threads, ids);
   console.log(JSON.stringify(result));
@@ -176,7 +181,8 @@ async function parent() {
       const want = / BF16$/.test(name) ? shaBf16 : sha;
       if (r.checkpoint_sha256 && r.checkpoint_sha256 !== want) { console.error(`compare.mjs: ${name} ran other weights (${r.checkpoint_sha256})`); process.exit(1); }
       if (r.version) rows[i].name = `${name} ${r.version}`;
-      rows[i].runs.push({ ...r.prefill_ms, decode: r.decode_ms });
+      // --cpu 1: the process's CPU time instead of wall time (1 thread on a loaded machine).
+      rows[i].runs.push({ ...(args.cpu && r.prefill_cpu_ms ? r.prefill_cpu_ms : r.prefill_ms), decode: r.decode_ms });
       console.log(`round ${round + 1}: ${name}, ${threads} thread(s): ${lengths.map((L) => `L = ${L}: ${r.prefill_ms[L]} ms`).join(', ')}${r.decode_ms ? `, decode ${r.decode_ms} ms a token` : ''}; load ${os.loadavg()[0].toFixed(1)}`);
     });
   const median = (xs) => { const v = xs.filter(Number.isFinite).sort((a, b) => a - b); return v.length ? (v[(v.length - 1) >> 1] + v[v.length >> 1]) / 2 : NaN; };
@@ -184,8 +190,9 @@ async function parent() {
   const find = (name, threads) => rows.find((r) => r.engine === name && r.threads === threads);
   const columns = decode > 0 ? [...lengths, 'decode'] : lengths;
   const heads = columns.map((L) => (L === 'decode' ? `decode, ms a token (${decode} after 128)` : `L = ${L}`));
-  const cell = (r, L) => (Number.isFinite(r.ms[L]) ? (rounds > 1 ? `${r.ms[L]} (min ${Math.min(...r.runs.map((x) => x[L]))})` : `${r.ms[L]}`) : '-');
-  console.log(`\n| ${model}: ms, best of ${repeats} in a process${rounds > 1 ? `, median (min) of ${rounds} rounds` : ''} | ${heads.join(' | ')} |\n|---|${columns.map(() => '---').join('|')}|`);
+  const fmt = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
+  const cell = (r, L) => (Number.isFinite(r.ms[L]) ? (rounds > 1 ? `${fmt(r.ms[L])} (min ${fmt(Math.min(...r.runs.map((x) => x[L])))})` : fmt(r.ms[L])) : "-");
+  console.log(`\n| ${model}: ${args.cpu ? 'CPU ' : ''}ms, best of ${repeats} in a process${rounds > 1 ? `, median (min) of ${rounds} rounds` : ''} | ${heads.join(' | ')} |\n|---|${columns.map(() => '---').join('|')}|`);
   for (const r of rows) console.log(`| ${r.name}, ${r.threads} thread${r.threads > 1 ? 's' : ''} | ${columns.map((L) => cell(r, L)).join(' | ')} |`);
   const ratio = (peer, ours, threads, target) => {
     const p = find(peer, threads), o = find(ours, threads);
