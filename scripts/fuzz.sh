@@ -3,8 +3,9 @@
 # UndefinedBehaviorSanitizer.
 #
 #   scripts/fuzz.sh [SECONDS=60] [TARGET=all]
-#       TARGET: safetensors | json | tokenizer | analyze_input | tour | attention_spec | all
+#       TARGET: safetensors | json | tokenizer | tokenizer_json | analyze_input | tour | attention_spec | shard_index | all
 #
+# tokenizer_json feeds Tokenizer::load_json a tokenizer.json and, when it loads, encodes texts.
 # analyze_input feeds `attnlab analyze`'s JSON input parser (parse_query_input) and, for small
 # accepted inputs, runs the whole per-query analysis and checks its invariants. attention_spec feeds
 # the attention plan's text (--attention SPEC) and runs each accepted normalizer on a row of scores.
@@ -26,9 +27,9 @@ OUT="$ROOT/build/fuzz"
 
 case "$SECS" in ''|*[!0-9]*) echo "fuzz.sh: SECONDS must be a whole number, got '$SECS'" >&2; exit 2 ;; esac
 case "$WHICH" in
-  all) TARGETS=(safetensors json tokenizer analyze_input tour attention_spec) ;;
-  safetensors|json|tokenizer|analyze_input|tour|attention_spec) TARGETS=("$WHICH") ;;
-  *) echo "fuzz.sh: unknown target '$WHICH' (safetensors, json, tokenizer, analyze_input, tour, attention_spec or all)" >&2; exit 2 ;;
+  all) TARGETS=(safetensors json tokenizer tokenizer_json analyze_input tour attention_spec shard_index) ;;
+  safetensors|json|tokenizer|tokenizer_json|analyze_input|tour|attention_spec|shard_index) TARGETS=("$WHICH") ;;
+  *) echo "fuzz.sh: unknown target '$WHICH' (safetensors, json, tokenizer, tokenizer_json, analyze_input, tour, attention_spec, shard_index or all)" >&2; exit 2 ;;
 esac
 
 CXX=""
@@ -43,13 +44,15 @@ sources_for() {
   case "$1" in
     safetensors) echo src/base/safetensors.cpp src/base/json.cpp src/base/utf8.cpp ;;
     json) echo src/base/json.cpp src/base/utf8.cpp ;;
-    tokenizer) echo src/tokenizer/gpt2_tokenizer.cpp src/tokenizer/unicode_classes.cpp src/base/json.cpp src/base/utf8.cpp ;;
+    tokenizer|tokenizer_json) echo src/tokenizer/*.cpp src/base/json.cpp src/base/utf8.cpp ;;
     analyze_input) echo src/analysis/query_analysis.cpp src/analysis/normalizers.cpp src/analysis/selection.cpp \
                         src/analysis/separability.cpp src/analysis/softmax.cpp \
                         src/base/json.cpp src/base/utf8.cpp src/base/random.cpp ;;
     tour) echo src/app/tour/tour.cpp src/app/tour/builtin_tour.cpp src/app/view_state.cpp src/model/attention_plan.cpp src/analysis/normalizers.cpp src/analysis/softmax.cpp \
                src/base/json.cpp src/base/utf8.cpp src/base/random.cpp ;;
     attention_spec) echo src/model/attention_plan.cpp src/model/normalize_rows.cpp ;;
+    shard_index) echo src/base/shard_index.cpp src/base/safetensors.cpp src/base/safetensors_shards.cpp src/base/safetensors_write.cpp \
+                      src/base/json.cpp src/base/utf8.cpp ;;
   esac
 }
 

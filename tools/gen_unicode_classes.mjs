@@ -1,4 +1,4 @@
-// Writes src/tokenizer/unicode_classes.cpp: the code-point classes GPT-2's pre-tokenizer needs,
+// Writes src/tokenizer/unicode_classes.cpp: the code-point classes the pre-tokenizers need,
 // as sorted ranges. The reference tokenizers are JavaScript, so the classes are whatever
 // this node's regular expressions say: every code point 0..0x10FFFF is tested against
 // /\p{L}/u, /\p{N}/u and /\s/u, and the Unicode version is node's (recorded in the header).
@@ -12,6 +12,9 @@ const classes = [
   { name: 'kLetters', func: 'is_letter', what: '\\p{L} (Letter)', re: /^\p{L}$/u },
   { name: 'kNumbers', func: 'is_number', what: '\\p{N} (Number)', re: /^\p{N}$/u },
   { name: 'kJsSpaces', func: 'is_js_space', what: 'JavaScript\'s \\s (WhiteSpace + LineTerminator)', re: /^\s$/u },
+  // The \s of tokenizer.json's Oniguruma patterns: Hugging Face's JavaScript rewrites it to
+  // \p{White_Space} (which has U+0085 and lacks U+FEFF, unlike JavaScript's \s).
+  { name: 'kWhiteSpace', func: 'is_white_space', what: '\\p{White_Space}', re: /^\p{White_Space}$/u, overlaps: true },
 ];
 
 for (const c of classes) {
@@ -38,7 +41,7 @@ if (JSON.stringify(classes[2].ranges) !== JSON.stringify(expectedSpaces)) {
 // letter, number, space or other.
 for (let cp = 0; cp <= 0x10ffff; cp++) {
   const s = String.fromCodePoint(cp);
-  const n = classes.filter((c) => c.re.test(s)).length;
+  const n = classes.filter((c) => !c.overlaps && c.re.test(s)).length;
   if (n > 1) {
     console.error(`U+${cp.toString(16)} is in more than one class`);
     process.exit(1);

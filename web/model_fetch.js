@@ -307,6 +307,7 @@
     let worker;
     try { worker = new Worker("early_download_worker.js"); } catch (err) { return; }  // download() fetches
     const e = early = { url: href, worker, head: null, chunks: [], ended: false, error: null, stopped: false, wake: null };
+    mark("attnlab-early-download");  // for the browser tests: started before the app's script (index.html)
     const wake = () => { if (e.wake) { const w = e.wake; e.wake = null; w(); } };
     // head: the answer's status and headers, or null when the request failed (download() retries
     // it and reports its own error).
@@ -359,7 +360,12 @@
     early = null;
     const head = await e.head;
     if (!head) { e.stop(); return null; }
+    mark("attnlab-early-download-taken");  // the app reads this download, and fetches no other
     return { response: head, reader: earlyReader(e) };
+  }
+
+  function mark(name) {
+    try { performance.mark(name); } catch (e) { /* no User Timing: only the tests read it */ }
   }
 
   // [SECTION] The operations C++ asks for -------------------------------------------------------------

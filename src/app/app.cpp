@@ -1,6 +1,7 @@
 #include "app/app.h"
 
 #include <imgui.h>
+#include <imgui_internal.h>  // the tab bar's selection, set before its layout (draw_tab_bar)
 
 #include <algorithm>
 #include <cmath>
@@ -71,7 +72,8 @@ float popup_width(float em) {
     return std::min(font * em, ImGui::GetMainViewport()->WorkSize.x - font * 2.0f);
 }
 
-void draw_about(bool* open) {
+void draw_about(AppState& app) {
+    bool* open = &app.show_about;
     if (!*open) return;
     ImGui::OpenPopup("About AttnLab");
     ImGui::SetNextWindowSize(ImVec2(popup_width(34.0f), 0), ImGuiCond_Appearing);
@@ -86,6 +88,13 @@ void draw_about(bool* open) {
             "the tight one, each labelled. Example: the paper bounds the softmax Jacobian by min{1/(4T), sqrt 2}; "
             "two tied leading logits reach 1/(2T), which is the tight bound.");
         ImGui::Spacing();
+        const int threads = max_threads();
+        ImGui::TextDisabled("Computing on %d thread%s.", threads, threads == 1 ? "" : "s");
+        if (!app.threads_note.empty()) {
+            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+            ImGui::TextWrapped("%s", app.threads_note.c_str());
+            ImGui::PopStyleColor();
+        }
         ImGui::TextDisabled("Dear ImGui %s", ImGui::GetVersion());
         if (ImGui::Button("Close")) *open = false;
         ImGui::EndPopup();
@@ -261,12 +270,16 @@ bool tab_titles_fit() {
 
 void draw_tab_bar(AppState& app, PanelContext& ctx) {
     Session& s = app.session;
-    // A tab chosen from outside (a link, setState) is selected once; afterwards clicks rule.
+    // A tab chosen from outside (a link, setState, the first view's move) is selected once;
+    // afterwards clicks rule. Selected in this frame: ImGui's SetSelected would wait for the next
+    // one, and a view set in between (a reader's setState) would then be undone by it.
     const bool external = s.view.panel != app.shown_panel;
     if (!ImGui::BeginTabBar("##panels")) return;
+    if (external)
+        for (const Tab& tab : kTabs)
+            if (tab.panel == s.view.panel) GImGui->CurrentTabBar->NextSelectedTabId = ImGui::GetID(tab.title);  // read by the first tab
     for (const Tab& tab : kTabs) {
-        const ImGuiTabItemFlags f = external && tab.panel == s.view.panel ? ImGuiTabItemFlags_SetSelected : 0;
-        const bool open = ImGui::BeginTabItem(tab.title, nullptr, f);
+        const bool open = ImGui::BeginTabItem(tab.title);
         remember_last_item(app.widgets, (std::string("tab.") + panel_name(tab.panel)).c_str());
         if (!open) continue;
         if (!external) s.view.panel = tab.panel;
@@ -375,7 +388,7 @@ void draw_app(AppState& app) {
     if (tab_titles_fit()) draw_tab_bar(app, ctx);
     else draw_wrapped_tabs(app, ctx);
     ImGui::End();
-    draw_about(&app.show_about);
+    draw_about(app);
     draw_share_popup(app);
     draw_tour(tour_host(app));
     if (s.view != app.settled_view) {
@@ -404,6 +417,11 @@ bool apply_view_state(AppState& app, std::string_view json, bool from_link, std:
     }
     const std::string old_url = s.view.model_url;
     s.view = view;
+    // A view set by the reader (setState, a link, a tour step) replaces any automatic choice still
+    // waiting, even when it equals the view that choice was asked from: otherwise the first view's
+    // move to the strongest head could undo it once the head grid is ready. A tour step that wants
+    // that head asks again after this (show_tour_step).
+    app.learned_head.pending = false;
     // The model: keep it when it is the one named (loaded or on its way), else fetch it (from
     // the cache when there).
     const std::string& url = view.model_url;
@@ -475,6 +493,7 @@ void app_status_members(const AppState& app, float pixel_ratio, std::string_view
     });
     part("error", [&] { return json::quote(s.message); });
     part("threads", [&] { return std::to_string(max_threads()); });  // the model's: 1, or the worker pool's size in the threaded page
+    part("threads_note", [&] { return json::quote(app.threads_note); });
     part("model", [&] {
         json::ObjectBuilder model;
         model.add("loaded", s.model != nullptr);

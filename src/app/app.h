@@ -62,8 +62,8 @@ struct AppState {
 
     // Show the model's strongest learned head once its head grid is ready: on a first open with
     // the built-in model (on the Attention map, so the first thing a visitor sees is a head that
-    // selects), and for a tour step that asks for it. Only while the view is still `from`: a
-    // choice made meanwhile wins.
+    // selects), and for a tour step that asks for it. Only while the view is still `from` and no
+    // view was set since (apply_view_state): a choice made meanwhile wins.
     struct LearnedHeadRequest {
         bool pending = false;
         ViewState from;
@@ -94,6 +94,9 @@ struct AppState {
     int settle_frames = 0;
 
     bool show_about = false;
+    // Why the page computes on one thread, in About and status().threads_note ("" when it has
+    // its worker pool, and natively): set by the platform.
+    std::string threads_note;
     Panel shown_panel = Panel::Text;  // the tab drawn last frame, to notice setState() changes
 };
 

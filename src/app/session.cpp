@@ -42,7 +42,7 @@ std::string model_display_name(std::string_view config_json) {
     return out;
 }
 
-bool chosen_query_slice(const Session& s, QuerySlice& out, std::string& error) {
+bool chosen_query_place(const Session& s, QuerySlice& out, std::string& error) {
     if (!s.forward || s.forward->tokens.empty()) {
         error = s.model ? "Waiting for the forward pass." : "Load a model to see its attention.";
         return false;
@@ -53,6 +53,15 @@ bool chosen_query_slice(const Session& s, QuerySlice& out, std::string& error) {
     out.head = std::clamp(s.view.head, 0, cap.n_head() - 1);
     out.query = chosen_query(s);
     out.T = s.view.T;
+    return true;
+}
+
+bool chosen_query_slice(const Session& s, QuerySlice& out, std::string& error) {
+    return chosen_query_place(s, out, error) && fill_query_slice(s, out, error);
+}
+
+bool fill_query_slice(const Session& s, QuerySlice& out, std::string& error) {
+    const AttentionCapture& cap = s.forward->capture;
     const int d = cap.head_dim(), n = out.query + 1;
     const std::vector<float> q = cap.queries(out.layer, out.head), k = cap.keys(out.layer, out.head), v = cap.values(out.layer, out.head);
     const float* qrow = q.data() + static_cast<size_t>(out.query) * d;
@@ -81,8 +90,8 @@ QueryKey query_key(const Session& s, const QuerySlice& slice, unsigned ignored) 
             s.view.normalizer};
 }
 
-bool chosen_query_slice(const Session& s, QuerySlice& out, ChosenQueryView& view) {
-    if (chosen_query_slice(s, out, view.error)) return true;
+bool chosen_query_place(const Session& s, QuerySlice& out, ChosenQueryView& view) {
+    if (chosen_query_place(s, out, view.error)) return true;
     view.ready = false;
     view.key = {};
     return false;

@@ -111,9 +111,14 @@ struct Session {
 
     // "Compare with the twin" (view.compare): the other built-in model (AttnLab tiny beside
     // tiny-SSMax, or the reverse), held beside `model` and never replacing it, and its pass over
-    // `tokens` as trained (app/work/twin_compare.h). Null until loaded and computed.
+    // `tokens` under the same model changes (app/work/twin_compare.h). Null until loaded and
+    // computed.
     std::shared_ptr<const LoadedModel> twin;
     std::shared_ptr<const ForwardResult> twin_forward;
+    // view.plan read against the twin (its trained plan when the plan does not fit it).
+    AttentionPlan twin_plan;
+    std::string twin_plan_text;
+    const LoadedModel* twin_plan_model = nullptr;
     std::string twin_error;  // why the twin is not shown: its load or its pass failed
     TaskRunner twin_work;    // the twin's pass
 
@@ -135,6 +140,11 @@ struct QuerySlice {
 // False (with a reason for the reader) before the first forward pass, or when the view's
 // normalizer name is not one AttnLab knows.
 bool chosen_query_slice(const Session& s, QuerySlice& out, std::string& error);
+// Its two halves, so that a panel can check its cache (query_key) between them: the place
+// (layer, head, query, normalizer, T: cheap), then the row's logits, weights and values (copies
+// the head's queries, keys and values out of the capture). fill_query_slice needs a place.
+bool chosen_query_place(const Session& s, QuerySlice& out, std::string& error);
+bool fill_query_slice(const Session& s, QuerySlice& out, std::string& error);
 
 // What a panel's numbers for the chosen query were computed from. A panel keeps the key of
 // what it shows and recomputes when the current key differs; fields it does not depend on are
@@ -160,8 +170,8 @@ struct ChosenQueryView {
     std::string error = "not drawn yet";
 };
 
-// chosen_query_slice for such a panel: when there is no slice, `view` is cleared and says why.
-bool chosen_query_slice(const Session& s, QuerySlice& out, ChosenQueryView& view);
+// chosen_query_place for such a panel: when there is no place, `view` is cleared and says why.
+bool chosen_query_place(const Session& s, QuerySlice& out, ChosenQueryView& view);
 
 // The perplexity computed for `pass`, or null (not yet, or no pass).
 const TextPerplexity* find_perplexity(const Session& s, const std::shared_ptr<const ForwardResult>& pass);

@@ -175,7 +175,8 @@ std::int64_t TensorInfo::element_count() const {
 
 bool SafetensorsReader::open(std::span<const std::uint8_t> file, std::string source, std::string& error) {
     source_ = std::move(source);
-    data_ = {};
+    data_.clear();
+    sources_.clear();
     tensors_.clear();
     const auto fail = [&](const std::string& what) {
         error = source_ + ": " + what;
@@ -276,8 +277,13 @@ bool SafetensorsReader::open(std::span<const std::uint8_t> file, std::string sou
                     " bytes from file byte " + file_byte(at) + " belong to no tensor");
     }
 
-    data_ = file.subspan(static_cast<std::size_t>(data_start));
+    data_ = {file.subspan(static_cast<std::size_t>(data_start))};
+    sources_ = {source_};
     return true;
+}
+
+const std::string& SafetensorsReader::source_of(const TensorInfo& t) const {
+    return t.shard >= 0 && static_cast<std::size_t>(t.shard) < sources_.size() ? sources_[static_cast<std::size_t>(t.shard)] : source_;
 }
 
 const TensorInfo* SafetensorsReader::find(std::string_view name) const {
@@ -288,8 +294,10 @@ const TensorInfo* SafetensorsReader::find(std::string_view name) const {
 
 std::span<const std::uint8_t> SafetensorsReader::bytes(const TensorInfo& t) const {
     // Guards a TensorInfo that did not come from this reader; ours always pass.
-    if (t.begin > t.end || t.end > data_.size()) return {};
-    return data_.subspan(static_cast<std::size_t>(t.begin), static_cast<std::size_t>(t.end - t.begin));
+    if (t.shard < 0 || static_cast<std::size_t>(t.shard) >= data_.size()) return {};
+    const std::span<const std::uint8_t> data = data_[static_cast<std::size_t>(t.shard)];
+    if (t.begin > t.end || t.end > data.size()) return {};
+    return data.subspan(static_cast<std::size_t>(t.begin), static_cast<std::size_t>(t.end - t.begin));
 }
 
 std::span<const float> SafetensorsReader::f32_view(const TensorInfo& t) const {
@@ -306,11 +314,11 @@ bool SafetensorsReader::to_f32(const TensorInfo& t, std::span<float> out, std::s
     const std::span<const std::uint8_t> b = bytes(t);
     const std::uint64_t count = static_cast<std::uint64_t>(t.element_count());
     if (b.size() != count * dtype_size(t.dtype)) {
-        error = source_ + ": tensor " + quoted(t.name) + " is not one this reader indexed";
+        error = source_of(t) + ": tensor " + quoted(t.name) + " is not one this reader indexed";
         return false;
     }
     if (out.size() != count) {
-        error = source_ + ": tensor " + quoted(t.name) + " has " + std::to_string(count) + " elements but the output holds " +
+        error = source_of(t) + ": tensor " + quoted(t.name) + " has " + std::to_string(count) + " elements but the output holds " +
                 std::to_string(out.size()) + " floats";
         return false;
     }
@@ -325,7 +333,7 @@ bool SafetensorsReader::to_f32(const TensorInfo& t, std::span<float> out, std::s
             for (std::size_t i = 0; i < out.size(); ++i) out[i] = bf16_to_f32(static_cast<std::uint16_t>(b[2 * i] | (b[2 * i + 1] << 8)));
             return true;
         default:
-            error = source_ + ": tensor " + quoted(t.name) + " is " + dtype_name(t.dtype) + "; only F32, F16 and BF16 convert to fp32";
+            error = source_of(t) + ": tensor " + quoted(t.name) + " is " + dtype_name(t.dtype) + "; only F32, F16 and BF16 convert to fp32";
             return false;
     }
 }
@@ -352,6 +360,45 @@ float f16_to_f32(std::uint16_t h) {
 float bf16_to_f32(std::uint16_t b) {
     // bfloat16 is the top half of a float, by definition.
     return float_from_bits(static_cast<std::uint32_t>(b) << 16);
+}
+
+namespace {
+
+std::uint32_t float_bits(float f) {
+    std::uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+// u >> shift, rounded to nearest, ties to even.
+std::uint32_t shift_right_rounded(std::uint32_t u, int shift) {
+    if (shift >= 32) return 0;
+    const std::uint32_t kept = u >> shift, rest = u & ((1u << shift) - 1), half = 1u << (shift - 1);
+    return kept + ((rest > half || (rest == half && (kept & 1u))) ? 1u : 0u);
+}
+
+}  // namespace
+
+std::uint16_t f32_to_f16(float f) {
+    const std::uint32_t u = float_bits(f);
+    const std::uint16_t sign = static_cast<std::uint16_t>((u >> 16) & 0x8000u);
+    const std::uint32_t exp = (u >> 23) & 0xFFu, mant = u & 0x7FFFFFu;
+    if (exp == 0xFF) return static_cast<std::uint16_t>(sign | 0x7C00u | (mant ? 0x200u | (mant >> 13) : 0u));
+    const int e = static_cast<int>(exp) - 127 + 15;  // half's biased exponent
+    if (e >= 31) return static_cast<std::uint16_t>(sign | 0x7C00u);
+    if (e <= 0) {
+        // A subnormal half (or zero): the significand with its implicit bit, in units of 2^-24.
+        if (e < -10) return sign;  // below half the smallest subnormal: rounds to zero
+        return static_cast<std::uint16_t>(sign | shift_right_rounded(mant | 0x800000u, 14 - e));
+    }
+    // Rounding may carry into the exponent, up to infinity: the bit layout makes that right.
+    return static_cast<std::uint16_t>(sign | ((static_cast<std::uint32_t>(e) << 10) + shift_right_rounded(mant, 13)));
+}
+
+std::uint16_t f32_to_bf16(float f) {
+    const std::uint32_t u = float_bits(f);
+    if ((u & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<std::uint16_t>((u >> 16) | 0x40u);  // NaN, quiet
+    return static_cast<std::uint16_t>(shift_right_rounded(u, 16));
 }
 
 }  // namespace attnlab

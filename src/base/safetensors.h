@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/shard_index.h"
+
 namespace attnlab {
 
 // Every dtype the format defines; AttnLab computes with F32, F16 and BF16 (see to_f32).
@@ -28,6 +30,7 @@ struct TensorInfo {
     std::vector<std::int64_t> shape;
     std::uint64_t begin = 0;  // byte offsets into the data section
     std::uint64_t end = 0;
+    int shard = 0;  // which file of a sharded checkpoint holds it (open_shards); 0 for one file
 
     std::int64_t element_count() const;  // product of the shape (1 for a scalar)
 };
@@ -42,8 +45,21 @@ public:
     // `error` to a sentence that names the source and the tensor or byte offset concerned.
     bool open(std::span<const std::uint8_t> file, std::string source, std::string& error);
 
+    // A sharded checkpoint (base/shard_index.h): every shard validated as a file of its own,
+    // shards[i] holding the bytes of index.files[i] (source: its path). Every tensor of the index
+    // must be in the shard the index names, and every tensor of a shard named by the index there.
+    // On any fault returns false with a message that names the file and the tensor concerned.
+    // source() is then the index's.
+    struct Shard {
+        std::string source;
+        std::span<const std::uint8_t> bytes;
+    };
+    bool open_shards(const ShardIndex& index, std::span<const Shard> shards, std::string& error);
+
     const std::string& source() const { return source_; }
-    const std::vector<TensorInfo>& tensors() const { return tensors_; }  // in data order
+    // The file that holds t: the shard's for a sharded checkpoint, else source().
+    const std::string& source_of(const TensorInfo& t) const;
+    const std::vector<TensorInfo>& tensors() const { return tensors_; }  // in data order, shard by shard
     const TensorInfo* find(std::string_view name) const;
 
     // The tensor's raw bytes.
@@ -59,12 +75,17 @@ public:
 
 private:
     std::string source_;
-    std::span<const std::uint8_t> data_;  // the data section
+    std::vector<std::span<const std::uint8_t>> data_;  // each file's data section
+    std::vector<std::string> sources_;                 // each file's name
     std::vector<TensorInfo> tensors_;
 };
 
 // IEEE half and bfloat16 to float, exact for every input (subnormals, inf, NaN).
 float f16_to_f32(std::uint16_t h);
 float bf16_to_f32(std::uint16_t b);
+// Float to IEEE half and bfloat16, rounded to nearest, ties to even (as PyTorch's .half() and
+// .bfloat16() round); overflow gives infinity, NaN stays NaN (quiet).
+std::uint16_t f32_to_f16(float f);
+std::uint16_t f32_to_bf16(float f);
 
 }  // namespace attnlab

@@ -65,6 +65,7 @@ int main() {
     // the built-in one waits for it (link_restored below) instead of downloading both.
     static attnlab::WebModelSource model_source;
     app.model_source = &model_source;
+    app.threads_note = attnlab::page_threads_note();  // isolation is fixed for the page's life
     app.builtin_model = kBuiltinModelAddress;
     app.twin_model = kTwinModelAddress;
     model_source.add_uncached(kBuiltinModelAddress);  // the browser's HTTP cache keeps them fresh

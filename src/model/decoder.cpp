@@ -170,17 +170,17 @@ void causal_attention(const CausalAttention& a, const AttentionPlan& plan, Atten
         !any_whole);
 }
 
-void logits_from_hidden(const float* hidden, int rows, int C, const float* head, int V, float* logits) {
+void logits_from_hidden(const float* hidden, int rows, int C, WeightMatrix head, int V, float* logits) {
     // In slices of the vocabulary, spread over the threads: for one row this is a matrix-vector
     // product, and reading the 154 MB of GPT-2's lm_head is most of a decode step.
     constexpr int slice = 2048;
     parallel_for((V + slice - 1) / slice, [&](int item) {
         const int v0 = item * slice, count = std::min(slice, V - v0);
-        gemm(rows, count, C, hidden, C, head + static_cast<size_t>(v0) * C, C, true, logits + v0, V);
+        gemm(rows, count, C, hidden, C, head.offset(static_cast<size_t>(v0) * C), C, true, logits + v0, V);
     });
 }
 
-void next_token_nll_from(const FinalNorm& final_norm, const float* head, int C, int V, const float* residual, int n,
+void next_token_nll_from(const FinalNorm& final_norm, WeightMatrix head, int C, int V, const float* residual, int n,
                          std::span<const int> targets, std::vector<double>& nll) {
     nll.assign(static_cast<size_t>(n), std::nan(""));
     // A block of rows at a time, each block's logits a slice of the vocabulary at a time (as
@@ -196,7 +196,7 @@ void next_token_nll_from(const FinalNorm& final_norm, const float* head, int C, 
         std::vector<double> target_logit(static_cast<size_t>(rows), std::nan(""));
         for (int v0 = 0; v0 < V; v0 += kSlice) {
             const int count = std::min(kSlice, V - v0);
-            gemm(rows, count, C, normed.data(), C, head + static_cast<size_t>(v0) * C, C, true, logits.data(), kSlice);
+            gemm(rows, count, C, normed.data(), C, head.offset(static_cast<size_t>(v0) * C), C, true, logits.data(), kSlice);
             for (int i = 0; i < rows; ++i) {
                 const float* row = logits.data() + static_cast<size_t>(i) * kSlice;
                 const double m = std::max<double>(top[static_cast<size_t>(i)], *std::max_element(row, row + count));

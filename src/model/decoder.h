@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "model/attention_plan.h"
+#include "model/weight_matrix.h"
 
 namespace attnlab {
 
@@ -83,7 +84,7 @@ void causal_attention(const CausalAttention& a, const AttentionPlan& plan, Atten
 
 // logits (rows, V) = hidden (rows, C) @ head^T, head (V, C), in slices of the vocabulary spread
 // over the threads.
-void logits_from_hidden(const float* hidden, int rows, int C, const float* head, int V, float* logits);
+void logits_from_hidden(const float* hidden, int rows, int C, WeightMatrix head, int V, float* logits);
 
 // The final norm of a family: out (n, C) = norm(in (n, C)).
 using FinalNorm = std::function<void(const float* in, float* out, int n)>;
@@ -91,7 +92,7 @@ using FinalNorm = std::function<void(const float* in, float* out, int n)>;
 // -ln p(targets[i] | ...) for n positions whose residual stream after the last layer is
 // `residual` (n, C): final_norm, the logits a block of rows at a time (never n x V at once), and
 // log-softmax in double. A target < 0 gives NaN. Bits do not depend on the thread count.
-void next_token_nll_from(const FinalNorm& final_norm, const float* head, int C, int V, const float* residual, int n,
+void next_token_nll_from(const FinalNorm& final_norm, WeightMatrix head, int C, int V, const float* residual, int n,
                          std::span<const int> targets, std::vector<double>& nll);
 
 // The checks every family's forward pass makes before consuming anything: tokens not empty, the

@@ -120,8 +120,8 @@ void avx512::packed_gemm(const TileKind& kind, int m, int n, int k, const float*
         for (int k0 = 0; k0 < k; k0 += kDepthBlock) {
             const int kc = std::min(kDepthBlock, k - k0);
             pack_block(b, static_cast<size_t>(ldb), b_transposed, k0, kc, j0, nc, packed);
-            multiply_block(kind, m, nc, kc, a + k0, static_cast<size_t>(lda), packed, static_cast<size_t>(kc) * kStrip, c + j0,
-                           static_cast<size_t>(ldc));
+            multiply_block(kind, WeightType::f32, m, nc, kc, a + k0, static_cast<size_t>(lda), packed, static_cast<size_t>(kc) * kStrip,
+                           c + j0, static_cast<size_t>(ldc));
         }
     }
     if (alpha == 1.0f && !bias) return;

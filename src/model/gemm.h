@@ -15,9 +15,18 @@
 //
 // Our kernels define every element's bits (GemmSumOrder below): they never depend on the tiling,
 // the kind of tile picked, the strides or the thread count (docs/kernels.md).
+#include "model/weight_matrix.h"
+
 namespace attnlab {
 
 void gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, bool b_transposed, float* c, int ldc, float alpha = 1.0f,
+          const float* bias = nullptr);
+
+// The same with b a matrix of weights (weight_matrix.h). A 16-bit b is widened, the part of it
+// this call reads, into a buffer of the calling thread's, then multiplied as an fp32 b: the bits
+// are those of an fp32 b that holds the widened values. Callers pass slices (a panel of columns,
+// a slice of the vocabulary), so the buffer stays the size of a slice, never of the model.
+void gemm(int m, int n, int k, const float* a, int lda, WeightMatrix b, int ldb, bool b_transposed, float* c, int ldc, float alpha = 1.0f,
           const float* bias = nullptr);
 
 // How gemm() sums c(i, j) before multiplying by alpha and adding the bias.

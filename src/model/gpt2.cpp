@@ -77,11 +77,12 @@ bool Gpt2State::run_layers(std::span<const int> tokens, std::string& error, Atte
     fc_.resize(nC * 4);
 
     // x: (n, C) = token embedding + position embedding
+    std::vector<float> pe(static_cast<size_t>(C));
     for (int i = 0; i < n; ++i) {
-        const float* te = w.wte + static_cast<size_t>(tokens[i]) * C;
-        const float* pe = w.wpe + static_cast<size_t>(t_ + i) * C;
         float* x = x_.data() + static_cast<size_t>(i) * C;
-        for (int c = 0; c < C; ++c) x[c] = te[c] + pe[c];
+        widen(w.wte.offset(static_cast<size_t>(tokens[i]) * C), static_cast<size_t>(C), x);
+        widen(w.wpe.offset(static_cast<size_t>(t_ + i) * C), static_cast<size_t>(C), pe.data());
+        for (int c = 0; c < C; ++c) x[c] += pe[c];
     }
 
     for (int l = 0; l < cfg.n_layer; ++l) {

@@ -1,7 +1,9 @@
 #pragma once
 // GPT-2, as in the Hugging Face implementation, in fp32 with Eigen: prefill a prompt, then
-// decode token by token with a KV cache. Weights are views into the checkpoint's bytes when
-// they are F32 (no copy) and into one owned buffer otherwise.
+// decode token by token with a KV cache. The matrices (wte, wpe, lm_head and each layer's four)
+// are views into the checkpoint's bytes, of its type: F16 and BF16 stay 16-bit in memory and
+// the kernels widen them as they read them (model/weight_matrix.h), so a model takes about its
+// file's size. The vectors (layer norms, biases) are views when F32 and fp32 copies otherwise.
 //
 // What the paper needs comes out through AttentionObserver: per layer the queries, keys and
 // values, and on request one head's pre-softmax scores and weights. Each head runs the normalizer
@@ -57,12 +59,12 @@ struct Gpt2LayerWeights {
 };
 
 struct Gpt2Weights {
-    const float* wte;  // (V, C) token embeddings, also the output projection when tied
-    const float* wpe;  // (n_positions, C)
+    WeightMatrix wte;  // (V, C) token embeddings, also the output projection when tied
+    WeightMatrix wpe;  // (n_positions, C)
     std::vector<Gpt2LayerWeights> layers;
     const float* ln_f_w;   // (C)
     const float* ln_f_b;   // (C)
-    const float* lm_head;  // (V, C): wte unless the checkpoint has its own
+    WeightMatrix lm_head;  // (V, C): wte unless the checkpoint has its own
 };
 
 class Gpt2Model final : public DecoderModel {
@@ -86,7 +88,7 @@ private:
     Gpt2Config config_;
     AttentionPlan trained_plan_;
     Gpt2Weights w_{};
-    std::vector<float> owned_;  // F16/BF16/misaligned tensors converted to fp32
+    std::vector<float> owned_;  // 16-bit vectors and misaligned tensors converted to fp32
     std::int64_t parameter_count_ = 0;
 };
 

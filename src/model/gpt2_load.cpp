@@ -1,27 +1,16 @@
 // Binding a safetensors checkpoint in the Hugging Face GPT-2 layout to Gpt2Model.
 #include <array>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
 
 #include "base/json.h"
+#include "model/checkpoint_tensors.h"
 #include "model/gpt2.h"
 
 namespace attnlab {
-
-namespace {
-
-std::string shape_str(const std::vector<std::int64_t>& shape) {
-    std::string s = "[";
-    for (size_t i = 0; i < shape.size(); ++i) {
-        if (i) s += ", ";
-        s += std::to_string(shape[i]);
-    }
-    return s + "]";
-}
-
-}  // namespace
 
 std::string gpt2_config_json(const Gpt2Config& c) {
     json::ObjectBuilder o;
@@ -138,85 +127,50 @@ bool Gpt2Model::load(const SafetensorsReader& reader, const Gpt2Config* config, 
                                 std::to_string(c.n_embd) + ", n_head " + std::to_string(c.n_head) + " (assuming head size 64)");
     }
 
-    // Every tensor we use, with the shape it must have and where its pointer goes.
-    struct Need {
-        std::string name;
-        std::vector<std::int64_t> shape;
-        const float** dest;
-        const TensorInfo* info = nullptr;
-    };
-    std::vector<Need> needs;
+    // Every tensor we use, with the shape it must have and where its pointer goes: a vector's
+    // (always fp32), or a matrix's (of the checkpoint's type: 16-bit stays 16-bit).
+    TensorBinding binding(reader, config ? " from config.json" : "");
     const std::int64_t C = c.n_embd, V = c.vocab_size;
     Gpt2Weights w{};
     w.layers.resize(static_cast<size_t>(c.n_layer));
     const auto need = [&](const std::string& name, std::vector<std::int64_t> shape, const float** dest) {
-        needs.push_back({prefix + name, std::move(shape), dest});
+        binding.vector(prefix + name, std::move(shape), dest);
     };
-    need("wte.weight", {V, C}, &w.wte);
-    need("wpe.weight", {c.n_positions, C}, &w.wpe);
+    const auto need_matrix = [&](const std::string& name, std::vector<std::int64_t> shape, WeightMatrix* dest) {
+        binding.matrix(prefix + name, std::move(shape), dest);
+    };
+    need_matrix("wte.weight", {V, C}, &w.wte);
+    need_matrix("wpe.weight", {c.n_positions, C}, &w.wpe);
     // Where each layer's four matrices are, until they become LinearWeights below.
-    std::vector<std::array<const float*, 4>> matrices(static_cast<size_t>(c.n_layer));
+    std::vector<std::array<WeightMatrix, 4>> matrices(static_cast<size_t>(c.n_layer));
     for (int l = 0; l < c.n_layer; ++l) {
         const std::string h = "h." + std::to_string(l) + ".";
         Gpt2LayerWeights& L = w.layers[static_cast<size_t>(l)];
-        std::array<const float*, 4>& m = matrices[static_cast<size_t>(l)];
+        std::array<WeightMatrix, 4>& m = matrices[static_cast<size_t>(l)];
         need(h + "ln_1.weight", {C}, &L.ln_1_w);
         need(h + "ln_1.bias", {C}, &L.ln_1_b);
-        need(h + "attn.c_attn.weight", {C, 3 * C}, &m[0]);
+        need_matrix(h + "attn.c_attn.weight", {C, 3 * C}, &m[0]);
         need(h + "attn.c_attn.bias", {3 * C}, &L.c_attn_b);
-        need(h + "attn.c_proj.weight", {C, C}, &m[1]);
+        need_matrix(h + "attn.c_proj.weight", {C, C}, &m[1]);
         need(h + "attn.c_proj.bias", {C}, &L.c_proj_b);
         need(h + "ln_2.weight", {C}, &L.ln_2_w);
         need(h + "ln_2.bias", {C}, &L.ln_2_b);
-        need(h + "mlp.c_fc.weight", {C, 4 * C}, &m[2]);
+        need_matrix(h + "mlp.c_fc.weight", {C, 4 * C}, &m[2]);
         need(h + "mlp.c_fc.bias", {4 * C}, &L.fc_b);
-        need(h + "mlp.c_proj.weight", {4 * C, C}, &m[3]);
+        need_matrix(h + "mlp.c_proj.weight", {4 * C, C}, &m[3]);
         need(h + "mlp.c_proj.bias", {C}, &L.mlp_proj_b);
     }
     need("ln_f.weight", {C}, &w.ln_f_w);
     need("ln_f.bias", {C}, &w.ln_f_b);
     // The output projection is tied to wte unless the checkpoint carries its own.
     const bool own_head = reader.find("lm_head.weight") != nullptr;
-    if (own_head) needs.push_back({"lm_head.weight", {V, C}, &w.lm_head});
-
-    // Check everything before converting anything, and size the one owned buffer.
-    size_t owned = 0;
+    if (own_head) binding.matrix("lm_head.weight", {V, C}, &w.lm_head);
     std::int64_t params = 0;
-    for (Need& n : needs) {
-        n.info = reader.find(n.name);
-        if (!n.info) {
-            error = src + ": missing tensor '" + n.name + "'";
-            return false;
-        }
-        if (n.info->shape != n.shape) {
-            error = src + ": tensor '" + n.name + "' has shape " + shape_str(n.info->shape) + ", expected " + shape_str(n.shape) +
-                    (config ? " from config.json" : "");
-            return false;
-        }
-        if (n.info->dtype != DType::F32 && n.info->dtype != DType::F16 && n.info->dtype != DType::BF16) {
-            error = src + ": tensor '" + n.name + "' is " + dtype_name(n.info->dtype) + "; AttnLab reads F32, F16 and BF16";
-            return false;
-        }
-        if (reader.f32_view(*n.info).empty()) owned += static_cast<size_t>(n.info->element_count());
-        params += n.info->element_count();
-    }
-    owned_.assign(owned, 0.0f);
-    size_t at = 0;
-    for (Need& n : needs) {
-        const std::span<const float> view = reader.f32_view(*n.info);
-        if (!view.empty()) {
-            *n.dest = view.data();  // zero-copy: straight from the checkpoint's bytes
-            continue;
-        }
-        const std::span<float> out(owned_.data() + at, static_cast<size_t>(n.info->element_count()));
-        if (!reader.to_f32(*n.info, out, error)) return false;
-        *n.dest = out.data();
-        at += out.size();
-    }
+    if (!binding.bind(owned_, params, error)) return false;
     if (!own_head) w.lm_head = w.wte;
     for (size_t l = 0; l < w.layers.size(); ++l) {
         Gpt2LayerWeights& L = w.layers[l];
-        const std::array<const float*, 4>& m = matrices[l];
+        const std::array<WeightMatrix, 4>& m = matrices[l];
         L.c_attn = LinearWeight(m[0], c.n_embd, 3 * c.n_embd);
         L.c_proj = LinearWeight(m[1], c.n_embd, c.n_embd);
         L.fc = LinearWeight(m[2], c.n_embd, 4 * c.n_embd);

@@ -10,6 +10,8 @@
 #include "model/linear.h"
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 
 #include "base/parallel.h"
 #include "model/gemm.h"
@@ -50,6 +52,29 @@ void for_each_panel(int cols, Panel&& panel) {
 
 }  // namespace
 
+LinearWeight::LinearWeight(const float* w, int rows, int cols) : LinearWeight(WeightMatrix(w), rows, cols) {}
+
+namespace {
+
+int columns_of(const std::vector<LinearWeight::Part>& parts) {
+    int cols = 0;
+    for (const LinearWeight::Part& p : parts) cols += p.out;
+    return cols;
+}
+
+// Calls piece(part, first row of the part, c, width) for the parts' pieces of columns c0..c0 + width - 1.
+template <typename Piece>
+void for_each_part_piece(const std::vector<LinearWeight::Part>& parts, int c0, int width, Piece&& piece) {
+    int start = 0;
+    for (const LinearWeight::Part& p : parts) {
+        const int lo = std::max(c0, start), hi = std::min(c0 + width, start + p.out);
+        if (lo < hi) piece(p, lo - start, lo, hi - lo);
+        start += p.out;
+    }
+}
+
+}  // namespace
+
 #if defined(__AVX512F__)
 
 namespace {
@@ -61,19 +86,51 @@ static_assert(kColumnUnit == kStrip);
 
 }  // namespace
 
-LinearWeight::LinearWeight(const float* w, int rows, int cols) : w_(w), rows_(rows), cols_(cols) {
+LinearWeight::LinearWeight(WeightMatrix w, int rows, int cols) : w_(w), rows_(rows), cols_(cols) {
     const int strips = (cols + kStrip - 1) / kStrip;
-    const size_t strip_floats = static_cast<size_t>(rows) * kStrip;
-    float* raw = static_cast<float*>(::operator new[](std::max<size_t>(1, strips * strip_floats) * sizeof(float), std::align_val_t(64)));
-    packed_ = std::shared_ptr<float[]>(raw, [](float* p) { ::operator delete[](p, std::align_val_t(64)); });
+    const size_t strip_elements = static_cast<size_t>(rows) * kStrip, element = weight_type_size(w.type);
+    owned_bytes_ = std::max<size_t>(1, strips * strip_elements) * element;
+    void* raw = ::operator new[](owned_bytes_, std::align_val_t(64));
+    packed_ = std::shared_ptr<void>(raw, [](void* p) { ::operator delete[](p, std::align_val_t(64)); });
     parallel_for(strips, [&](int s) {
-        const int j0 = s * kStrip;
-        avx512::pack_strip(w + j0, static_cast<size_t>(cols), rows, std::min(kStrip, cols - j0), raw + s * strip_floats);
+        const int j0 = s * kStrip, width = std::min(kStrip, cols - j0);
+        if (const float* f = w.f32())
+            avx512::pack_strip(f + j0, static_cast<size_t>(cols), rows, width, static_cast<float*>(raw) + s * strip_elements);
+        else
+            avx512::pack_strip_16(w.bits16() + j0, static_cast<size_t>(cols), rows, width, w.type,
+                                  static_cast<std::uint16_t*>(raw) + s * strip_elements);
     });
 }
 
-void avx512::packed_linear_columns(const TileKind& kind, const float* in, int n, int rows, const float* packed, int cols, const float* bias,
-                                   float* out, int c0, int width, int next_c0, int next_width) {
+LinearWeight::LinearWeight(std::vector<Part> parts, int in) : rows_(in), cols_(columns_of(parts)) {
+    const WeightType type = parts.empty() ? WeightType::f32 : parts.front().w.type;
+    const int strips = (cols_ + kStrip - 1) / kStrip;
+    const size_t strip_elements = static_cast<size_t>(rows_) * kStrip, element = weight_type_size(type);
+    owned_bytes_ = std::max<size_t>(1, strips * strip_elements) * element;
+    w_.type = type;
+    void* raw = ::operator new[](owned_bytes_, std::align_val_t(64));
+    packed_ = std::shared_ptr<void>(raw, [](void* p) { ::operator delete[](p, std::align_val_t(64)); });
+    // Column j of W is row j of its part: each strip column is read along its part's row.
+    parallel_for(strips, [&](int s) {
+        const int j0 = s * kStrip, width = std::min(kStrip, cols_ - j0);
+        std::array<WeightMatrix, kStrip> column{};
+        for_each_part_piece(parts, j0, width, [&](const Part& p, int row, int c, int count) {
+            for (int j = 0; j < count; ++j) column[static_cast<size_t>(c - j0 + j)] = p.w.offset(static_cast<size_t>(row + j) * in);
+        });
+        char* strip = static_cast<char*>(raw) + s * strip_elements * element;
+        for (int slot = 0; slot < kStrip; ++slot) {
+            const WeightMatrix src = column[static_cast<size_t>(avx512::strip_column(slot, type))];
+            for (int p = 0; p < rows_; ++p) {
+                char* at = strip + (static_cast<size_t>(p) * kStrip + slot) * element;
+                if (type == WeightType::f32) *reinterpret_cast<float*>(at) = src.empty() ? 0.0f : src.f32()[p];
+                else *reinterpret_cast<std::uint16_t*>(at) = src.empty() ? 0 : src.bits16()[p];
+            }
+        }
+    });
+}
+
+void avx512::packed_linear_columns(const TileKind& kind, const float* in, int n, int rows, const void* packed, WeightType type, int cols,
+                                   const float* bias, float* out, int c0, int width, int next_c0, int next_width) {
     for (int i = 0; i < n; ++i) {
         float* row = out + static_cast<size_t>(i) * cols + c0;
         if (bias) std::copy(bias + c0, bias + c0 + width, row);
@@ -83,15 +140,18 @@ void avx512::packed_linear_columns(const TileKind& kind, const float* in, int n,
     // and the first row tile over a block waits for it (at 128 rows a product ran at 166
     // GFLOP/s against 200 with W in cache). So the later row tiles over block kb ask for block
     // kb + 1 ahead (multiply_block), and over the last block for the next panel's first.
-    const size_t strip_floats = static_cast<size_t>(rows) * kStrip;
+    const size_t strip_elements = static_cast<size_t>(rows) * kStrip, element = weight_type_size(type);
+    const char* const bytes = static_cast<const char*>(packed);
+    const auto at = [&](int column, int depth) {
+        return bytes + ((column / kStrip) * strip_elements + static_cast<size_t>(depth) * kStrip) * element;
+    };
     for (int k0 = 0; k0 < rows; k0 += kDepthBlock) {
         const int kc = std::min(kDepthBlock, rows - k0);
         const bool last = k0 + kc >= rows;
         const int next_k0 = last ? 0 : k0 + kc, ahead_c0 = last ? next_c0 : c0, ahead_width = last ? next_width : width;
-        const Prefetch next{packed + (ahead_c0 / kStrip) * strip_floats + static_cast<size_t>(next_k0) * kStrip, strip_floats,
-                            (ahead_width + kStrip - 1) / kStrip, std::min(kDepthBlock, rows - next_k0) * kStrip / 16};
-        multiply_block(kind, n, width, kc, in + k0, static_cast<size_t>(rows),
-                       packed + (c0 / kStrip) * strip_floats + static_cast<size_t>(k0) * kStrip, strip_floats, out + c0,
+        const Prefetch next{at(ahead_c0, next_k0), strip_elements * element, (ahead_width + kStrip - 1) / kStrip,
+                            static_cast<int>(std::min(kDepthBlock, rows - next_k0) * kStrip * element / 64)};
+        multiply_block(kind, type, n, width, kc, in + k0, static_cast<size_t>(rows), at(c0, k0), strip_elements, out + c0,
                        static_cast<size_t>(cols), next);
     }
 }
@@ -100,18 +160,29 @@ void LinearWeight::apply(const float* in, int n, const float* bias, float* out, 
     if (n <= 0 || cols_ <= 0) return;
     const avx512::TileKind& kind = tile_for(linear_class(n));
     for_each_panel(cols_, [&](int c0, int width, int next_c0, int next_width) {
-        avx512::packed_linear_columns(kind, in, n, rows_, packed_.get(), cols_, bias, out, c0, width, next_c0, next_width);
+        avx512::packed_linear_columns(kind, in, n, rows_, packed_.get(), w_.type, cols_, bias, out, c0, width, next_c0, next_width);
         if (done) done(c0, width);
     });
 }
 
 #else
 
-LinearWeight::LinearWeight(const float* w, int rows, int cols) : w_(w), rows_(rows), cols_(cols) {}
+LinearWeight::LinearWeight(WeightMatrix w, int rows, int cols) : w_(w), rows_(rows), cols_(cols) {}
+
+LinearWeight::LinearWeight(std::vector<Part> parts, int in) : parts_(std::move(parts)), rows_(in), cols_(columns_of(parts_)) {
+    if (!parts_.empty()) w_.type = parts_.front().w.type;
+}
 
 void LinearWeight::apply(const float* in, int n, const float* bias, float* out, const ColumnsDone& done) const {
     for_each_panel(cols_, [&](int c0, int width, int, int) {
-        gemm(n, width, rows_, in, rows_, w_ + c0, cols_, false, out + c0, cols_, 1.0f, bias ? bias + c0 : nullptr);
+        if (parts_.empty())
+            gemm(n, width, rows_, in, rows_, w_.offset(static_cast<size_t>(c0)), cols_, false, out + c0, cols_, 1.0f,
+                 bias ? bias + c0 : nullptr);
+        // (out, in) parts: the panel's rows of each part, read transposed in place.
+        for_each_part_piece(parts_, c0, width, [&](const Part& p, int row, int c, int count) {
+            gemm(n, count, rows_, in, rows_, p.w.offset(static_cast<size_t>(row) * rows_), rows_, true, out + c, cols_, 1.0f,
+                 bias ? bias + c : nullptr);
+        });
         if (done) done(c0, width);
     });
 }

@@ -73,10 +73,8 @@ bool LlamaState::run_layers(std::span<const int> tokens, std::string& error, Att
     attn_out_.resize(static_cast<size_t>(n) * Q);
     gate_.resize(static_cast<size_t>(n) * I);
     up_.resize(static_cast<size_t>(n) * I);
-    for (int i = 0; i < n; ++i) {
-        const float* e = model_.embed + static_cast<size_t>(tokens[i]) * C;
-        std::copy(e, e + C, x_.data() + static_cast<size_t>(i) * C);
-    }
+    for (int i = 0; i < n; ++i)
+        widen(model_.embed.offset(static_cast<size_t>(tokens[i]) * C), static_cast<size_t>(C), x_.data() + static_cast<size_t>(i) * C);
     const auto add_to_x = [&](int c0, int width) { add_columns(x_.data(), h_.data(), n, C, c0, width); };
     for (int l = 0; l < c.num_hidden_layers; ++l) {
         const LlamaLayerWeights& L = model_.layers[static_cast<size_t>(l)];

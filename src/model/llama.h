@@ -77,9 +77,10 @@ struct LlamaLayerWeights {
 
 class LlamaModel final : public DecoderModel {
 public:
-    // Binds a checkpoint in the Hugging Face layout (model.layers.N...). nn.Linear weights are
-    // (out, in); they are transposed into one owned buffer at load. `reader` must outlive the
-    // model (norms and embeddings are views when F32).
+    // Binds a checkpoint in the Hugging Face layout (model.layers.N...) through the loaders' one
+    // binding (checkpoint_tensors.h): the matrices are views of the checkpoint's bytes, of its
+    // type (F16 and BF16 stay 16-bit), nn.Linear's (out, in) read transposed by the kernels
+    // (LinearWeight::Part); norms are views when F32. `reader` must outlive the model.
     bool load(const SafetensorsReader& reader, const LlamaConfig& config, std::string& error);
 
     const LlamaConfig& config() const { return config_; }
@@ -89,16 +90,16 @@ public:
     std::unique_ptr<DecoderState> new_state() const override;
     void nll_from_residual(const float* residual, int n, std::span<const int> targets, std::vector<double>& nll) const override;
 
-    const float* embed = nullptr;       // (V, C)
+    WeightMatrix embed;                 // (V, C)
     const float* final_norm = nullptr;  // (C)
-    const float* lm_head = nullptr;     // (V, C)
+    WeightMatrix lm_head;               // (V, C): embed when tied
     std::vector<LlamaLayerWeights> layers;
     std::vector<double> rope_inv_freq;  // (d / 2): rope_inverse_frequencies()
 
 private:
     LlamaConfig config_;
     AttentionPlan trained_plan_;
-    std::vector<std::vector<float>> owned_;  // converted or transposed tensors; each buffer stays put
+    std::vector<float> owned_;  // 16-bit vectors and misaligned tensors converted to fp32
     std::int64_t parameter_count_ = 0;
 };
 

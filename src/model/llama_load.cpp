@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "base/json.h"
+#include "model/checkpoint_tensors.h"
 #include "model/llama.h"
 
 namespace attnlab {
@@ -12,31 +13,44 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-std::string shape_str(const std::vector<std::int64_t>& shape) {
-    std::string s = "[";
-    for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-    return s + "]";
-}
-
-// rope_scaling: null, or {"rope_type" (or "type"): "default" | "linear" | "llama3", ...}.
-bool parse_rope_scaling(const json::Value& v, const std::string& where, RopeScaling& out, std::string& error) {
+// rope_scaling (or, as transformers 5 writes config.json, rope_parameters): null, or
+// {"rope_type" (or "type"): "default" | "linear" | "llama3", ...}; no type is "default", as
+// Hugging Face reads it. `field` names it in errors; a "rope_theta" inside it wins over the
+// top-level one (modeling_rope_utils: rope_parameters.setdefault("rope_theta", ...)).
+bool parse_rope_scaling(const json::Value& v, const std::string& where, const std::string& field, RopeScaling& out, double& theta,
+                        std::string& error) {
     out = RopeScaling{};
     if (v.is_null()) return true;
-    const json::Value* type = v.is_object() ? v.find("rope_type") : nullptr;
-    if (!type && v.is_object()) type = v.find("type");
-    if (!type || !type->is_string()) {
-        error = where + ": \"rope_scaling\" must be null or an object with a \"rope_type\"; supported: null, default, linear, llama3";
+    if (!v.is_object()) {
+        error = where + ": \"" + field + "\" must be null or an object; supported rope types: default, linear, llama3";
         return false;
     }
-    const std::string& t = type->as_string();
+    const json::Value* type = v.find("rope_type");
+    if (!type) type = v.find("type");
+    if (type && !type->is_string()) {
+        error = where + ": \"" + field + ".rope_type\" must be a string; supported: default, linear, llama3";
+        return false;
+    }
+    if (const json::Value* inner = v.find("rope_theta")) {
+        if (!inner->is_number() || !(inner->as_number() > 0.0)) {
+            error = where + ": \"" + field + ".rope_theta\" must be a positive number";
+            return false;
+        }
+        theta = inner->as_number();
+    }
+    if (const json::Value* prf = v.find("partial_rotary_factor"); prf && !(prf->is_number() && prf->as_number() == 1.0)) {
+        error = where + ": \"" + field + ".partial_rotary_factor\" other than 1 is not supported; supported: 1 (every dimension rotates)";
+        return false;
+    }
+    const std::string t = type ? type->as_string() : "default";
     const auto number = [&](const char* key, double& to, bool required) {
         const json::Value* f = v.find(key);
         if (!f) {
-            if (required) error = where + ": \"rope_scaling\" " + t + " needs \"" + key + "\"";
+            if (required) error = where + ": \"" + field + "\" " + t + " needs \"" + key + "\"";
             return !required;
         }
         if (!f->is_number() || !(f->as_number() > 0.0)) {
-            error = where + ": \"rope_scaling." + key + "\" must be a positive number";
+            error = where + ": \"" + field + "." + key + "\" must be a positive number";
             return false;
         }
         to = f->as_number();
@@ -55,12 +69,12 @@ bool parse_rope_scaling(const json::Value& v, const std::string& where, RopeScal
             return false;
         out.original_max_position_embeddings = static_cast<int>(original);
         if (!(out.high_freq_factor > out.low_freq_factor)) {
-            error = where + ": \"rope_scaling\" llama3 needs high_freq_factor > low_freq_factor";
+            error = where + ": \"" + field + "\" llama3 needs high_freq_factor > low_freq_factor";
             return false;
         }
         return true;
     }
-    error = where + ": \"rope_scaling.rope_type\" \"" + t + "\" is not supported; supported: null, default, linear, llama3";
+    error = where + ": \"" + field + ".rope_type\" \"" + t + "\" is not supported; supported: null, default, linear, llama3";
     return false;
 }
 
@@ -133,15 +147,20 @@ bool parse_llama_config(std::string_view json_text, std::string_view source, Lla
         !get_int("intermediate_size", 1, 1 << 18, c.intermediate_size, true) || !get_int("vocab_size", 1, 1 << 22, c.vocab_size, true) ||
         !get_int("max_position_embeddings", 1, 1 << 22, c.max_position_embeddings, false))
         return false;
-    c.num_key_value_heads = c.num_attention_heads;
-    c.head_dim = c.hidden_size / c.num_attention_heads;
+    // Hugging Face's defaults when a field is absent: LlamaConfig's num_key_value_heads is the heads
+    // and head_dim hidden / heads; Qwen2Config and Qwen3Config default num_key_value_heads to 32
+    // (null: the heads), and Qwen3Config head_dim to 128.
+    const json::Value* kv = root.find("num_key_value_heads");
+    c.num_key_value_heads = c.arch != LlamaArch::Llama && !kv ? 32 : c.num_attention_heads;
+    c.head_dim = c.arch == LlamaArch::Qwen3 ? 128 : c.hidden_size / c.num_attention_heads;
     if (!get_int("num_key_value_heads", 1, 1024, c.num_key_value_heads, false) || !get_int("head_dim", 2, 4096, c.head_dim, false))
         return false;
     double eps = 1e-6;
     if (!get_positive("rms_norm_eps", eps) || !get_positive("rope_theta", c.rope_theta)) return false;
     c.rms_norm_eps = static_cast<float>(eps);
+    // mlp_bias exists for Llama only: Qwen2's and Qwen3's MLPs never have biases, whatever the file says.
     if (!get_bool("tie_word_embeddings", c.tie_word_embeddings) || !get_bool("attention_bias", c.attention_bias) ||
-        !get_bool("mlp_bias", c.mlp_bias))
+        (c.arch == LlamaArch::Llama && !get_bool("mlp_bias", c.mlp_bias)))
         return false;
     if (c.num_attention_heads % c.num_key_value_heads != 0) {
         error = where + ": \"num_attention_heads\" " + std::to_string(c.num_attention_heads) +
@@ -169,7 +188,22 @@ bool parse_llama_config(std::string_view json_text, std::string_view source, Lla
         error = where + ": \"partial_rotary_factor\" other than 1 is not supported; supported: 1 (every dimension rotates)";
         return false;
     }
-    if (const json::Value* rs = root.find("rope_scaling"); rs && !parse_rope_scaling(*rs, where, c.rope_scaling, error)) return false;
+    // rope_scaling when it is there and not null, else transformers 5's rope_parameters.
+    const json::Value* rope = root.find("rope_scaling");
+    const char* rope_field = "rope_scaling";
+    if (!rope || rope->is_null()) {
+        rope = root.find("rope_parameters");
+        rope_field = "rope_parameters";
+    }
+    if (rope && !parse_rope_scaling(*rope, where, rope_field, c.rope_scaling, c.rope_theta, error)) return false;
+    if (const json::Value* types = root.find("layer_types")) {
+        for (const json::Value& layer : types->items())
+            if (!(layer.is_string() && layer.as_string() == "full_attention")) {
+                error =
+                    where + ": \"layer_types\" other than \"full_attention\" (sliding windows) is not supported; supported: full_attention";
+                return false;
+            }
+    }
     if (const json::Value* plan = root.find("attnlab_attention");
         plan && !read_trained_attention(&plan->as_string(), plan->is_string(), where, c.num_hidden_layers, c.num_attention_heads,
                                         c.attention, error))
@@ -231,89 +265,72 @@ bool LlamaModel::load(const SafetensorsReader& reader, const LlamaConfig& config
     const LlamaConfig& c = config;
     const std::int64_t C = c.hidden_size, V = c.vocab_size, H = c.num_attention_heads, KV = c.num_key_value_heads, d = c.head_dim,
                        I = c.intermediate_size;
-    std::int64_t params = 0;
-    owned_.clear();
-    // A tensor as fp32: the checkpoint's bytes when they are aligned F32, else converted into owned_.
-    const auto tensor = [&](const std::string& name, const std::vector<std::int64_t>& shape, const float*& out) {
-        const TensorInfo* t = reader.find(name);
-        if (!t) {
-            error = src + ": missing tensor '" + name + "' (a " + arch_name(c.arch) + " checkpoint in the Hugging Face layout has it)";
-            return false;
-        }
-        if (t->shape != shape) {
-            error =
-                src + ": tensor '" + name + "' has shape " + shape_str(t->shape) + ", expected " + shape_str(shape) + " from config.json";
-            return false;
-        }
-        if (t->dtype != DType::F32 && t->dtype != DType::F16 && t->dtype != DType::BF16) {
-            error = src + ": tensor '" + name + "' is " + dtype_name(t->dtype) + "; AttnLab reads F32, F16 and BF16";
-            return false;
-        }
-        params += t->element_count();
-        const std::span<const float> view = reader.f32_view(*t);
-        if (!view.empty()) {
-            out = view.data();
-            return true;
-        }
-        owned_.emplace_back(static_cast<size_t>(t->element_count()));
-        if (!reader.to_f32(*t, owned_.back(), error)) return false;
-        out = owned_.back().data();
-        return true;
+    TensorBinding binding(reader, " from config.json",
+                          std::string(" (a ") + arch_name(c.arch) + " checkpoint in the Hugging Face layout has it)");
+    // Each layer's nn.Linear weights (out, in) and biases, until they become LinearWeights below.
+    struct LayerParts {
+        WeightMatrix q, k, v, o, gate, up, down;
+        const float *q_b = nullptr, *k_b = nullptr, *v_b = nullptr;
     };
-    // nn.Linear weights (out, in), stacked along out, as one (in, sum of outs) LinearWeight.
-    const auto linear = [&](const std::vector<std::string>& names, const std::vector<std::int64_t>& outs, std::int64_t in,
-                            LinearWeight& to) {
-        std::int64_t cols = 0;
-        for (std::int64_t o : outs) cols += o;
-        std::vector<float> w(static_cast<size_t>(in * cols));
-        std::int64_t c0 = 0;
-        for (size_t p = 0; p < names.size(); ++p) {
-            const float* src_w = nullptr;
-            const size_t before = owned_.size();
-            if (!tensor(names[p], {outs[p], in}, src_w)) return false;
-            for (std::int64_t o = 0; o < outs[p]; ++o)
-                for (std::int64_t r = 0; r < in; ++r) w[static_cast<size_t>(r * cols + c0 + o)] = src_w[o * in + r];
-            owned_.resize(before);  // the fp32 copy, if one was made, is transposed now
-            c0 += outs[p];
-        }
-        owned_.push_back(std::move(w));
-        to = LinearWeight(owned_.back().data(), static_cast<int>(in), static_cast<int>(cols));
-        return true;
-    };
-    // Biases stacked like their weights (absent parts would be zeros; none are absent here).
-    const auto bias = [&](const std::vector<std::string>& names, const std::vector<std::int64_t>& outs, std::vector<float>& to) {
-        to.clear();
-        for (size_t p = 0; p < names.size(); ++p) {
-            const float* b = nullptr;
-            if (!tensor(names[p], {outs[p]}, b)) return false;
-            to.insert(to.end(), b, b + outs[p]);
-        }
-        return true;
-    };
-
-    if (!tensor("model.embed_tokens.weight", {V, C}, embed) || !tensor("model.norm.weight", {C}, final_norm)) return false;
+    std::vector<LayerParts> parts(static_cast<size_t>(c.num_hidden_layers));
+    binding.matrix("model.embed_tokens.weight", {V, C}, &embed);
     layers.assign(static_cast<size_t>(c.num_hidden_layers), LlamaLayerWeights{});
     for (int l = 0; l < c.num_hidden_layers; ++l) {
         const std::string p = "model.layers." + std::to_string(l) + ".";
         LlamaLayerWeights& L = layers[static_cast<size_t>(l)];
-        const std::vector<std::string> qkv = {p + "self_attn.q_proj.", p + "self_attn.k_proj.", p + "self_attn.v_proj."};
-        const std::vector<std::int64_t> qkv_out = {H * d, KV * d, KV * d};
-        if (!tensor(p + "input_layernorm.weight", {C}, L.input_norm) ||
-            !linear({qkv[0] + "weight", qkv[1] + "weight", qkv[2] + "weight"}, qkv_out, C, L.qkv) ||
-            (c.qkv_bias() && !bias({qkv[0] + "bias", qkv[1] + "bias", qkv[2] + "bias"}, qkv_out, L.qkv_b)) ||
-            (c.qk_norm() &&
-             (!tensor(p + "self_attn.q_norm.weight", {d}, L.q_norm) || !tensor(p + "self_attn.k_norm.weight", {d}, L.k_norm))) ||
-            !linear({p + "self_attn.o_proj.weight"}, {C}, H * d, L.o) || (c.o_bias() && !tensor(p + "self_attn.o_proj.bias", {C}, L.o_b)) ||
-            !tensor(p + "post_attention_layernorm.weight", {C}, L.post_norm) || !linear({p + "mlp.gate_proj.weight"}, {I}, C, L.gate) ||
-            !linear({p + "mlp.up_proj.weight"}, {I}, C, L.up) || !linear({p + "mlp.down_proj.weight"}, {C}, I, L.down))
-            return false;
-        if (c.mlp_bias && (!tensor(p + "mlp.gate_proj.bias", {I}, L.gate_b) || !tensor(p + "mlp.up_proj.bias", {I}, L.up_b) ||
-                           !tensor(p + "mlp.down_proj.bias", {C}, L.down_b)))
-            return false;
+        LayerParts& m = parts[static_cast<size_t>(l)];
+        binding.vector(p + "input_layernorm.weight", {C}, &L.input_norm);
+        binding.matrix(p + "self_attn.q_proj.weight", {H * d, C}, &m.q);
+        binding.matrix(p + "self_attn.k_proj.weight", {KV * d, C}, &m.k);
+        binding.matrix(p + "self_attn.v_proj.weight", {KV * d, C}, &m.v);
+        if (c.qkv_bias()) {
+            binding.vector(p + "self_attn.q_proj.bias", {H * d}, &m.q_b);
+            binding.vector(p + "self_attn.k_proj.bias", {KV * d}, &m.k_b);
+            binding.vector(p + "self_attn.v_proj.bias", {KV * d}, &m.v_b);
+        }
+        if (c.qk_norm()) {
+            binding.vector(p + "self_attn.q_norm.weight", {d}, &L.q_norm);
+            binding.vector(p + "self_attn.k_norm.weight", {d}, &L.k_norm);
+        }
+        binding.matrix(p + "self_attn.o_proj.weight", {C, H * d}, &m.o);
+        if (c.o_bias()) binding.vector(p + "self_attn.o_proj.bias", {C}, &L.o_b);
+        binding.vector(p + "post_attention_layernorm.weight", {C}, &L.post_norm);
+        binding.matrix(p + "mlp.gate_proj.weight", {I, C}, &m.gate);
+        binding.matrix(p + "mlp.up_proj.weight", {I, C}, &m.up);
+        binding.matrix(p + "mlp.down_proj.weight", {C, I}, &m.down);
+        if (c.mlp_bias) {
+            binding.vector(p + "mlp.gate_proj.bias", {I}, &L.gate_b);
+            binding.vector(p + "mlp.up_proj.bias", {I}, &L.up_b);
+            binding.vector(p + "mlp.down_proj.bias", {C}, &L.down_b);
+        }
     }
+    binding.vector("model.norm.weight", {C}, &final_norm);
     // Tied: lm_head is embed_tokens (and a checkpoint usually leaves lm_head.weight out).
+    if (!c.tie_word_embeddings) binding.matrix("lm_head.weight", {V, C}, &lm_head);
+    std::int64_t params = 0;
+    if (!binding.bind(owned_, params, error)) return false;
     if (c.tie_word_embeddings) lm_head = embed;
-    else if (!tensor("lm_head.weight", {V, C}, lm_head)) return false;
+    // q, k and v are one product, side by side in its columns.
+    const int qd = static_cast<int>(H * d), kvd = static_cast<int>(KV * d), hidden = static_cast<int>(C), inter = static_cast<int>(I);
+    for (size_t l = 0; l < layers.size(); ++l) {
+        LlamaLayerWeights& L = layers[l];
+        const LayerParts& m = parts[l];
+        if (m.q.type != m.k.type || m.q.type != m.v.type) {
+            error = src + ": layer " + std::to_string(l) + "'s q_proj, k_proj and v_proj differ in dtype; AttnLab reads them as one";
+            return false;
+        }
+        L.qkv = LinearWeight({{m.q, qd}, {m.k, kvd}, {m.v, kvd}}, hidden);
+        L.qkv_b.clear();
+        if (m.q_b) {
+            L.qkv_b.insert(L.qkv_b.end(), m.q_b, m.q_b + qd);
+            L.qkv_b.insert(L.qkv_b.end(), m.k_b, m.k_b + kvd);
+            L.qkv_b.insert(L.qkv_b.end(), m.v_b, m.v_b + kvd);
+        }
+        L.o = LinearWeight({{m.o, hidden}}, qd);
+        L.gate = LinearWeight({{m.gate, inter}}, hidden);
+        L.up = LinearWeight({{m.up, inter}}, hidden);
+        L.down = LinearWeight({{m.down, hidden}}, inter);
+    }
 
     trained_plan_ = AttentionPlan(c.num_hidden_layers, c.num_attention_heads);
     if (!parse_attention_spec(c.attention, c.num_hidden_layers, c.num_attention_heads, trained_plan_, error)) {

@@ -5,8 +5,10 @@
 
 namespace attnlab::avx512 {
 
-void multiply_block(const TileKind& kind, int m, int width, int kc, const float* a, size_t lda, const float* b, size_t strip_stride,
-                    float* c, size_t ldc, Prefetch next) {
+void multiply_block(const TileKind& kind, WeightType type, int m, int width, int kc, const float* a, size_t lda, const void* b,
+                    size_t strip_stride, float* c, size_t ldc, Prefetch next) {
+    const TileTable& fn = kind.fn[static_cast<size_t>(type)];
+    const size_t strip_bytes = strip_stride * weight_type_size(type);
     // The tile's rows of a at the fixed stride kDepthBlock, for the kinds that read a copy.
     alignas(64) static thread_local float copy[kMaxTileRows * kDepthBlock];
     const int strips = (width + kStrip - 1) / kStrip;
@@ -23,10 +25,10 @@ void multiply_block(const TileKind& kind, int m, int width, int kc, const float*
             Prefetch ahead;
             const int first_line = (t - 1) * 64;
             if (t > 0 && s < next.strips && first_line < next.lines)
-                ahead = {next.from + s * next.strip_stride + static_cast<size_t>(first_line) * 16, next.strip_stride, next.strips - s,
+                ahead = {next.from + s * next.strip_stride + static_cast<size_t>(first_line) * 64, next.strip_stride, next.strips - s,
                          std::min(64, next.lines - first_line)};
-            kind.fn[group - 1][rows - 1](kc, rows_of_a, lda, b + s * strip_stride, strip_stride,
-                                         c + static_cast<size_t>(i0) * ldc + s * kStrip, ldc, width - s * kStrip, ahead);
+            fn[group - 1][rows - 1](kc, rows_of_a, lda, static_cast<const char*>(b) + s * strip_bytes, strip_stride,
+                                    c + static_cast<size_t>(i0) * ldc + s * kStrip, ldc, width - s * kStrip, ahead);
         }
     }
 }

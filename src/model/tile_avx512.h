@@ -7,6 +7,10 @@
 // stride. A tile holds R rows of c by S strips (32 S columns) in 2 R S of the 32 zmm registers;
 // per p it takes one broadcast of a per row and 2 S fused multiply-adds per row.
 //
+// W of a LinearWeight may be packed 16-bit (weight_matrix.h): strips of 32 halves or bfloat16
+// values, 64 bytes a row, widened to the two vectors of fp32 in registers as the tile reads
+// them (load_strip_row). Widening is exact, so the bits are those of W packed as fp32.
+//
 // Every tile continues each element of c's own chain of fused multiply-adds over p in order,
 // from the value c holds: an element's bits depend on neither the tile's shape, nor how a is
 // read, nor its neighbours. So the tiles below differ in speed only, and tile_choice.h may pick
@@ -28,7 +32,10 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <utility>
+
+#include "model/weight_matrix.h"
 
 namespace attnlab::avx512 {
 
@@ -59,20 +66,54 @@ inline void pack_strip(const float* b, size_t ldb, int rows, int width, float* s
     }
 }
 
+// rows x width 16-bit values of b (row stride ldb) as a strip: rows x 32, zero past width.
+// Halves in column order; bfloat16 interleaved, column j and 16 + j in one 32-bit lane (low and
+// high half), so that widening a row is a shift and a mask (load_strip_row).
+// The column of its strip that slot j holds (the interleave above; every other type in order).
+inline int strip_column(int j, WeightType type) { return type == WeightType::bf16 ? (j % 2 ? 16 : 0) + j / 2 : j; }
+
+inline void pack_strip_16(const std::uint16_t* b, size_t ldb, int rows, int width, WeightType type, std::uint16_t* strip) {
+    for (int p = 0; p < rows; ++p, b += ldb, strip += kStrip)
+        for (int j = 0; j < kStrip; ++j) {
+            const int column = strip_column(j, type);
+            strip[j] = column < width ? b[column] : 0;
+        }
+}
+
+// Row p of a strip as its two vectors of fp32 (columns 0-15 and 16-31).
+template <WeightType T>
+inline void load_strip_row(const void* strip, int p, __m512& lo, __m512& hi) {
+    if constexpr (T == WeightType::f32) {
+        const float* row = static_cast<const float*>(strip) + p * kStrip;
+        lo = _mm512_load_ps(row);
+        hi = _mm512_load_ps(row + 16);
+    } else {
+        const __m512i row = _mm512_load_si512(static_cast<const std::uint16_t*>(strip) + p * kStrip);
+        if constexpr (T == WeightType::f16) {
+            lo = _mm512_cvtph_ps(_mm512_castsi512_si256(row));
+            hi = _mm512_cvtph_ps(_mm512_extracti64x4_epi64(row, 1));
+        } else {
+            lo = _mm512_castsi512_ps(_mm512_slli_epi32(row, 16));
+            hi = _mm512_castsi512_ps(_mm512_and_si512(row, _mm512_set1_epi32(static_cast<int>(0xFFFF0000u))));
+        }
+    }
+}
+
 // Where a tile asks for the next block of b while it runs: `lines` cache lines from `from` on in
-// each of the first `strips` strips (strip s at from + s * strip_stride), one line every 4 steps
-// of p. No lines: nothing to ask for.
+// each of the first `strips` strips (strip s at from + s * strip_stride bytes), one line every 4
+// steps of p. No lines: nothing to ask for.
 struct Prefetch {
-    const float* from = nullptr;
-    size_t strip_stride = 0;
+    const char* from = nullptr;
+    size_t strip_stride = 0;  // bytes
     int strips = 0, lines = 0;
 };
 
 // c (R x 32 S, row stride ldc; only the `left` first columns are read or written) +=
-// a (R x kc) @ b (S strips of kc x 32, strip s at b + s * strip_stride). a's row stride is lda,
-// or kDepthBlock when A is ARows::copied.
-template <int R, int S, ARows A>
-void tile(int kc, const float* a, size_t lda, const float* b, size_t strip_stride, float* c, size_t ldc, int left, Prefetch ahead) {
+// a (R x kc) @ b (S strips of kc x 32 of type T, strip s at b + s * strip_stride elements). a's
+// row stride is lda, or kDepthBlock when A is ARows::copied.
+template <int R, int S, ARows A, WeightType T>
+void tile(int kc, const float* a, size_t lda, const void* b, size_t strip_stride, float* c, size_t ldc, int left, Prefetch ahead) {
+    constexpr size_t element = T == WeightType::f32 ? sizeof(float) : sizeof(std::uint16_t);
     constexpr int V = 2 * S;
     const size_t a_stride = A == ARows::copied ? static_cast<size_t>(kDepthBlock) : lda;
     __mmask16 mask[V];
@@ -82,13 +123,10 @@ void tile(int kc, const float* a, size_t lda, const float* b, size_t strip_strid
         for (int v = 0; v < V; ++v) acc[r][v] = _mm512_maskz_loadu_ps(mask[v], c + r * ldc + 16 * v);
     for (int p = 0; p < kc; ++p) {
         if ((p & 3) == 0 && (p >> 2) < ahead.lines)
-            for (int s = 0; s < S && s < ahead.strips; ++s)
-                _mm_prefetch(reinterpret_cast<const char*>(ahead.from + s * ahead.strip_stride + (p >> 2) * 16), _MM_HINT_T1);
+            for (int s = 0; s < S && s < ahead.strips; ++s) _mm_prefetch(ahead.from + s * ahead.strip_stride + (p >> 2) * 64, _MM_HINT_T1);
         __m512 bv[V];
-        for (int s = 0; s < S; ++s) {
-            bv[2 * s] = _mm512_load_ps(b + s * strip_stride + p * kStrip);
-            bv[2 * s + 1] = _mm512_load_ps(b + s * strip_stride + p * kStrip + 16);
-        }
+        for (int s = 0; s < S; ++s)
+            load_strip_row<T>(static_cast<const char*>(b) + s * strip_stride * element, p, bv[2 * s], bv[2 * s + 1]);
         for (int r = 0; r < R; ++r) {
             const __m512 x = _mm512_set1_ps(a[r * a_stride + p]);
             for (int v = 0; v < V; ++v) acc[r][v] = _mm512_fmadd_ps(x, bv[v], acc[r][v]);
@@ -98,45 +136,55 @@ void tile(int kc, const float* a, size_t lda, const float* b, size_t strip_strid
         for (int v = 0; v < V; ++v) _mm512_mask_storeu_ps(c + r * ldc + 16 * v, mask[v], acc[r][v]);
 }
 
-using TileFn = void (*)(int, const float*, size_t, const float*, size_t, float*, size_t, int, Prefetch);
+using TileFn = void (*)(int, const float*, size_t, const void*, size_t, float*, size_t, int, Prefetch);
+// A kind's functions for every smaller shape the edges of a product need (fn[s - 1][r - 1]: r
+// rows by s strips), for b of one type.
+using TileTable = std::array<std::array<TileFn, kMaxTileRows>, kMaxTileStrips>;
 
-// One kind of tile: its name (rows x columns, then how it reads a), its shape, how it reads a, and its functions for every smaller shape
-// the edges of a product need (fn[s - 1][r - 1]: r rows by s strips).
+// One kind of tile: its name (rows x columns, then how it reads a), its shape, how it reads a,
+// and its tables for packed b of each type (fn[WeightType]).
 struct TileKind {
     const char* name;
     int rows, strips;
     ARows a;
-    std::array<std::array<TileFn, kMaxTileRows>, kMaxTileStrips> fn;
+    std::array<TileTable, 3> fn;
 };
 
 // The functions of r rows by S strips, r = 1..kMaxTileRows; null where a tile would hold more
 // than 24 accumulators (no kind has that shape, and its edges never need it).
 constexpr int max_rows(int strips) { return 12 / strips; }
-template <int S, ARows A, int... R>
+template <int S, ARows A, WeightType T, int... R>
 constexpr std::array<TileFn, kMaxTileRows> tiles_of_strips(std::integer_sequence<int, R...>) {
-    return {(R + 1 <= max_rows(S) ? &tile<(R + 1 <= max_rows(S) ? R + 1 : 1), S, A> : nullptr)...};
+    return {(R + 1 <= max_rows(S) ? &tile<(R + 1 <= max_rows(S) ? R + 1 : 1), S, A, T> : nullptr)...};
+}
+template <ARows A, WeightType T>
+constexpr TileTable tile_table() {
+    constexpr auto rows = std::make_integer_sequence<int, kMaxTileRows>{};
+    return {tiles_of_strips<1, A, T>(rows), tiles_of_strips<2, A, T>(rows), tiles_of_strips<3, A, T>(rows)};
 }
 template <ARows A>
-constexpr std::array<std::array<TileFn, kMaxTileRows>, kMaxTileStrips> tile_table() {
-    constexpr auto rows = std::make_integer_sequence<int, kMaxTileRows>{};
-    return {tiles_of_strips<1, A>(rows), tiles_of_strips<2, A>(rows), tiles_of_strips<3, A>(rows)};
+constexpr std::array<TileTable, 3> tile_tables() {
+    static_assert(static_cast<int>(WeightType::f32) == 0 && static_cast<int>(WeightType::f16) == 1 &&
+                  static_cast<int>(WeightType::bf16) == 2);
+    return {tile_table<A, WeightType::f32>(), tile_table<A, WeightType::f16>(), tile_table<A, WeightType::bf16>()};
 }
 
 // The kinds tile_choice.h chooses from, in the order it lists them. The first is the tile this
 // engine began with (tuned on AMD Zen 5).
 inline constexpr std::array<TileKind, 4> kTileKinds = {{
-    {"12x32-in-place", 12, 1, ARows::in_place, tile_table<ARows::in_place>()},
-    {"12x32-copied", 12, 1, ARows::copied, tile_table<ARows::copied>()},
-    {"6x64-copied", 6, 2, ARows::copied, tile_table<ARows::copied>()},
-    {"4x96-copied", 4, 3, ARows::copied, tile_table<ARows::copied>()},
+    {"12x32-in-place", 12, 1, ARows::in_place, tile_tables<ARows::in_place>()},
+    {"12x32-copied", 12, 1, ARows::copied, tile_tables<ARows::copied>()},
+    {"6x64-copied", 6, 2, ARows::copied, tile_tables<ARows::copied>()},
+    {"4x96-copied", 4, 3, ARows::copied, tile_tables<ARows::copied>()},
 }};
 
-// c (m x width, row stride ldc) += a (m x kc, row stride lda) @ one block of packed b: the
-// strips of kc x 32 at b + s * strip_stride, enough of them for width columns. Row tiles after
-// the first ask for `next` (the block this run of columns needs after this one) while they run,
-// 64 lines of each strip a row tile, so that the block is in cache when its first tile needs it.
-void multiply_block(const TileKind& kind, int m, int width, int kc, const float* a, size_t lda, const float* b, size_t strip_stride,
-                    float* c, size_t ldc, Prefetch next = {});
+// c (m x width, row stride ldc) += a (m x kc, row stride lda) @ one block of packed b of type
+// `type`: the strips of kc x 32 at b + s * strip_stride elements, enough of them for width
+// columns. Row tiles after the first ask for `next` (the block this run of columns needs after
+// this one) while they run, 64 lines of each strip a row tile, so that the block is in cache
+// when its first tile needs it.
+void multiply_block(const TileKind& kind, WeightType type, int m, int width, int kc, const float* a, size_t lda, const void* b,
+                    size_t strip_stride, float* c, size_t ldc, Prefetch next = {});
 
 // gemm() (gemm.h) from 4 rows through tiles of this kind, op(b) packed a block at a time per call
 // (gemm.cpp).
@@ -144,10 +192,10 @@ void packed_gemm(const TileKind& kind, int m, int n, int k, const float* a, int 
                  int ldc, float alpha, const float* bias);
 
 // Columns c0..c0 + width - 1 of out (n, cols) = in (n, rows) @ W + bias (null: none), through
-// tiles of this kind, with W packed in strips of kStrip columns (strip s at packed + s rows
-// kStrip) (linear.cpp). Meanwhile fetches the start of the columns next_c0.. that come next
-// (next_width 0: none).
-void packed_linear_columns(const TileKind& kind, const float* in, int n, int rows, const float* packed, int cols, const float* bias,
-                           float* out, int c0, int width, int next_c0, int next_width);
+// tiles of this kind, with W packed as `type` in strips of kStrip columns (strip s at packed +
+// s rows kStrip elements) (linear.cpp). Meanwhile fetches the start of the columns next_c0..
+// that come next (next_width 0: none).
+void packed_linear_columns(const TileKind& kind, const float* in, int n, int rows, const void* packed, WeightType type, int cols,
+                           const float* bias, float* out, int c0, int width, int next_c0, int next_width);
 
 }  // namespace attnlab::avx512

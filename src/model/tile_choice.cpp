@@ -88,8 +88,9 @@ std::array<double, kKinds> time_class(ProductClass c) {
             if (linear) {
                 constexpr int panel = LinearWeight::kPanel;
                 for (int c0 = 0; c0 < probe.n; c0 += panel)
-                    avx512::packed_linear_columns(kind, a.data(), probe.m, probe.k, strips, probe.n, nullptr, c_out.data(), c0,
-                                                  std::min(panel, probe.n - c0), c0 + panel, std::clamp(probe.n - c0 - panel, 0, panel));
+                    avx512::packed_linear_columns(kind, a.data(), probe.m, probe.k, strips, WeightType::f32, probe.n, nullptr, c_out.data(),
+                                                  c0, std::min(panel, probe.n - c0), c0 + panel,
+                                                  std::clamp(probe.n - c0 - panel, 0, panel));
             } else {
                 avx512::packed_gemm(kind, probe.m, probe.n, probe.k, a.data(), probe.k, b.data(), transposed ? probe.k : probe.n,
                                     transposed, c_out.data(), probe.n, 1.0f, nullptr);

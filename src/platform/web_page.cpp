@@ -95,6 +95,12 @@ EM_JS(char*, js_device_json, (), {
     stringToUTF8(json, ptr, size);
     return ptr;
 });
+// Why the page could not use threads: 0 it could (isolated, with SharedArrayBuffer), 1 isolated
+// but without SharedArrayBuffer, 2 not isolated.
+EM_JS(int, js_thread_limit, (), {
+    if (window.crossOriginIsolated !== true) return 2;
+    return typeof SharedArrayBuffer === "function" ? 0 : 1;
+});
 EM_JS(double, js_screen_ui_scale, (), {
     return window.attnlabTouch ? Number(window.attnlabTouch.defaultUiScale()) || 0 : 0;
 });
@@ -207,6 +213,18 @@ void page_set_full_screen(bool on) { js_set_full_screen(on ? 1 : 0); }
 bool page_is_full_screen() { return js_is_full_screen() != 0; }
 
 float page_screen_ui_scale() { return static_cast<float>(js_screen_ui_scale()); }
+
+std::string page_threads_note() {
+    switch (js_thread_limit()) {
+        case 1:
+            return "This browser isolates the page but gives it no SharedArrayBuffer, which threads need, so AttnLab computes on "
+                   "one thread. WebKitGTK browsers (Epiphany, GNOME Web) do so as shipped: WebKit bug 317847.";
+        case 2:
+            return "The page is not cross-origin isolated (its site sends no COOP/COEP headers, and its service worker is not "
+                   "in charge), so AttnLab computes on one thread.";
+        default: return {};
+    }
+}
 
 CanvasSize canvas_size() {
     double css_w = 0, css_h = 0;

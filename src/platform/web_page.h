@@ -71,6 +71,9 @@ void page_redraw_in(double ms);
 // The UI scale that suits this screen (status().device.default_ui_scale: 1.25 on phones and
 // tablets, 1 on a desktop); 0 when the page does not say.
 float page_screen_ui_scale();
+// Why the page computes on one thread, for the reader ("" when it has threads): a browser that
+// isolates the page but gives it no SharedArrayBuffer (WebKitGTK), or a page not isolated.
+std::string page_threads_note();
 
 // Runs the page until it is closed. `status` adds the app's fields to window.attnlab.status().
 // Does not return: Emscripten unwinds main() and keeps the runtime alive.

@@ -56,6 +56,29 @@ for (const name of ["tiny-f32", "prefixed-untied-f32", "inferred-f16", "bf16-eps
   check(r.code === 0 && r.out.trim() === "[31373,995]", "tokenize --json: \"hello world\" -> [31373,995]", r.out + r.err);
 }
 
+// tokenize --model DIR reads DIR/tokenizer.json (here GPT-2's assets folder, read through its own
+// files, and a fuzz seed: SentencePiece-style, "<s>" and "</s>" from the template, and a split on
+// "▁" that merges it with the previous piece, so "ab" -> "▁ab" -> "▁" "ab" = 4 8 and "b a" ->
+// "▁b▁a" -> "▁" "b▁" "a" = 4 6 4 5); --batch gives one line per "LENGTH\nBYTES" record.
+{
+  const gpt2 = run(["tokenize", "--json", "--model", path.join(root, "assets/gpt2")], "hello world");
+  check(gpt2.code === 0 && gpt2.out.trim() === "[31373,995]", "tokenize --model assets/gpt2 reads GPT-2's files", gpt2.out + gpt2.err);
+  const dir = mkdtempSync(path.join(tmpdir(), "attnlab-tok-"));
+  writeFileSync(path.join(dir, "tokenizer.json"), readFileSync(path.join(root, "fuzz/corpus/tokenizer_json/sentencepiece.json")));
+  const sp = run(["tokenize", "--json", "--batch", "--model", dir], "2\nab3\nb a0\n");
+  check(sp.code === 0 && sp.out === "[1,4,8,11]\n[1,4,6,4,5,11]\n[1,11]\n", "tokenize --model --batch: one line per text", sp.out + sp.err);
+  const frame = run(["tokenize", "--batch", "--model", dir], "5\nab");
+  check(frame.code !== 0 && frame.err.includes("record 0 at byte 0"), "tokenize --batch: a short record is an error", frame.err);
+  const none = run(["tokenize", "--model", path.join(dir, "nowhere")], "x");
+  check(none.code !== 0 && none.err.includes("nowhere/tokenizer.json: cannot be opened"), "tokenize --model: a missing tokenizer.json is named", none.err);
+  writeFileSync(path.join(dir, "tokenizer_config.json"), '{"tokenizer_class": "LlamaTokenizer", "add_bos_token": false}');
+  const cfg = run(["tokenize", "--model", dir], "x");
+  check(cfg.code !== 0 && cfg.err.includes("tokenizer_config.json: add_bos_token/add_eos_token"), "tokenize --model: a disagreeing config is refused", cfg.err);
+  const both = run(["tokenize", "--model", dir, "--vocab-dir", dir], "x");
+  check(both.code === 2 && both.err.includes("exclude each other"), "tokenize: --model and --vocab-dir exclude each other", both.err);
+  rmSync(dir, { recursive: true, force: true });
+}
+
 // Bad input: a message on stderr, a non-zero exit, no crash.
 const tmp = mkdtempSync(path.join(tmpdir(), "attnlab-cli-"));
 const good = readFileSync(path.join(fixture("tiny-f32"), "model.safetensors"));

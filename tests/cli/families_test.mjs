@@ -20,7 +20,7 @@ function relError(a, b) {
   return err / scale;
 }
 
-for (const name of ["llama-gqa-f32", "llama3-bias-tied-f16", "qwen2-linear-f32", "qwen3-qknorm-bf16"]) {
+for (const name of ["llama-gqa-f32", "llama3-bias-tied-f16", "qwen2-linear-f32", "qwen3-qknorm-bf16", "qwen2-sharded-bf16", "llama-unaligned-f32"]) {
   const expected = JSON.parse(readFileSync(path.join(fixture(name), "expected.json"), "utf8"));
   const ids = expected.tokens.join(",");
   const logits = run(["logits", "--model", fixture(name), "--ids", ids, "--json", "--all-positions"]);

@@ -21,6 +21,9 @@
 //   xvfb-run -a -s "-screen 0 1600x1000x24" node tests/e2e/engines.mjs --site dist --out build/e2e-engines \
 //     --cli build/native/attnlab [--only firefox|webkit]
 //
+// --stress N runs only the threaded WebKit page, loaded N times in a row (stress below): not part
+// of the suite, a loop to look for WebKit's out-of-bounds access with growing shared memory.
+//
 // result.txt in --out gets "N passed, N failed"; the screenshots stay there.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -168,6 +171,7 @@ async function checkThreads(d, where) {
     sab: typeof SharedArrayBuffer === "function",
     cores: navigator.hardwareConcurrency,
     threads: window.attnlab.status().threads,
+    note: window.attnlab.status().threads_note,
     scripts: performance.getEntriesByType("resource").map((e) => e.name.split("/").pop()).filter((n) => /^attnlab(-mt)?(-relaxed)?\.js$/.test(n)),
   }));
   const said = `${JSON.stringify(info.scripts)}, isolated ${info.isolated}, SharedArrayBuffer ${info.sab}, ${info.threads} threads, ` +
@@ -181,6 +185,10 @@ async function checkThreads(d, where) {
     check(single && !threaded && info.threads === 1,
           `${where}: ${info.isolated ? "isolated but without SharedArrayBuffer" : "not isolated"}, so the single-threaded build runs`, said);
   }
+  // The page tells the reader why it has one thread (About, status().threads_note), and says nothing when it has more.
+  const why = info.isolated && info.sab ? "" : info.isolated ? "no SharedArrayBuffer" : "not cross-origin isolated";
+  check(why === "" ? info.note === "" : typeof info.note === "string" && info.note.includes(why),
+        `${where}: status().threads_note ${why ? `says "${why}"` : "is empty"}`, JSON.stringify(info.note));
   return info;
 }
 
@@ -288,6 +296,34 @@ async function smoke(d, { server, out, tag }) {
   check(errors.length === 0, `${tag}: no console error on the shared link's page`, errors.join(" | "));
 }
 
+// The threaded build in WebKit, loaded many times in a row (--stress N): each load grows the
+// shared memory while the worker pool runs, a ?model= checkpoint with a 1024-position context and
+// then a long text over it. Once, an out-of-bounds access was seen here (issue 36); each load must
+// analyse its text with more than one thread and log no error.
+async function stress(d, { server, tag, loads }) {
+  const long = `${server.origin}/models/long/model.safetensors`;
+  const text = Array.from({ length: 700 }, (_, i) => ["In", "the", "beginning", "God", "created", "heaven", "and", "earth."][i % 8]).join(" ");
+  await d.open(`${server.origin}/`);  // the service worker's one reload
+  await poll(d, () => window.attnlab && window.attnlab.status().ready, undefined, 60000);
+  const bad = [];
+  let ms = 0;
+  for (let k = 0; k < loads; ++k) {
+    const t0 = Date.now();
+    await d.open(`${server.origin}/?model=${encodeURIComponent(long)}&load=${k}`);
+    let ok = await poll(d, forwardDone, long, 90000);
+    const threads = ok ? (await status(d)).threads : 0;
+    if (ok) {
+      await d.evaluate((t) => window.attnlab.setState({ text: t }), text);
+      ok = await poll(d, () => { const st = window.attnlab.status(); return st.tokens > 500 && st.forward_tokens === st.tokens; }, undefined, 90000);
+    }
+    ms += Date.now() - t0;
+    const errors = await pageErrors(d);
+    if (!ok || threads < 2 || errors.length) bad.push(`load ${k + 1}: ${ok ? "analysed" : "not analysed"}, ${threads} threads; ${errors.join(" | ")}`);
+  }
+  console.log(`        ${loads} loads, ${(ms / loads / 1000).toFixed(1)} s each on average`);
+  check(bad.length === 0, `${tag}: ${loads} loads of the ?model= page in a row, each analysed with threads and no error`, bad.join("; "));
+}
+
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   const site = path.resolve(args.site ?? "dist"), out = path.resolve(args.out ?? "build/e2e-engines");
@@ -297,7 +333,8 @@ async function main() {
   await writeFile(path.join(out, "result.txt"), "0 passed, 1 failed\n");  // until the run ends
   if (!existsSync(path.join(site, "index.html"))) { console.error(`engines: no site at ${site}`); process.exit(2); }
   if (!process.env.DISPLAY) { console.error("engines: no display (run under xvfb-run)"); process.exit(2); }
-  const fixtures = await makeFixtures(cli, { only: ["small"] });
+  const loads = Number(args.stress ?? 0);  // --stress N: only the threaded WebKit page, loaded N times
+  const fixtures = await makeFixtures(cli, { only: loads ? ["long"] : ["small"] });
   const server = await serve({ site, models: fixtures.dir, inject: RECORDER });
   const isolatedServer = await serve({ site, models: fixtures.dir, inject: RECORDER, isolated: true });
   const engines = [
@@ -305,6 +342,7 @@ async function main() {
     ["firefox", firefox, FIREFOX, smoke],
     ["webkit", webkit, MINIBROWSER, smoke],
   ].filter(([n]) => only === "all" || only === n);
+  if (loads) engines.splice(0, engines.length, ["webkit", webkit, MINIBROWSER, stress]);
   for (const [tag, launch, binary, run] of engines) {
     const t1 = Date.now();
     console.log(`${tag}:`);
@@ -313,7 +351,7 @@ async function main() {
     try {
       d = await launch();
       console.log(`        ${d.name}`);
-      await run(d, { server, isolatedServer, out, tag });
+      await run(d, { server, isolatedServer, out, tag, loads });
     } catch (e) {
       check(false, `${tag}: the smoke test ran to the end`, String(e?.stack ?? e).split("\n").slice(0, 3).join(" "));
     } finally {

@@ -258,6 +258,40 @@ export async function tinyModel({ browser, server, out }) {
     for (const r of hf) await r.abort().catch(() => {});
     check(second.errors.length === 0, "no errors on the linked page", second.errors.join(" | "));
     await p2.close();
+
+    // 5. The reader's choice wins over the first view's pending move to the strongest head, even a
+    // choice that leaves the view as it was (the Text panel it opens on): once the grid is ready,
+    // the page must stay where the reader put it (issue 36; WebKit's "every panel draws" met it).
+    const third = await openPage(context, `${server.origin}/`);
+    if (!check(third.ready, "the plain page starts again")) return;
+    const p3 = third.page;
+    const chosen = await p3.evaluate(() => {
+      const before = window.attnlab.status().attention?.thumbnails_ready;
+      window.attnlab.setState({ panel: "text" });
+      return { before, view: window.attnlab.state() };
+    });
+    check(chosen.before === false && chosen.view.panel === "text",
+          "the reader chooses the Text panel before the head grid is ready", JSON.stringify({ ready: chosen.before, panel: chosen.view.panel }));
+    const settled = await tinyReady(p3) && await gridReady(p3);
+    const after = await state(p3);
+    check(settled && after.panel === "text" && after.layer === chosen.view.layer && after.head === chosen.view.head,
+          "once the head grid is ready, the page stays on the reader's choice (the first view's move gave way)",
+          `panel ${after.panel}, L${after.layer} H${after.head}; chosen ${chosen.view.panel} L${chosen.view.layer} H${chosen.view.head}`);
+    // And a choice made one frame after another: the tab bar must not apply the first one late
+    // (ImGui selects a tab the frame after it is asked to; WebKit's "every panel draws" met it).
+    const drawn = await p3.evaluate(async () => {
+      window.attnlab.setState({ panel: "attention" });
+      const f0 = window.attnlab.status().frames;
+      while (window.attnlab.status().frames === f0) await new Promise((r) => requestAnimationFrame(r));
+      window.attnlab.setState({ panel: "text" });
+      return window.attnlab.status().frames;
+    });
+    await waitFor(p3, (f) => window.attnlab.status().frames >= f + 3, drawn, 5000);
+    const last = { view: (await state(p3)).panel, shown: (await status(p3)).panel };
+    check(last.view === "text" && last.shown === "text", "setState({panel}) one frame after another: the later one stays",
+          JSON.stringify(last));
+    check(third.errors.length === 0, "no errors on the third page", third.errors.join(" | "));
+    await p3.close();
   } finally {
     await context.close();
   }

@@ -30,9 +30,10 @@ const loadedAs = (page, label, timeout = 60000) => waitFor(page, (label) => {
 }, label, timeout);
 
 // One head's T x T weights from the native CLI, on the repository's copy of the files.
-function cliWeights(cli, folder, ids, layer, head) {
+function cliWeights(cli, folder, ids, layer, head, plan = "") {
   const out = execFileSync(cli, ["attention", "--model", asset(`${folder}/model.safetensors`), "--ids", ids.join(","),
-                                 "--layer", String(layer), "--head", String(head), "--json"], { maxBuffer: 64 << 20 });
+                                 "--layer", String(layer), "--head", String(head), "--json", ...(plan ? ["--attention", plan] : [])],
+                           { maxBuffer: 64 << 20 });
   return JSON.parse(out.toString()).weights;
 }
 
@@ -150,6 +151,32 @@ export async function twinSuite({ browser, server, cli, out, hasFixtures }) {
           worst(sw.fading.model, largest(cliTiny)) < TOLERANCE && worst(sw.fading.twin, largest(cliTwinHead)) < TOLERANCE,
           "choosing AttnLab tiny, held for the comparison, swaps the two models without a download",
           JSON.stringify({ swapped, model: sw.model?.label, twin: sw.twin?.label, gets: [server.downloads(TWIN_ROUTE) - gets[0], server.downloads(TINY_ROUTE) - gets[1]] }));
+
+    // 5b. Model changes apply to both: each runs under the same plan (the CLI's --attention is the
+    // reference), and the panel says so beside the maps (issue 36).
+    const PLAN = "all=sparsemax";
+    await page.evaluate((p) => window.attnlab.setState({ plan: p }), PLAN);
+    const planned = await waitFor(page, (p) => {
+      const t = window.attnlab.status().twin;
+      return t.phase === "ready" && t.plan === p && t.model?.normalizer === "sparsemax";
+    }, PLAN, 30000);
+    const pt = (await status(page)).twin;
+    const cliTinyPlan = cliWeights(cli, "tiny", ids, pt.layer, pt.head, PLAN);
+    const cliTwinPlan = cliWeights(cli, "tiny-ssmax", ids, pt.layer, pt.head, PLAN);
+    check(planned && pt.model.normalizer === "sparsemax" && pt.twin.normalizer === "sparsemax" && pt.model.changed && pt.twin.changed,
+          `with the model changes "${PLAN}", both models run sparsemax in the open head, each marked changed`,
+          JSON.stringify({ phase: pt.phase, plan: pt.plan, model: pt.model?.normalizer, twin: pt.twin?.normalizer }));
+    const dTinyPlan = worst(pt.fading.model, largest(cliTinyPlan)), dTwinPlan = worst(pt.fading.twin, largest(cliTwinPlan));
+    check(planned && dTinyPlan < TOLERANCE && dTwinPlan < TOLERANCE,
+          `under "${PLAN}", each query's largest weight, both models, is the CLI's with --attention ${PLAN} within ${TOLERANCE}`,
+          `worst differences ${dTinyPlan.toExponential(2)} (tiny), ${dTwinPlan.toExponential(2)} (tiny-SSMax)`);
+    await page.evaluate(() => window.attnlab.setState({ plan: "" }));
+    const unplanned = await waitFor(page, (was) => {
+      const t = window.attnlab.status().twin;
+      return t.phase === "ready" && t.plan === "" && t.model?.normalizer === was.model && t.twin?.normalizer === was.twin &&
+             !t.model.changed && !t.twin.changed;
+    }, { model: sw.model.normalizer, twin: sw.twin.normalizer }, 30000);
+    check(unplanned, "with the changes reset, both run as trained again (as in step 5)", JSON.stringify((await status(page)).twin.twin));
 
     // 6. A model with no twin (a random checkpoint the CLI made): the comparison is unavailable, and says why.
     if (hasFixtures) {

@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "base/json.h"
 #include "base/safetensors.h"
+#include "base/safetensors_write.h"
 #include "model/gpt2.h"
 #include "platform/whole_file.h"
 
@@ -24,6 +26,19 @@ inline std::vector<double> flatten(const json::Value& v) {
         out.insert(out.end(), inner.begin(), inner.end());
     }
     return out;
+}
+
+// The checkpoint's tensors widened to F32, as a file of its own: the F32 checkpoint of a 16-bit
+// one's values.
+inline std::vector<std::uint8_t> widened_file(const SafetensorsReader& reader) {
+    std::vector<TensorBytes> ts;
+    for (const TensorInfo& t : reader.tensors()) {
+        std::vector<float> values(static_cast<size_t>(t.element_count()));
+        std::string error;
+        REQUIRE(reader.to_f32(t, values, error));
+        ts.push_back({t.name, DType::F32, t.shape, encode_floats(values, DType::F32)});
+    }
+    return safetensors_file(ts);
 }
 
 // max |ours - ref| / max |ref|: the error relative to the scale of the whole tensor.

@@ -19,7 +19,7 @@ using attnlab::fixture::relative_error;
 
 namespace {
 
-const char* const kCases[] = {"llama-gqa-f32", "llama3-bias-tied-f16", "qwen2-linear-f32", "qwen3-qknorm-bf16"};
+const char* const kCases[] = {"llama-gqa-f32", "llama3-bias-tied-f16", "qwen2-linear-f32", "qwen3-qknorm-bf16", "llama-unaligned-f32"};
 
 struct LlamaFixture {
     std::string bytes, config_text;
@@ -167,6 +167,56 @@ TEST_CASE("llama family: config.json fields this engine does not compute are ref
     CHECK(e.find("qwen3") != std::string::npos);
     e = refused("\"num_key_value_heads\": 2", "\"num_key_value_heads\": 3");
     CHECK(e.find("num_key_value_heads") != std::string::npos);
+}
+
+TEST_CASE("llama family: absent fields take Hugging Face's defaults; rope_parameters as transformers 5 writes it", "[llama]") {
+    const auto parsed = [](const std::string& text) {
+        LlamaConfig c;
+        std::string error;
+        INFO(text << ": " << error);
+        REQUIRE(parse_llama_config(text, "config.json", c, error));
+        return c;
+    };
+    const std::string shape =
+        R"("num_hidden_layers": 1, "num_attention_heads": 16, "hidden_size": 64, "intermediate_size": 8, "vocab_size": 10)";
+    // LlamaConfig: num_key_value_heads = heads, head_dim = hidden / heads. Qwen2Config, Qwen3Config:
+    // num_key_value_heads 32 (null: the heads); Qwen3Config head_dim 128.
+    LlamaConfig c = parsed(R"({"model_type": "llama", )" + shape + "}");
+    CHECK(c.num_key_value_heads == 16);
+    CHECK(c.head_dim == 4);
+    const std::string shape16 =
+        R"("num_hidden_layers": 1, "num_attention_heads": 64, "hidden_size": 128, "intermediate_size": 8, "vocab_size": 10)";
+    c = parsed(R"({"model_type": "qwen2", )" + shape16 + "}");
+    CHECK(c.num_key_value_heads == 32);
+    CHECK(c.head_dim == 2);
+    c = parsed(R"({"model_type": "qwen2", "num_key_value_heads": null, )" + shape16 + "}");
+    CHECK(c.num_key_value_heads == 64);
+    c = parsed(R"({"model_type": "qwen3", )" + shape16 + "}");
+    CHECK(c.num_key_value_heads == 32);
+    CHECK(c.head_dim == 128);
+    // Qwen2's and Qwen3's MLPs have no biases, whatever mlp_bias says; Llama's follow it.
+    CHECK_FALSE(parsed(R"({"model_type": "qwen3", "mlp_bias": true, )" + shape16 + "}").mlp_bias);
+    CHECK(parsed(R"({"model_type": "llama", "mlp_bias": true, )" + shape + "}").mlp_bias);
+    // rope_parameters: its rope_theta wins over the top-level one; no rope_type is "default".
+    c = parsed(R"({"model_type": "qwen3", "rope_theta": 10000, "rope_parameters": {"rope_type": "default", "rope_theta": 1000000}, )" +
+               shape16 + "}");
+    CHECK(c.rope_theta == 1e6);
+    CHECK(c.rope_scaling.type == RopeScaling::Type::None);
+    c = parsed(R"({"model_type": "llama", "rope_parameters": {"rope_type": "linear", "factor": 2.0, "rope_theta": 500000}, )" + shape +
+               "}");
+    CHECK(c.rope_scaling.type == RopeScaling::Type::Linear);
+    CHECK(c.rope_theta == 5e5);
+    CHECK(parsed(R"({"model_type": "llama", "rope_scaling": {"factor": 2.0}, )" + shape + "}").rope_scaling.type ==
+          RopeScaling::Type::None);
+    // Sliding-window layers are refused by name.
+    LlamaConfig refused;
+    std::string error;
+    CHECK_FALSE(parse_llama_config(R"({"model_type": "qwen2", "layer_types": ["full_attention", "sliding_attention"], )" + shape16 + "}",
+                                   "config.json", refused, error));
+    CHECK(error.find("layer_types") != std::string::npos);
+    CHECK_FALSE(parse_llama_config(R"({"model_type": "qwen3", "rope_parameters": {"rope_type": "yarn", "factor": 4.0}, )" + shape16 + "}",
+                                   "config.json", refused, error));
+    CHECK(error.find("rope_parameters.rope_type") != std::string::npos);
 }
 
 TEST_CASE("llama family: random checkpoints of every architecture load and run", "[llama]") {

@@ -67,9 +67,9 @@ json::Value read_fixture(const std::string& name) {
 }
 
 // The shipped checkpoint in `dir` and its fixture, which belongs to that one file: after
-// retraining, rerun train_tiny.py to remake both.
-json::Value load_shipped_with_fixture(const std::string& dir, const std::string& fixture_name, Gpt2Model& model) {
-    std::string bytes;
+// retraining, rerun train_tiny.py to remake both. The model's weights are views of `bytes` (its
+// 16-bit matrices stay in the file's bytes), so the caller keeps them as long as the model.
+json::Value load_shipped_with_fixture(const std::string& dir, const std::string& fixture_name, Gpt2Model& model, std::string& bytes) {
     load_shipped(dir, model, bytes);
     json::Value fixture = read_fixture(fixture_name);
     CHECK(sha256_hex(bytes) == fixture.find("model_sha256")->as_string());
@@ -112,7 +112,8 @@ double worst_logit_error(const std::vector<float>& logits, const json::Value& fi
 // sampled logits to 1e-3 of the row's scale.
 void check_logits_against_pytorch(const std::string& dir, const std::string& fixture_name) {
     Gpt2Model model;
-    const json::Value fixture = load_shipped_with_fixture(dir, fixture_name, model);
+    std::string bytes;
+    const json::Value fixture = load_shipped_with_fixture(dir, fixture_name, model, bytes);
     const std::vector<float> logits = fixture_logits(model, model.trained_plan(), fixture);
     int rows = 0;
     for (const json::Value& row : fixture.find("rows")->items()) {
@@ -155,7 +156,8 @@ struct HeadScores {
 
 HeadScores head_scores_against_pytorch(const std::string& dir, const std::string& fixture_name) {
     Gpt2Model model;
-    const json::Value fx = load_shipped_with_fixture(dir, fixture_name, model);
+    std::string bytes;
+    const json::Value fx = load_shipped_with_fixture(dir, fixture_name, model, bytes);
     REQUIRE(static_cast<int>(fx.find("induction_period")->as_number()) == 40);  // the probe: 40 random corpus tokens, repeated once
     HeadScores out;
     const char* keys[3] = {"kjv", "modern", "induction"};

@@ -17,7 +17,8 @@ nn.Linear weights are stored (out, in) and applied as x @ W^T + b.
 
     /usr/bin/python3 tests/reference/make_llama_fixtures.py tests/fixtures
 
-Writes tests/fixtures/<case>/: model.safetensors, config.json, expected.json. Needs python3-numpy
+Writes tests/fixtures/<case>/: model.safetensors (or its shards and model.safetensors.index.json),
+config.json, expected.json. Needs python3-numpy
 at developer time only; the outputs are committed.
 """
 import json
@@ -46,6 +47,16 @@ CASES = [
     # Qwen3: q_norm/k_norm, head_dim 16 with 4 heads on hidden 32, tied, BF16.
     dict(name="qwen3-qknorm-bf16", arch="qwen3", C=32, H=4, KV=2, d=16, I=48, L=2, V=60, P=64, theta=1e6, scaling=None,
          tied=True, attention_bias=False, mlp_bias=False, dtype="BF16", eps=1e-6, seed=14, T=16),
+    # Qwen2 with GQA in BF16, in 3 shards with model.safetensors.index.json, its config.json as
+    # transformers 5 writes it: rope_parameters (holding rope_theta 1e6) and no top-level rope_theta.
+    dict(name="qwen2-sharded-bf16", arch="qwen2", C=32, H=4, KV=2, d=8, I=40, L=2, V=56, P=64, theta=1e6, scaling=None,
+         tied=False, attention_bias=False, mlp_bias=False, dtype="BF16", eps=1e-6, seed=16, T=14, shards=3,
+         rope_parameters=True),
+    # Llama in F32 with the data off 4-byte alignment, as some writers leave it: matrices that
+    # cannot be read in place are copied to fp32, and compute the same.
+    dict(name="llama-unaligned-f32", arch="llama", C=32, H=4, KV=4, d=8, I=48, L=2, V=48, P=64, theta=10000.0,
+         scaling={"rope_type": "linear", "factor": 4.0}, tied=False, attention_bias=True, mlp_bias=False, dtype="F32",
+         eps=1e-5, seed=17, T=12, aligned=False),
     # Positions past 2,048 (llama3 scaling at its real constants, rope_theta 500000): only the
     # last `tail` positions' logits are kept, and no attention matrices, to keep the file small.
     dict(name="llama-long-f32", arch="llama", C=32, H=4, KV=2, d=8, I=32, L=2, V=40, P=4096, theta=500000.0,
@@ -136,6 +147,24 @@ def forward(p, case, ids, plan=None):
     return normed @ head.T, np.array(attentions), normed
 
 
+def write_checkpoint(folder, tensors, shards, aligned):
+    """model.safetensors, or `shards` files of consecutive tensors and model.safetensors.index.json
+    as Hugging Face names and writes them."""
+    if shards == 1:
+        write_safetensors(os.path.join(folder, "model.safetensors"), tensors, aligned)
+        return
+    weight_map, total = {}, 0
+    for s in range(shards):
+        part = tensors[s * len(tensors) // shards:(s + 1) * len(tensors) // shards]
+        name = f"model-{s + 1:05d}-of-{shards:05d}.safetensors"
+        write_safetensors(os.path.join(folder, name), part, aligned)
+        for t in part:
+            weight_map[t[0]] = name
+            total += len(t[3])
+    with open(os.path.join(folder, "model.safetensors.index.json"), "w") as f:
+        json.dump({"metadata": {"total_size": total}, "weight_map": weight_map}, f, indent=2)
+
+
 def make_case(out_dir, case):
     rng = np.random.default_rng(case["seed"])
     C, H, KV, d, I, L, V = case["C"], case["H"], case["KV"], case["d"], case["I"], case["L"], case["V"]
@@ -179,13 +208,17 @@ def make_case(out_dir, case):
 
     folder = os.path.join(out_dir, case["name"])
     os.makedirs(folder, exist_ok=True)
-    write_safetensors(os.path.join(folder, "model.safetensors"), tensors, True)
+    write_checkpoint(folder, tensors, case.get("shards", 1), case.get("aligned", True))
     config = {"model_type": case["arch"], "architectures": [{"llama": "LlamaForCausalLM", "qwen2": "Qwen2ForCausalLM",
                                                              "qwen3": "Qwen3ForCausalLM"}[case["arch"]]],
               "hidden_act": "silu", "hidden_size": C, "num_attention_heads": H, "num_key_value_heads": KV, "head_dim": d,
               "intermediate_size": I, "num_hidden_layers": L, "vocab_size": V, "max_position_embeddings": case["P"],
               "rms_norm_eps": case["eps"], "rope_theta": case["theta"], "rope_scaling": case["scaling"],
               "tie_word_embeddings": case["tied"], "attention_bias": case["attention_bias"], "torch_dtype": "float32"}
+    if case.get("rope_parameters"):
+        # transformers 5: rope_scaling and rope_theta become one rope_parameters (modeling_rope_utils).
+        config["rope_parameters"] = dict(case["scaling"] or {"rope_type": "default"}, rope_theta=case["theta"])
+        del config["rope_theta"], config["rope_scaling"]
     if case["arch"] == "llama":
         config["mlp_bias"] = case["mlp_bias"]
     else:

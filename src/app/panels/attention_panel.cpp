@@ -351,10 +351,15 @@ std::string plan_in_words(const AttentionPlan& plan, const AttentionPlan& traine
 }
 
 // The model changes: the plan in words and as text, Reset, and the text's perplexity before -> after.
-void draw_model_changes(const Session& s, PanelContext& ctx) {
+void draw_model_changes(AttentionPanel& p, const Session& s, PanelContext& ctx) {
     Session& ms = ctx.session;
     if (!s.model) return;
     const AttentionPlan& trained = s.model->model.trained_plan();
+    if (p.words_plan != s.plan || p.words_trained != trained) {  // the words when the plan changes, not every frame
+        p.words_plan = s.plan;
+        p.words_trained = trained;
+        p.plan_words = plan_in_words(s.plan, trained);
+    }
     if (!s.plan_error.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, plot::colors::vermillion);
         ImGui::TextWrapped("%s", s.plan_error.c_str());
@@ -366,7 +371,7 @@ void draw_model_changes(const Session& s, PanelContext& ctx) {
     if (!changed) {
         ImGui::TextDisabled("none, the model as trained. \"Apply to the model\" changes heads.");
     } else {
-        ImGui::TextWrapped("%s", plan_in_words(s.plan, trained).c_str());
+        ImGui::TextWrapped("%s", p.plan_words.c_str());
         ImGui::TextDisabled("as text: %s", s.view.plan.c_str());
         ImGui::SameLine();
     }
@@ -378,10 +383,10 @@ void draw_model_changes(const Session& s, PanelContext& ctx) {
     const TextPerplexity* before = find_perplexity(s, s.baseline);
     const TextPerplexity* after = s.forward && s.forward->plan == s.plan ? find_perplexity(s, s.forward) : nullptr;
     if (!s.forward || s.forward->tokens.size() < 2) return;
-    const auto ppl = [](const TextPerplexity* p) {
-        if (!p) return std::string("...");  // computing
+    const auto ppl = [](const TextPerplexity* result) {
+        if (!result) return std::string("...");  // computing
         char buf[32];
-        std::snprintf(buf, sizeof buf, "%.4g", p->perplexity);
+        std::snprintf(buf, sizeof buf, "%.4g", result->perplexity);
         return std::string(buf);
     };
     if (changed)
@@ -461,19 +466,35 @@ std::string top_json(std::span<const float> logits, const Gpt2Tokenizer& tokeniz
     return a.str();
 }
 
+// The chosen query's row, recomputed only when its place, pass, normalizer or T changed (it
+// copies the head's queries, keys and values out of the capture). False, with
+// p.slice_error, when there is none.
+bool update_slice(AttentionPanel& p, const Session& s) {
+    QuerySlice place;
+    if (!chosen_query_place(s, place, p.slice_error)) {
+        p.slice_key = {};
+        return false;
+    }
+    const QueryKey key = query_key(s, place, kKeyN | kKeyEps);
+    if (same_query(p.slice_key, key)) return p.slice_error.empty();
+    p.slice_key = key;
+    p.slice = std::move(place);
+    p.slice_error.clear();
+    return fill_query_slice(s, p.slice, p.slice_error);
+}
+
 }  // namespace
 
 void draw_attention_panel(AttentionPanel& p, PanelContext& ctx) {
     Session& s = ctx.session;
     draw_controls(p, ctx);
-    QuerySlice slice;
-    std::string why;
-    if (!chosen_query_slice(s, slice, why)) {
+    if (!update_slice(p, s)) {
         ImGui::Spacing();
-        ImGui::TextDisabled("%s", why.c_str());
+        ImGui::TextDisabled("%s", p.slice_error.c_str());
         if (!s.model) ImGui::TextDisabled("The Softmax playground works without a model.");
         return;
     }
+    const QuerySlice& slice = p.slice;
     update_map(p, s, slice.layer, slice.head);
 
     const float font = ImGui::GetFontSize();
@@ -481,7 +502,7 @@ void draw_attention_panel(AttentionPanel& p, PanelContext& ctx) {
     const float left_w = std::clamp(avail.x * 0.42f, font * 20.0f, font * 40.0f);
     const Panes panes = begin_panes("##attention_panes", 20.0f, 30.0f);
     begin_pane(panes, "##attention_left", left_w, true);
-    draw_model_changes(s, ctx);
+    draw_model_changes(p, s, ctx);
     draw_head_grid(p.grid, ctx, ImGui::GetContentRegionAvail().x);
     draw_top10(p, s);
     end_pane(panes);

@@ -19,6 +19,11 @@ namespace attnlab {
 struct AttentionPanel {
     HeadGrid grid;  // every head's thumbnail, previous-token heads marked
 
+    // The chosen query's row (the row plot), for slice_key; slice_error says why there is none.
+    QuerySlice slice;
+    QueryKey slice_key;
+    std::string slice_error;
+
     // The open head: its scores (cached per pass and head) and their re-shaped weights (cached
     // per normalizer and temperature), and the runs drawn from them.
     std::weak_ptr<const ForwardResult> map_pass;
@@ -32,6 +37,10 @@ struct AttentionPanel {
     int bins = 0;
     std::string map_error;
     double reshape_ms = 0.0;  // the last re-shape (normalize every row + runs)
+
+    // The model changes in words, for the plan and trained plan they were made from.
+    AttentionPlan words_plan, words_trained;
+    std::string plan_words;
 
     std::string apply_error;
     ApplyScope apply_scope = ApplyScope::Head;

@@ -37,10 +37,17 @@ std::vector<double> eps_list(double view_eps) {
 
 void update(GradientPanel& p, const Session& s) {
     QuerySlice slice;
-    if (!chosen_query_slice(s, slice, p)) return;
+    if (!chosen_query_place(s, slice, p)) return;
     const int L = slice.query + 1;
     const QueryKey key = query_key(s, slice, kKeyN | kKeyT);  // the curves span every T and do not depend on N
-    if (!same_query(p.key, key)) {
+    const bool new_query = !same_query(p.key, key);
+    if (!new_query && p.T_now == s.view.T) return;  // as computed
+    if (!fill_query_slice(s, slice, p.error)) {
+        p.ready = false;
+        p.key = {};
+        return;
+    }
+    if (new_query) {
         p.key = key;
         p.temperatures = log_grid(1e-3, 1e2, 61);
         p.eps = eps_list(s.view.eps);

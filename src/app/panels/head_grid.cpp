@@ -150,6 +150,14 @@ void draw_head_grid(HeadGrid& g, PanelContext& ctx, float width) {
         ImGui::SameLine();
         if (ImGui::SmallButton("Compute thumbnails")) g.thumbnails.pass.reset();  // restarts next frame
     }
+    // The thumbnails' widget names, made when the model's shape changes, not every frame.
+    if (g.names_layers != layers || g.names_heads != heads) {
+        g.names_layers = layers;
+        g.names_heads = heads;
+        g.thumb_names.clear();
+        for (int l = 0; l < layers; ++l)
+            for (int h = 0; h < heads; ++h) g.thumb_names.push_back("attention.thumb." + std::to_string(l) + "." + std::to_string(h));
+    }
     // What this frame marks, recorded as it is drawn (the status reports exactly this).
     for (HeadPattern k : kHeadPatterns) g.marked[k].clear();
     g.marked_frame = ImGui::GetFrameCount();
@@ -183,10 +191,8 @@ void draw_head_grid(HeadGrid& g, PanelContext& ctx, float width) {
             ImGui::PushID(h);
             if (ImGui::InvisibleButton("##thumb", ImVec2(thumb, thumb))) pick_head(s, l, h);
             ImGui::PopID();
-            std::string rect_name = "attention.thumb.";
-            rect_name.append(std::to_string(l)).append(".").append(std::to_string(h));
-            remember_last_item(ctx.widgets, rect_name.c_str());
             const size_t index = static_cast<size_t>(l * heads + h);
+            remember_last_item(ctx.widgets, g.thumb_names[index].c_str());
             dl->AddRectFilled(a, b, IM_COL32(242, 242, 242, 255));
             if (t) heatmap::draw_runs(dl, t->runs[index], a, b);
             // A head the model changes: a purple inner frame and corner, under the pattern marks.

@@ -23,6 +23,9 @@ struct HeadGrid {
     ByPattern<std::vector<Mark>> marked;
     int marked_frame = -1;
     std::weak_ptr<const AttentionThumbnails> marked_for;
+    // "attention.thumb.L.H" for each head (layer-major), for a grid of names_layers x names_heads.
+    std::vector<std::string> thumb_names;
+    int names_layers = 0, names_heads = 0;
 };
 
 // The grid, `width` wide; a click opens a head (view.layer, view.head). Needs s.forward.

@@ -24,7 +24,7 @@ void draw_top_n_slider(Session& s, WidgetRects& widgets, const char* widget) {
 }
 
 bool begin_top_n_update(const Session& s, TopNQueryView& v, const char* query_zero, QuerySlice& slice) {
-    if (!chosen_query_slice(s, slice, v)) return false;
+    if (!chosen_query_place(s, slice, v)) return false;
     const QueryKey key = query_key(s, slice, kKeyEps);
     if (same_query(v.key, key)) return false;
     v.key = key;
@@ -34,6 +34,7 @@ bool begin_top_n_update(const Session& s, TopNQueryView& v, const char* query_ze
         v.error = query_zero;
         return false;
     }
+    if (!fill_query_slice(s, slice, v.error)) return false;
     v.N_used = std::clamp(s.view.N, 1, L - 1);
     return true;
 }

@@ -17,11 +17,11 @@ namespace {
 
 // [SECTION] The numbers -----------------------------------------------------------------------
 
-// The pass each side shows: the model as trained (the baseline; a change of the plan is not the
-// twin's), and the twin's own. Null while either is missing or made for other tokens.
+// The pass each side shows: the model's and the twin's, both under the view's model changes.
+// Null while either is missing, or made for other tokens or another plan.
 std::shared_ptr<const ForwardResult> side_pass(const Session& s, int side) {
-    const std::shared_ptr<const ForwardResult>& p = side == 0 ? s.baseline : s.twin_forward;
-    return p && p->tokens == s.tokens ? p : nullptr;
+    if (side == 1) return twin_pass_current(s) ? s.twin_forward : nullptr;
+    return s.forward && s.forward->tokens == s.tokens && s.forward->plan == s.plan ? s.forward : nullptr;
 }
 
 // One side's head: its weights as the pass ran them (plan_attention_rows: the forward pass's own
@@ -34,6 +34,12 @@ void fill_side(TwinPanel::Side& side, const LoadedModel& model, const std::share
     side.label = builtin_model_label(model.which);
     side.name = model.name;
     side.normalizer = normalizer_spec(how.normalizer);
+    if (how.temperature != 1.0f) {
+        char t[32];
+        std::snprintf(t, sizeof t, " at T = %.3g", static_cast<double>(how.temperature));
+        side.normalizer += t;
+    }
+    side.changed = !(how == model.model.trained_plan().at(layer, head));
     side.L = cap.length();
     plan_attention_rows(cap.queries(layer, head), cap.keys(layer, head), side.L, cap.head_dim(), 0, side.L, how, side.weights);
     side.max_weight = side.weights.empty() ? 0.0f : *std::max_element(side.weights.begin(), side.weights.end());
@@ -85,7 +91,7 @@ void draw_map(const TwinPanel& p, int k, PanelContext& ctx, float width, float s
                       ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(k == 0 ? plot::colors::blue : plot::colors::vermillion), "%s", d.label.c_str());
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", d.name.c_str());
-    ImGui::TextDisabled("layer %d, head %d: %s as trained", p.layer, p.head, d.normalizer.c_str());
+    ImGui::TextDisabled("layer %d, head %d: %s%s", p.layer, p.head, d.normalizer.c_str(), d.changed ? ", changed" : " as trained");
     const ImVec2 p0 = ImGui::GetCursorScreenPos(), p1(p0.x + side, p0.y + side);
     ImGui::InvisibleButton("##map", ImVec2(side, side));
     remember_last_item(ctx.widgets, k == 0 ? "twin.map.model" : "twin.map.twin");
@@ -167,6 +173,11 @@ bool draw_twin_compare(TwinPanel& p, PanelContext& ctx, const Panes& panes) {
     const float map_w = panes.stacked || !pair.side_by_side ? w : pair.w;
     const float side =
         std::max(font * 6.0f, std::min(map_w - font * 5.0f, panes.stacked ? panes.view_h * 0.6f : ImGui::GetContentRegionAvail().y * 0.5f));
+    if (!s.view.plan.empty() && s.plan_error.empty()) {  // say that both maps are of the changed models
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextDisabled("Both models run under the same model changes: %s.", s.view.plan.c_str());
+        ImGui::PopTextWrapPos();
+    }
     draw_map(p, 0, ctx, map_w, side);
     if (pair.side_by_side && !panes.stacked) ImGui::SameLine();
     draw_map(p, 1, ctx, map_w, side);
@@ -180,7 +191,8 @@ std::string twin_status_json(const TwinPanel&, const Session& s) {
     o.add("on", s.view.compare && twin_unavailable_reason(s).empty())
         .add("phase", twin_phase(s))
         .add("reason", twin_unavailable_reason(s))
-        .add("error", s.twin_error);
+        .add("error", s.twin_error)
+        .add("plan", s.view.plan);
     TwinPanel fresh;  // computed here, so that status() is current whichever panel is open
     if (!s.view.compare || !twin_unavailable_reason(s).empty() || !update_sides(fresh, s)) {
         o.add_raw("model", "null").add_raw("twin", "null").add_raw("fading", "null").add_raw("last", "null");
@@ -188,7 +200,8 @@ std::string twin_status_json(const TwinPanel&, const Session& s) {
     }
     const auto side_json = [](const TwinPanel::Side& d) {
         json::ObjectBuilder x;
-        x.add("label", d.label).add("name", d.name).add("normalizer", d.normalizer).add("max_weight", static_cast<double>(d.max_weight));
+        x.add("label", d.label).add("name", d.name).add("normalizer", d.normalizer).add("changed", d.changed);
+        x.add("max_weight", static_cast<double>(d.max_weight));
         return x.str();
     };
     o.add_raw("model", side_json(fresh.sides[0])).add_raw("twin", side_json(fresh.sides[1]));

@@ -1,9 +1,9 @@
 #pragma once
 // "Compare with the twin", in the Attention map (issue 29): the open head of the built-in model
 // beside the same head of its twin, AttnLab tiny and AttnLab tiny-SSMax, trained alike but for the
-// normalizer: both heatmaps on one colour scale, and the fading plot, each query's largest weight
-// against the L keys it sees, for both models and the uniform 1/L. The twin is loaded and run by
-// app/work/twin_compare.h; this file only draws it and takes the toggle's click.
+// normalizer, both under the same model changes (view.plan): both heatmaps on one colour scale, and the fading plot, each query's largest
+// weight against the L keys it sees, for both models and the uniform 1/L. The twin is loaded and run by app/work/twin_compare.h; this file
+// only draws it and takes the toggle's click.
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,7 +21,8 @@ struct TwinPanel {
         std::weak_ptr<const ForwardResult> pass;
         std::string label;       // "AttnLab tiny-SSMax"
         std::string name;        // config.json's attnlab_name
-        std::string normalizer;  // the head's setting as trained, e.g. "ssmax:0.43"
+        std::string normalizer;  // the head's setting in this pass, e.g. "ssmax:0.43"
+        bool changed = false;    // by the model changes (view.plan), not as trained
         int L = 0;
         std::vector<float> weights;  // (L, L), 0 above the diagonal
         float max_weight = 0.0f;
@@ -43,7 +44,8 @@ void draw_twin_toggle(PanelContext& ctx);
 bool draw_twin_compare(TwinPanel& panel, PanelContext& ctx, const Panes& panes);
 
 // window.attnlab.status().twin: {on (asked for, and the model has a twin), phase ("off", "unavailable", "loading", "computing", "ready",
-// "failed"), reason, error, model: {label, name, normalizer}, twin: {...}, layer, head, L,
+// "failed"), reason, error, plan (the model changes both run under: view.plan, "" = as trained),
+// model: {label, name, normalizer, changed}, twin: {...}, layer, head, L,
 // fading: {keys: [L...], model: [largest...], twin: [largest...]}, last: {L, model, twin}}.
 std::string twin_status_json(const TwinPanel& panel, const Session& s);
 

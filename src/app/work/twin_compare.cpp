@@ -9,18 +9,19 @@ namespace {
 
 constexpr const char* kTwinPassLabel = "The twin's forward pass";
 
-// The twin as trained over the model's tokens, with the capture its heatmap and fading plot read.
-// One call: only the built-in models have a twin, and their pass is a few milliseconds.
+// The twin over the model's tokens under `plan`, with the capture its heatmap and fading plot
+// read. One call: only the built-in models have a twin, and their pass is a few milliseconds.
 class TwinPassTask final : public Task {
 public:
-    TwinPassTask(std::shared_ptr<const LoadedModel> twin, std::vector<int> tokens)
+    TwinPassTask(std::shared_ptr<const LoadedModel> twin, std::vector<int> tokens, AttentionPlan plan)
         : twin_(std::move(twin)), result_(std::make_shared<ForwardResult>()) {
         result_->tokens = std::move(tokens);
-        result_->plan = twin_->model.trained_plan();
+        result_->plan = std::move(plan);
     }
 
     bool step() override {
         Gpt2State state(twin_->model);
+        state.plan = result_->plan;
         if (!state.forward(result_->tokens, result_->next_logits, error_, false, &result_->capture)) return false;
         report_progress(1.0);
         return false;
@@ -40,6 +41,19 @@ private:
     std::shared_ptr<ForwardResult> result_;
     std::string error_;
 };
+
+// view.plan read against the twin, when either changed: the same changes as the model's (both
+// twins have one shape, so a plan that fits the model fits the twin). One that does not fit
+// leaves the twin as trained; the panel says so.
+void keep_twin_plan_current(Session& s) {
+    if (s.twin_plan_model == s.twin.get() && s.twin_plan_text == s.view.plan) return;
+    s.twin_plan_model = s.twin.get();
+    s.twin_plan_text = s.view.plan;
+    const Gpt2Model& m = s.twin->model;
+    s.twin_plan = m.trained_plan();  // what the spec changes
+    std::string error;
+    if (!parse_attention_spec(s.view.plan, m.config().n_layer, m.config().n_head, s.twin_plan, error)) s.twin_plan = m.trained_plan();
+}
 
 bool in_flight(const FetchStatus& st) {
     return st.phase == FetchStatus::Phase::Probing || st.phase == FetchStatus::Phase::Downloading || st.phase == FetchStatus::Phase::Ready;
@@ -94,9 +108,14 @@ void keep_twin_current(ModelLoading& loading, Session& s, ModelSource* source, c
         start_twin_download(loading, *source, where.of(want), want);
         return;
     }
-    if (s.tokens.empty() || (s.twin_forward && s.twin_forward->tokens == s.tokens)) return;
+    keep_twin_plan_current(s);
+    if (s.tokens.empty() || twin_pass_current(s)) return;
     if (s.twin_work.busy()) return;  // its finish() drops a pass made for other tokens; the next frame starts anew
-    s.twin_work.start(std::make_unique<TwinPassTask>(s.twin, s.tokens), kTwinPassLabel);
+    s.twin_work.start(std::make_unique<TwinPassTask>(s.twin, s.tokens, s.twin_plan), kTwinPassLabel);
+}
+
+bool twin_pass_current(const Session& s) {
+    return s.twin_forward && s.twin_forward->tokens == s.tokens && s.twin_plan_model == s.twin.get() && s.twin_forward->plan == s.twin_plan;
 }
 
 const char* twin_phase(const Session& s) {
@@ -104,7 +123,7 @@ const char* twin_phase(const Session& s) {
     if (!twin_unavailable_reason(s).empty()) return "unavailable";
     if (!s.twin_error.empty()) return "failed";
     if (!s.twin) return "loading";
-    if (!s.twin_forward || s.twin_forward->tokens != s.tokens) return "computing";
+    if (!twin_pass_current(s) || !s.forward || s.forward->tokens != s.tokens || s.forward->plan != s.plan) return "computing";
     return "ready";
 }
 

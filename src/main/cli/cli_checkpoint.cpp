@@ -9,14 +9,46 @@
 
 namespace attnlab {
 
+namespace {
+
+constexpr const char* kIndexName = "model.safetensors.index.json";
+
+// The index, then every file it names, mapped, then the reader over them all.
+bool open_shards(const std::filesystem::path& index_path, Checkpoint& ck, std::string& error) {
+    std::string text;
+    ShardIndex index;
+    if (!read_whole_file(index_path.string(), text, error) || !parse_shard_index(text, index_path.string(), index, error)) return false;
+    std::vector<SafetensorsReader::Shard> shards;
+    ck.shards.resize(index.files.size());
+    for (size_t i = 0; i < index.files.size(); ++i) {
+        const std::string path = (index_path.parent_path() / index.files[i]).string();
+        if (!ck.shards[i].open(path, error)) {
+            std::string tensor;
+            for (const auto& [name, file] : index.weight_map)
+                if (file == index.files[i]) tensor = name;
+            error = index_path.string() + ": shard " + index.files[i] + " (holding tensor '" + tensor +
+                    "' among others) cannot be read: " + error;
+            return false;
+        }
+        shards.push_back({path, ck.shards[i].bytes()});
+    }
+    return ck.reader.open_shards(index, shards, error);
+}
+
+}  // namespace
+
 bool open_checkpoint(const std::string& path, Checkpoint& ck, std::string& error) {
     namespace fs = std::filesystem;
     fs::path file = path;
     std::error_code ec;
-    if (fs::is_directory(file, ec)) file /= "model.safetensors";
+    if (fs::is_directory(file, ec))
+        file /= fs::exists(file / "model.safetensors", ec) || !fs::exists(file / kIndexName, ec) ? "model.safetensors" : kIndexName;
     ck.path = file.string();
-    if (!ck.file.open(file.string(), error)) return false;
-    if (!ck.reader.open(ck.file.bytes(), file.string(), error)) return false;
+    if (file.filename() == kIndexName) {
+        if (!open_shards(file, ck, error)) return false;
+    } else if (!ck.file.open(file.string(), error) || !ck.reader.open(ck.file.bytes(), file.string(), error)) {
+        return false;
+    }
 
     const fs::path config_path = file.parent_path() / "config.json";
     std::optional<Gpt2Config> config;

@@ -2,6 +2,7 @@
 // A checkpoint on disk (GPT-2, Llama, Qwen2 or Qwen3), for the CLI commands that run the model.
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/safetensors.h"
 #include "model/gpt2.h"
@@ -13,6 +14,7 @@ namespace attnlab {
 // The file mapped, indexed and bound to a model. Not movable: the model points into the map.
 struct Checkpoint {
     MappedFile file;
+    std::vector<MappedFile> shards;  // a sharded checkpoint's files, in its index's order
     SafetensorsReader reader;
     Gpt2Model model;                        // GPT-2 checkpoints (what the experiments read)
     LlamaModel llama;                       // llama, qwen2, qwen3
@@ -20,10 +22,10 @@ struct Checkpoint {
     std::string path;                       // the model.safetensors actually opened
 };
 
-// `path` names model.safetensors, or the folder holding it; config.json is read from the
-// same folder when it is there (the Hugging Face layout). Warnings go to stderr.
-// A checkpoint of any family config.json's model_type names ("gpt2", or no config.json: GPT-2);
-// sets ck.decoder.
+// `path` names model.safetensors, model.safetensors.index.json (a sharded checkpoint, its files
+// beside it), or the folder holding either; config.json is read from the same folder when it is
+// there (the Hugging Face layout). Warnings go to stderr. A checkpoint of any family config.json's
+// model_type names ("gpt2", or no config.json: GPT-2); sets ck.decoder.
 bool open_checkpoint(const std::string& path, Checkpoint& ck, std::string& error);
 
 // The plan a command runs: the model's trained plan (config.json's "attnlab_attention"), then the

@@ -14,7 +14,7 @@ struct Command {
 };
 
 const Command kCommands[] = {
-    {"tokenize", attnlab::cli_tokenize, "tokenize [--json] [--vocab-dir DIR]   GPT-2 token ids of standard input"},
+    {"tokenize", attnlab::cli_tokenize, "tokenize [--json] [--batch] [--vocab-dir DIR | --model DIR]   token ids of standard input"},
     {"logits", attnlab::cli_logits,
      "logits --model FILE --ids 1,2,3 [--attention SPEC] [--json [--all-positions]]   next-token logits at the last position\n"
      "                 (or at every position)"},
@@ -32,8 +32,8 @@ const Command kCommands[] = {
     {"random-checkpoint", attnlab::cli_random_checkpoint,
      "random-checkpoint --out DIR [--arch gpt2|llama|qwen2|qwen3] [--layers 12 --heads 12 --embd 768 --positions 1024 --vocab 50257 --seed "
      "1]\n"
-     "                 [--kv-heads N --head-dim D --intermediate I --tied 0|1 (llama, qwen2, qwen3)]\n"
-     "                 a checkpoint of that family with random weights (model.safetensors, config.json)"},
+     "                 [--kv-heads N --head-dim D --intermediate I --tied 0|1 (llama, qwen2, qwen3)] [--dtype f32|f16|bf16] [--shards N]\n"
+     "                 a checkpoint of that family with random weights (model.safetensors or its shards, config.json)"},
 };
 
 void usage(FILE* out) {

@@ -14,4 +14,21 @@ bool load_vocabulary(const std::optional<std::string>& dir, Gpt2Tokenizer& token
     return tokenizer.load(encoder, merges, error);
 }
 
+bool load_model_tokenizer(const std::string& dir, Tokenizer& tokenizer, std::string& error) {
+    std::string json, config;
+    if (!read_whole_file(dir + "/tokenizer.json", json, error)) {
+        std::string probe;
+        if (read_whole_file(dir + "/encoder.json", probe, error)) return load_vocabulary(dir, tokenizer, error);
+        error = dir + "/tokenizer.json: cannot be opened (nor is there a GPT-2 encoder.json and vocab.bpe)";
+        return false;
+    }
+    std::string ignored;
+    read_whole_file(dir + "/tokenizer_config.json", config, ignored);  // optional
+    if (!tokenizer.load_json(json, config, error)) {
+        error = dir + "/" + error;
+        return false;
+    }
+    return true;
+}
+
 }  // namespace attnlab

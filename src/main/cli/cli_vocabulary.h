@@ -1,5 +1,6 @@
 #pragma once
-// The GPT-2 vocabulary for CLI commands: --vocab-dir DIR, or the repository's assets/gpt2.
+// Tokenizers for CLI commands: GPT-2's vocabulary (--vocab-dir DIR, or the repository's
+// assets/gpt2), or a model folder's tokenizer.json (--model DIR).
 #include <optional>
 #include <string>
 
@@ -10,5 +11,9 @@ namespace attnlab {
 // Reads DIR/encoder.json and DIR/vocab.bpe into `tokenizer` (DIR defaults to the assets folder
 // the CLI was built with). Returns false with a message naming the file otherwise.
 bool load_vocabulary(const std::optional<std::string>& dir, Gpt2Tokenizer& tokenizer, std::string& error);
+
+// Reads DIR/tokenizer.json and, if present, DIR/tokenizer_config.json; a folder with GPT-2's
+// encoder.json and vocab.bpe instead is read as those. No weights are needed.
+bool load_model_tokenizer(const std::string& dir, Tokenizer& tokenizer, std::string& error);
 
 }  // namespace attnlab

@@ -21,18 +21,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getEncoding } from 'js-tiktoken';
 import gpt3 from 'gpt-3-encoder';
+import { commandLine } from './hf_tokenizers.mjs';
 import { makeCorpus, makeRng } from './make_corpus.mjs';
 
-const args = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : dflt;
-};
-const binary = args[0];
-if (!binary || binary.startsWith('--')) {
-  console.error('usage: node compare.mjs PATH/TO/attnlab [--seed N] [--bytes N] [--vocab-dir DIR] [--no-all-code-points]');
-  process.exit(2);
-}
+const { args, opt, binary } = commandLine('node compare.mjs PATH/TO/attnlab [--seed N] [--bytes N] [--vocab-dir DIR] [--no-all-code-points]');
 const seed = Number(opt('--seed', '1'));
 const targetBytes = Number(opt('--bytes', '1200000'));
 const vocabDir = opt('--vocab-dir', null);

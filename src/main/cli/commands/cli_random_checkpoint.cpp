@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "main/cli/cli_args.h"
 #include "main/cli/cli_commands.h"
@@ -26,8 +27,30 @@ bool write_file(const std::string& path, const void* data, size_t size) {
     return std::fclose(f) == 0 && ok;
 }
 
+std::string too_many_shards(int shards, int tensors) {
+    return "--shards " + std::to_string(shards) + " is more than the checkpoint's " + std::to_string(tensors) + " tensors";
+}
+
+// The files, then config.json, into --out; what was written on stdout.
+int write_checkpoint(const CliArgs& args, const std::vector<CheckpointFile>& files, const std::string& config, DType dtype,
+                     const std::string& shape) {
+    const std::string dir = *args.value("out");
+    double bytes = 0;
+    for (const CheckpointFile& f : files) {
+        if (!write_file(dir + "/" + f.name, f.bytes.data(), f.bytes.size()))
+            return fail("cannot write into " + dir + " (does the folder exist?)");
+        bytes += static_cast<double>(f.bytes.size());
+    }
+    if (!write_file(dir + "/config.json", config.data(), config.size()))
+        return fail("cannot write into " + dir + " (does the folder exist?)");
+    std::printf("wrote %s/%s (%.1f MB, %s, %zu file%s) and %s/config.json: %s\n", dir.c_str(),
+                files.size() == 1 ? "model.safetensors" : "model.safetensors.index.json", bytes / 1e6, dtype_name(dtype), files.size(),
+                files.size() == 1 ? "" : "s", dir.c_str(), shape.c_str());
+    return 0;
+}
+
 // --arch llama|qwen2|qwen3: the family's shape options over LlamaConfig's defaults.
-int llama_checkpoint(const CliArgs& args, LlamaArch arch, std::uint64_t seed) {
+int llama_checkpoint(const CliArgs& args, LlamaArch arch, std::uint64_t seed, DType dtype, int shards) {
     LlamaConfig c;
     c.arch = arch;
     std::string error;
@@ -49,19 +72,15 @@ int llama_checkpoint(const CliArgs& args, LlamaArch arch, std::uint64_t seed) {
     c.tie_word_embeddings = tied.value_or(arch == LlamaArch::Qwen3) != 0;
     // The written config.json goes through the same checks a downloaded one does.
     LlamaConfig checked;
-    if (!parse_llama_config(llama_config_json(c), "the options", checked, error)) return fail(error, 2);
-    const std::vector<std::uint8_t> file = random_checkpoint(c, seed);
     const std::string config = llama_config_json(c);
-    const std::string dir = *args.value("out");
-    if (!write_file(dir + "/model.safetensors", file.data(), file.size()) ||
-        !write_file(dir + "/config.json", config.data(), config.size()))
-        return fail("cannot write into " + dir + " (does the folder exist?)");
-    std::printf(
-        "wrote %s/model.safetensors (%.1f MB) and %s/config.json: %s, %d layers, %d heads on %d key/value heads, hidden %d, "
-        "head_dim %d, intermediate %d, %d positions, vocabulary %d\n",
-        dir.c_str(), static_cast<double>(file.size()) / 1e6, dir.c_str(), arch_name(arch), c.num_hidden_layers, c.num_attention_heads,
-        c.num_key_value_heads, c.hidden_size, c.head_dim, c.intermediate_size, c.max_position_embeddings, c.vocab_size);
-    return 0;
+    if (!parse_llama_config(config, "the options", checked, error)) return fail(error, 2);
+    if (shards > random_checkpoint_tensors(c)) return fail(too_many_shards(shards, random_checkpoint_tensors(c)), 2);
+    char shape[256];
+    std::snprintf(shape, sizeof shape,
+                  "%s, %d layers, %d heads on %d key/value heads, hidden %d, head_dim %d, intermediate %d, %d positions, vocabulary %d",
+                  arch_name(arch), c.num_hidden_layers, c.num_attention_heads, c.num_key_value_heads, c.hidden_size, c.head_dim,
+                  c.intermediate_size, c.max_position_embeddings, c.vocab_size);
+    return write_checkpoint(args, random_checkpoint_files(c, seed, dtype, shards), config, dtype, shape);
 }
 
 }  // namespace
@@ -69,29 +88,37 @@ int llama_checkpoint(const CliArgs& args, LlamaArch arch, std::uint64_t seed) {
 int cli_random_checkpoint(int argc, char** argv, int first) {
     CliArgs args;
     std::string error;
-    if (!args.parse(
-            argc, argv, first,
-            {"out", "arch", "layers", "heads", "kv-heads", "embd", "head-dim", "intermediate", "positions", "vocab", "tied", "seed"}, {},
-            error))
+    if (!args.parse(argc, argv, first,
+                    {"out", "arch", "layers", "heads", "kv-heads", "embd", "head-dim", "intermediate", "positions", "vocab", "tied", "seed",
+                     "dtype", "shards"},
+                    {}, error))
         return fail(error, 2);
     if (!args.value("out")) return fail("--out DIR is required (an existing folder)", 2);
+    std::optional<std::int64_t> seed_option, shards_option;
+    if (!args.get_int("seed", 0, INT64_MAX, seed_option, error) || !args.get_int("shards", 1, 1000, shards_option, error))
+        return fail(error, 2);
+    const std::uint64_t seed = seed_option ? static_cast<std::uint64_t>(*seed_option) : 1;
+    const int shards = shards_option ? static_cast<int>(*shards_option) : 1;
+    DType dtype = DType::F32;
+    if (const auto d = args.value("dtype")) {
+        if (*d == "f16") dtype = DType::F16;
+        else if (*d == "bf16") dtype = DType::BF16;
+        else if (*d != "f32") return fail("--dtype must be f32, f16 or bf16, not '" + *d + "'", 2);
+    }
     const std::string arch = args.value("arch").value_or("gpt2");
     if (arch != "gpt2") {
-        std::optional<std::int64_t> seed;
-        if (!args.get_int("seed", 0, INT64_MAX, seed, error)) return fail(error, 2);
-        const std::uint64_t s = seed ? static_cast<std::uint64_t>(*seed) : 1;
-        if (arch == "llama") return llama_checkpoint(args, LlamaArch::Llama, s);
-        if (arch == "qwen2") return llama_checkpoint(args, LlamaArch::Qwen2, s);
-        if (arch == "qwen3") return llama_checkpoint(args, LlamaArch::Qwen3, s);
+        if (arch == "llama") return llama_checkpoint(args, LlamaArch::Llama, seed, dtype, shards);
+        if (arch == "qwen2") return llama_checkpoint(args, LlamaArch::Qwen2, seed, dtype, shards);
+        if (arch == "qwen3") return llama_checkpoint(args, LlamaArch::Qwen3, seed, dtype, shards);
         return fail("--arch " + arch + " is not supported; supported: gpt2, llama, qwen2, qwen3", 2);
     }
     for (const char* option : {"kv-heads", "head-dim", "intermediate", "tied"})
         if (args.value(option)) return fail(std::string("--") + option + " is for --arch llama, qwen2 or qwen3", 2);
     Gpt2Config c;  // GPT-2 small unless told otherwise
-    std::optional<std::int64_t> layers, heads, embd, positions, vocab, seed;
+    std::optional<std::int64_t> layers, heads, embd, positions, vocab;
     if (!args.get_int("layers", 1, 48, layers, error) || !args.get_int("heads", 1, 64, heads, error) ||
         !args.get_int("embd", 1, 4096, embd, error) || !args.get_int("positions", 1, 4096, positions, error) ||
-        !args.get_int("vocab", 1, 1 << 20, vocab, error) || !args.get_int("seed", 0, INT64_MAX, seed, error))
+        !args.get_int("vocab", 1, 1 << 20, vocab, error))
         return fail(error, 2);
     if (layers) c.n_layer = static_cast<int>(*layers);
     if (heads) c.n_head = static_cast<int>(*heads);
@@ -100,16 +127,11 @@ int cli_random_checkpoint(int argc, char** argv, int first) {
     if (vocab) c.vocab_size = static_cast<int>(*vocab);
     if (c.n_embd % c.n_head != 0)
         return fail("--embd (" + std::to_string(c.n_embd) + ") must be a multiple of --heads (" + std::to_string(c.n_head) + ")", 2);
-    const std::vector<std::uint8_t> file = random_checkpoint(c, seed ? static_cast<std::uint64_t>(*seed) : 1);
-    const std::string config = gpt2_config_json(c);
-    const std::string dir = *args.value("out");
-    if (!write_file(dir + "/model.safetensors", file.data(), file.size()) ||
-        !write_file(dir + "/config.json", config.data(), config.size()))
-        return fail("cannot write into " + dir + " (does the folder exist?)");
-    std::printf("wrote %s/model.safetensors (%.1f MB) and %s/config.json: %d layers, %d heads, n_embd %d, %d positions, vocabulary %d\n",
-                dir.c_str(), static_cast<double>(file.size()) / 1e6, dir.c_str(), c.n_layer, c.n_head, c.n_embd, c.n_positions,
-                c.vocab_size);
-    return 0;
+    if (shards > random_checkpoint_tensors(c)) return fail(too_many_shards(shards, random_checkpoint_tensors(c)), 2);
+    char shape[160];
+    std::snprintf(shape, sizeof shape, "%d layers, %d heads, n_embd %d, %d positions, vocabulary %d", c.n_layer, c.n_head, c.n_embd,
+                  c.n_positions, c.vocab_size);
+    return write_checkpoint(args, random_checkpoint_files(c, seed, dtype, shards), gpt2_config_json(c), dtype, shape);
 }
 
 }  // namespace attnlab
