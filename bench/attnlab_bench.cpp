@@ -10,7 +10,9 @@
 //                                also this CPU's clock, for the SIMD128 peak (kernel_bench.cpp)
 //   attnlab_bench --prefill 128,512,1024 [--repeats R] [--chunk N]
 //                                prefill times only, as one JSON line (bench/onnx/compare.mjs);
-//                                with --chunk, fed N tokens a call, as the page's sliced pass does
+//                                with --chunk, fed N tokens a call, as the page's sliced pass does;
+//                                --model smollm2-135m [--dtype bf16]: the Llama-family peer of
+//                                issue 37 instead of GPT-2 small; --decode N: also ms a token
 //   attnlab_bench --plans [--repeats R]
 //                                prefill at L = 1024 with every head on sparsemax, entmax-1.5,
 //                                ssmax:0.43 and sa-softmax, each against the softmax pass in the
@@ -324,8 +326,8 @@ int run_plans_bench(const Gpt2Model& model, const std::vector<int>& tokens, int 
 
 // The Llama-family peer model of issue 37 (bench/onnx/run.sh --model smollm2): SmolLM2-135M's
 // shape with random weights, the bytes `attnlab random-checkpoint --arch llama` writes for the
-// same options (the same seed), so that its SHA-256 matches the file onnxruntime runs.
-int run_llama_prefill_json(const std::vector<int>& lengths, int repeats, int chunk, int decode) {
+// same options (the same seed, and --dtype), so that its SHA-256 matches the file onnxruntime runs.
+int run_llama_prefill_json(const std::vector<int>& lengths, int repeats, int chunk, int decode, DType dtype) {
     LlamaConfig c;
     c.num_hidden_layers = 30;
     c.num_attention_heads = 9;
@@ -336,7 +338,7 @@ int run_llama_prefill_json(const std::vector<int>& lengths, int repeats, int chu
     c.vocab_size = 49152;
     c.max_position_embeddings = 8192;
     c.tie_word_embeddings = true;
-    const std::vector<std::uint8_t> file = random_checkpoint(c, 1);
+    const std::vector<std::uint8_t> file = random_checkpoint(c, 1, dtype);  // BF16: kept 16-bit, as a BF16 file is
     SafetensorsReader reader;
     LlamaModel model;
     std::string error;
@@ -371,7 +373,7 @@ int main(int argc, char** argv) {
     const bool plans = argc > 1 && !std::strcmp(argv[1], "--plans");
     std::vector<int> prefill_lengths;
     int prefill_repeats = 3, prefill_chunk = 0, prefill_decode = 0;
-    std::string prefill_model = "gpt2-small";
+    std::string prefill_model = "gpt2-small", prefill_dtype = "f32";
     if (argc > 2 && !std::strcmp(argv[1], "--prefill")) {
         for (const char* p = argv[2]; *p;) {
             char* end = nullptr;
@@ -387,10 +389,15 @@ int main(int argc, char** argv) {
             else if (!std::strcmp(argv[i], "--chunk")) prefill_chunk = std::max(0, std::atoi(argv[i + 1]));
             else if (!std::strcmp(argv[i], "--decode")) prefill_decode = std::max(0, std::atoi(argv[i + 1]));
             else if (!std::strcmp(argv[i], "--model")) prefill_model = argv[i + 1];
+            else if (!std::strcmp(argv[i], "--dtype")) prefill_dtype = argv[i + 1];
             else {
-                std::fprintf(stderr, "attnlab_bench: --prefill takes --repeats, --chunk, --decode and --model, not %s\n", argv[i]);
+                std::fprintf(stderr, "attnlab_bench: --prefill takes --repeats, --chunk, --decode, --model and --dtype, not %s\n", argv[i]);
                 return 2;
             }
+        }
+        if (prefill_dtype != "f32" && (prefill_dtype != "bf16" || prefill_model != "smollm2-135m")) {
+            std::fprintf(stderr, "attnlab_bench: --dtype is f32, or bf16 with --model smollm2-135m, not %s\n", prefill_dtype.c_str());
+            return 2;
         }
         if (prefill_model != "gpt2-small" && prefill_model != "smollm2-135m") {
             std::fprintf(stderr, "attnlab_bench: --model is gpt2-small or smollm2-135m, not %s\n", prefill_model.c_str());
@@ -410,7 +417,9 @@ int main(int argc, char** argv) {
 
     if (kernel) return run_kernel_bench(argc > 3 && !std::strcmp(argv[2], "--repeats") ? std::max(1, std::atoi(argv[3])) : 5);
 
-    if (prefill_model == "smollm2-135m") return run_llama_prefill_json(prefill_lengths, prefill_repeats, prefill_chunk, prefill_decode);
+    if (prefill_model == "smollm2-135m")
+        return run_llama_prefill_json(prefill_lengths, prefill_repeats, prefill_chunk, prefill_decode,
+                                      prefill_dtype == "bf16" ? DType::BF16 : DType::F32);
     const Gpt2Config config;  // GPT-2 small
     double t0 = now();
     const std::vector<std::uint8_t> file = random_checkpoint(config);
