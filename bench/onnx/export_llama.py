@@ -20,47 +20,24 @@ import inspect
 import json
 import math
 import os
-import struct
 import sys
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 
-
-def read_tensors(path):
-    """Every tensor of one safetensors file as float32 (BF16 widened by its 16 bits moved up)."""
-    with open(path, "rb") as f:
-        data = f.read()
-    n = struct.unpack("<Q", data[:8])[0]
-    header = json.loads(data[8:8 + n])
-    out = {}
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        a, b = info["data_offsets"]
-        raw = data[8 + n + a:8 + n + b]
-        if info["dtype"] == "F32":
-            arr = np.frombuffer(raw, dtype="<f4")
-        elif info["dtype"] == "F16":
-            arr = np.frombuffer(raw, dtype="<f2").astype(np.float32)
-        elif info["dtype"] == "BF16":
-            arr = (np.frombuffer(raw, dtype="<u2").astype(np.uint32) << 16).view(np.float32)
-        else:
-            raise ValueError(f"{path}: tensor {name} is {info['dtype']}; F32, F16 and BF16 are read")
-        out[name] = torch.from_numpy(arr.reshape(info["shape"]).copy())
-    return out
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "train_tiny"))
+from hf_export import read_safetensors  # noqa: E402  (the same safetensors reader as AttnLab tiny's tools)
 
 
 def read_checkpoint(folder):
     index = os.path.join(folder, "model.safetensors.index.json")
     if not os.path.exists(index):
-        return read_tensors(os.path.join(folder, "model.safetensors"))
+        return read_safetensors(os.path.join(folder, "model.safetensors"), torch.float32)
     with open(index) as f:
         files = sorted(set(json.load(f)["weight_map"].values()))
     out = {}
     for name in files:
-        out.update(read_tensors(os.path.join(folder, name)))
+        out.update(read_safetensors(os.path.join(folder, name), torch.float32))
     return out
 
 
