@@ -25,7 +25,8 @@ APT_PACKAGES=(
   firefox-esr webkit2gtk-driver
   fonts-dejavu-core
   libclang-rt-14-dev clang-format
-  python3-matplotlib
+  python3-matplotlib python3-mpmath
+  slurm-wlm munge
 )
 
 say() { printf '\033[1m[attnlab]\033[0m %s\n' "$*"; }
@@ -163,10 +164,10 @@ build_sanitize() {
 RESULTS=""
 record() { RESULTS="$RESULTS$1|$2|$3|${4:-0}"$'\n'; }
 
-run_ctest() { # label, build dir
+run_ctest() { # label, build dir, ctest's own flags...
   local label="$1" dir="$2" log total failed skipped
   log="$(mktemp)"
-  (cd "$dir" && ctest --output-on-failure -j "$JOBS") | tee "$log" || true
+  (cd "$dir" && ctest --output-on-failure -j "$JOBS" "${@:3}") | tee "$log" || true
   total="$(sed -nE 's/.*tests passed, ([0-9]+) tests failed out of ([0-9]+).*/\2/p' "$log" | tail -n 1)"
   failed="$(sed -nE 's/.*tests passed, ([0-9]+) tests failed out of ([0-9]+).*/\1/p' "$log" | tail -n 1)"
   # A skipped test (e.g. the real-weights goldens without the checkpoint) is neither a pass nor a failure.
@@ -208,7 +209,11 @@ run_tests() {
   build_native
   run_ctest "native (ctest)" build/native
   build_wasm
-  run_ctest "wasm under node (ctest)" build/wasm
+  # The unit tests run as one node process per build (label catch-cases), counted by test case.
+  run_ctest "wasm under node (ctest)" build/wasm -LE catch-cases
+  run_catch "wasm unit tests under node" build/wasm/attnlab_tests.js "~[threads]"
+  run_catch "wasm relaxed SIMD under node" build/wasm/attnlab_tests_relaxed.js "~[threads]" \
+    --no-experimental-fetch --experimental-wasm-relaxed-simd
   say "the tests that use threads, in the pthreads build (worker pool) under node"
   run_catch "wasm pthreads under node" build/wasm-mt/attnlab_tests.js "[parallel],[gemm],[linear],[gpt2]"
   # The relaxed-SIMD build (attnlab-mt-relaxed.js), which the page loads where the browser has relaxed SIMD.

@@ -27,9 +27,9 @@ OUT="$ROOT/build/fuzz"
 
 case "$SECS" in ''|*[!0-9]*) echo "fuzz.sh: SECONDS must be a whole number, got '$SECS'" >&2; exit 2 ;; esac
 case "$WHICH" in
-  all) TARGETS=(safetensors json tokenizer tokenizer_json analyze_input tour attention_spec shard_index) ;;
-  safetensors|json|tokenizer|tokenizer_json|analyze_input|tour|attention_spec|shard_index) TARGETS=("$WHICH") ;;
-  *) echo "fuzz.sh: unknown target '$WHICH' (safetensors, json, tokenizer, tokenizer_json, analyze_input, tour, attention_spec, shard_index or all)" >&2; exit 2 ;;
+  all) TARGETS=(safetensors json tokenizer tokenizer_json analyze_input tour attention_spec shard_index llama_config) ;;
+  safetensors|json|tokenizer|tokenizer_json|analyze_input|tour|attention_spec|shard_index|llama_config) TARGETS=("$WHICH") ;;
+  *) echo "fuzz.sh: unknown target '$WHICH' (safetensors, json, tokenizer, tokenizer_json, analyze_input, tour, attention_spec, shard_index, llama_config or all)" >&2; exit 2 ;;
 esac
 
 CXX=""
@@ -53,6 +53,11 @@ sources_for() {
     attention_spec) echo src/model/attention_plan.cpp src/model/normalize_rows.cpp ;;
     shard_index) echo src/base/shard_index.cpp src/base/safetensors.cpp src/base/safetensors_shards.cpp src/base/safetensors_write.cpp \
                       src/base/json.cpp src/base/utf8.cpp ;;
+    llama_config) echo src/model/llama.cpp src/model/llama_load.cpp src/model/decoder.cpp src/model/checkpoint_tensors.cpp \
+                       src/model/random_checkpoint.cpp src/model/linear.cpp src/model/gemm.cpp src/model/gemm_weights.cpp \
+                       src/model/weight_matrix.cpp src/model/attention_plan.cpp src/model/normalize_rows.cpp \
+                       src/base/safetensors.cpp src/base/safetensors_shards.cpp src/base/safetensors_write.cpp src/base/shard_index.cpp \
+                       src/base/json.cpp src/base/utf8.cpp src/base/random.cpp src/base/parallel.cpp ;;
   esac
 }
 

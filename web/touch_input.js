@@ -129,13 +129,14 @@
   }
 
   // --- the screen --------------------------------------------------------------------------------
-  // phone: the shorter side under 600 CSS px (390 x 844 either way round); tablet: a touch screen
-  // whose shorter side is under 1100 (768 x 1024, an iPad Pro); desktop: the rest. The default
-  // UI scale gives fingers larger targets; the reader's choice under View still wins.
+  // phone: a touch screen whose shorter side is under 600 CSS px (390 x 844 either way round);
+  // tablet: one whose shorter side is under 1100 (768 x 1024, an iPad Pro); desktop: the rest,
+  // a short or narrow window with a mouse too (its text is not for fingers). The default UI
+  // scale gives fingers larger targets; the reader's choice under View still wins.
   function sizeClass() {
     const shorter = Math.min(window.innerWidth, window.innerHeight);
     const coarse = window.matchMedia && matchMedia("(pointer: coarse)").matches;
-    return shorter < 600 ? "phone" : coarse && shorter < 1100 ? "tablet" : "desktop";
+    return !coarse ? "desktop" : shorter < 600 ? "phone" : shorter < 1100 ? "tablet" : "desktop";
   }
   const DEFAULT_UI_SCALE = { phone: 1.25, tablet: 1.25, desktop: 1.0 };
 

@@ -9,6 +9,7 @@
 #include <numbers>
 
 #include "analysis/softmax.h"
+#include "model/entmax_solve.h"
 
 namespace attnlab {
 
@@ -83,54 +84,14 @@ std::vector<double> entmax15(std::span<const double> logits, double T) {
     return x;
 }
 
-namespace {
-
-// --- alpha-entmax, bisection ---------------------------------------------------------------
-// With the top z at 0, p_max = (-tau)^{1/(alpha-1)} lies in [1/L, 1]. We bisect not on tau
-// but on u = log p_max in [-log L, 0], tau = -exp((alpha-1) u):
-//     p_i^{alpha-1} = exp((alpha-1) u) + (alpha-1) z_i.
-// Written as p_i = p_max (1 - r_i)^{1/(alpha-1)}, r_i = (alpha-1)|z_i| / p_max^{alpha-1}, with r_i
-// formed from logs and the power as exp(log1p(-r_i) / (alpha-1)): p_max^{alpha-1} itself is never
-// formed, since at large alpha it underflows (alpha = 1000: for any p_max < 0.47, e.g. a row of
-// ties, which then weighed 0 everywhere and came out 0/0), and near alpha = 1, where the power
-// 1/(alpha-1) is huge, log1p keeps the small r_i exact instead of rounding 1 - r_i.
-double entmax_weight(double z, double am1, double u) {  // p_max = exp(u), u <= 0
-    if (z == 0.0) return std::exp(u);
-    const double log_ratio = std::log(-am1 * z) - am1 * u;  // log((alpha-1)|z| / p_max^{alpha-1})
-    if (log_ratio >= 0.0) return 0.0;                       // off the support
-    return std::exp(u + std::log1p(-std::exp(log_ratio)) / am1);
-}
-
-}  // namespace
-
+// --- alpha-entmax, any alpha > 1 ------------------------------------------------------------
+// The model's double solver (entmax_solve.h), anchored on the last key of the support; it was
+// bisection on log p_max here, which lost every digit past alpha ~ 20 for close keys.
 std::vector<double> entmax_bisect(std::span<const double> logits, double T, double alpha) {
     assert(!logits.empty() && T > 0.0 && alpha > 1.0);
-    const double am1 = alpha - 1.0;
-    std::vector<double> z = shifted_scaled(logits, T);
-    auto mass = [&](double u) {
-        double s = 0.0;
-        for (double zi : z) s += entmax_weight(zi, am1, u);
-        return s;
-    };
-    // mass(-log L) <= 1 (every weight <= p_max = 1/L), mass(0) >= 1 (p_max = 1), and mass
-    // is increasing in u. d p_i / p_i = d u on the top token, so an absolute width of 2^-60
-    // in u is full double precision; about 62 halvings from an initial width of log L.
-    double lo = -std::log(static_cast<double>(z.size())), hi = 0.0;
-    for (int iter = 0; iter < 200 && hi - lo > 0x1p-60; ++iter) {
-        const double mid = lo + 0.5 * (hi - lo);
-        if (mid <= lo || mid >= hi) break;
-        if (mass(mid) < 1.0) lo = mid;
-        else hi = mid;
-    }
-    const double u = lo + 0.5 * (hi - lo);
-    double sum = 0.0;
-    for (double& zi : z) {
-        zi = entmax_weight(zi, am1, u);
-        sum += zi;
-    }
-    // The remaining error of tau is a few ulp; renormalizing puts the sum on 1 to rounding.
-    for (double& p : z) p /= sum;
-    return z;
+    std::vector<double> p(logits.size());
+    entmax_relative_to_last_key(logits.data(), static_cast<int>(logits.size()), T, alpha, p.data());
+    return p;
 }
 
 namespace {

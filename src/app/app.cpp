@@ -38,8 +38,8 @@ void load_builtin(AppState& app, BuiltinModel which) {
     start_builtin_model(app.model_loading, app.session, *app.model_source, app.twin_model, which);
 }
 
-void request_learned_head(AppState& app, Panel panel, bool builtin_only) {
-    app.learned_head = {true, app.session.view, panel, builtin_only};
+void request_learned_head(AppState& app, Panel panel, bool first_view) {
+    app.learned_head = {true, app.session.view, panel, first_view, first_view};
 }
 
 namespace {
@@ -61,7 +61,7 @@ void show_learned_head(AppState& app) {
     if (!s.model || !s.forward || !t || t->pass.lock() != s.forward) return;  // not yet
     r.pending = false;
     int layer = 0, head = 0;
-    if (!strongest_learned_head(*t, layer, head)) return;
+    if (!(r.first_view ? first_view_head(*t, layer, head) : strongest_learned_head(*t, layer, head))) return;
     s.view.panel = r.panel;
     pick_head(s, layer, head);
 }
@@ -203,23 +203,34 @@ void draw_message(AppState& app) {
     ImGui::PopStyleColor();
 }
 
-// Progress of the model's work and of the background summaries, each with a cancel button.
+// Progress of the model's work and of the background summaries, each with a cancel button, at the
+// right end of the menu bar: the bar keeps its height, so nothing below moves when work starts or
+// ends (a row of its own moved every panel by 36 px, and a tap aimed then landed a row low). The
+// labels give way where the bar is short of room (a phone); the progress bar's tooltip has them.
 void draw_work(AppState& app) {
     Session& s = app.session;
     const struct {
         TaskRunner& runner;
         const char* id;
     } runners[] = {{s.model_work, "model"}, {s.background, "background"}, {s.twin_work, "twin"}};
+    const float font = ImGui::GetFontSize(), gap = ImGui::GetStyle().ItemSpacing.x;
+    const float cancel_w = ImGui::CalcTextSize("Cancel").x + 2.0f * ImGui::GetStyle().FramePadding.x;
+    float bar_w = font * 8.0f, labels = 0.0f, bars = 0.0f;
+    for (const auto& r : runners)
+        if (r.runner.busy()) labels += ImGui::CalcTextSize(r.runner.label().c_str()).x + gap, bars += bar_w + cancel_w + 2.0f * gap;
+    if (bars == 0.0f) return;
+    const float x = ImGui::GetCursorPosX(), right = ImGui::GetWindowContentRegionMax().x;
+    const bool with_labels = x + bars + labels <= right;
+    if (x + bars > right) bar_w = std::max(font * 3.0f, bar_w - (x + bars - right));
+    ImGui::SetCursorPosX(std::max(x, right - (with_labels ? bars + labels : bars) + gap));
     for (const auto& r : runners) {
         if (!r.runner.busy()) continue;
         ImGui::PushID(r.id);
-        const float w = ImGui::GetFontSize() * 16;
         char overlay[32];
         std::snprintf(overlay, sizeof overlay, "%.0f%%", 100.0 * r.runner.progress());
-        ImGui::ProgressBar(static_cast<float>(r.runner.progress()), ImVec2(w, 0), overlay);
-        same_line_if_fits(ImGui::CalcTextSize(r.runner.label().c_str()).x);
-        ImGui::TextUnformatted(r.runner.label().c_str());
-        same_line_if_fits(button_width("Cancel"));
+        ImGui::ProgressBar(static_cast<float>(r.runner.progress()), ImVec2(bar_w, 0), overlay);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.runner.label().c_str());
+        if (with_labels) ImGui::TextUnformatted(r.runner.label().c_str());
         if (ImGui::SmallButton("Cancel")) {
             if (&r.runner == &s.model_work) cancel_model_work(s);  // a new plan's pass: the change is abandoned, not retried
             else r.runner.cancel();
@@ -256,7 +267,10 @@ void draw_panel(AppState& app, Panel panel, PanelContext& ctx) {
         case Panel::Separability: draw_separability_panel(app.separability, ctx); break;
         case Panel::Gradient: draw_gradient_panel(app.gradient, ctx); break;
         case Panel::Playground: draw_softmax_playground(app.playground, app.widgets); break;
-        case Panel::Help: draw_help_panel(app.help, ctx); break;
+        case Panel::Help:
+            app.help.tour_steps = builtin_tour_steps();
+            draw_help_panel(app.help, ctx);
+            break;
     }
 }
 
@@ -335,6 +349,7 @@ void draw_menu_bar(AppState& app) {
         }
         if (folded) ImGui::EndMenu();
     }
+    draw_work(app);
     ImGui::EndMenuBar();
 }
 
@@ -366,8 +381,16 @@ void draw_app(AppState& app) {
     const ImGuiViewport* vp = ImGui::GetMainViewport();
     ImGui::SetNextWindowPos(vp->WorkPos);
     ImGui::SetNextWindowSize(vp->WorkSize);
-    const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_MenuBar |
-                                   ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoSavedSettings;
+    // On a phone, a tablet or a short window the page itself scrolls (pane_layout.h's PageScroll),
+    // with its scrollbar always there so that the width does not change with the content.
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const PageScroll page{page_scrolls_for(vp->WorkSize.x, vp->WorkSize.y, ImGui::GetFontSize()),
+                          vp->WorkSize.y - ImGui::GetFrameHeight() - 2.0f * style.WindowPadding.y};
+    set_page_scroll(page);
+    const ImGuiWindowFlags flags = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
+                                   (page.on ? ImGuiWindowFlags_AlwaysVerticalScrollbar : ImGuiWindowFlags_NoScrollbar) |
+                                   ImGuiWindowFlags_NoMove | ImGuiWindowFlags_MenuBar | ImGuiWindowFlags_NoBringToFrontOnFocus |
+                                   ImGuiWindowFlags_NoSavedSettings;
     ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 0.0f);
     ImGui::Begin("AttnLab", nullptr, flags);
     ImGui::PopStyleVar();
@@ -382,7 +405,6 @@ void draw_app(AppState& app) {
         load_builtin(app, app.model_bar.chosen);
         app.model_bar.chosen = BuiltinModel::None;
     }
-    draw_work(app);
     draw_message(app);
 
     if (tab_titles_fit()) draw_tab_bar(app, ctx);
@@ -416,6 +438,13 @@ bool apply_view_state(AppState& app, std::string_view json, bool from_link, std:
         return false;
     }
     const std::string old_url = s.view.model_url;
+    if (view.model_url.empty() && !old_url.empty()) {
+        // "" names the built-in AttnLab tiny in links (or no model); keeping another model loaded
+        // while answering ok would misstate what runs (issue 35).
+        error = "model \"\" names the built-in AttnLab tiny (or no model), but " + old_url +
+                " is loaded and the page cannot unload it; choose AttnLab tiny from the model menu instead";
+        return false;
+    }
     s.view = view;
     // A view set by the reader (setState, a link, a tour step) replaces any automatic choice still
     // waiting, even when it equals the view that choice was asked from: otherwise the first view's
@@ -507,6 +536,7 @@ void app_status_members(const AppState& app, float pixel_ratio, std::string_view
         }
         return model.str();
     });
+    part("model_bar", [&] { return model_bar_status_json(app.model_bar, s, app.model_source); });
     part("model_fetch", [&] { return model_fetch_status_json(app.model_source); });
     part("panel", [&] { return json::quote(panel_name(s.view.panel)); });
     part("playground", [&] { return playground_status_json(app.playground); });

@@ -60,15 +60,16 @@ struct AppState {
         std::string link;
     } share;
 
-    // Show the model's strongest learned head once its head grid is ready: on a first open with
-    // the built-in model (on the Attention map, so the first thing a visitor sees is a head that
-    // selects), and for a tour step that asks for it. Only while the view is still `from` and no
+    // Show a learned head once the head grid is ready: on a first open with the built-in model,
+    // first_view_head on the Attention map (so the first thing a visitor sees is a head that
+    // selects among several keys), and for a tour step that asks for it, the strongest one. Only while the view is still `from` and no
     // view was set since (apply_view_state): a choice made meanwhile wins.
     struct LearnedHeadRequest {
         bool pending = false;
         ViewState from;
         Panel panel = Panel::Attention;  // the panel to show it on
         bool builtin_only = false;       // give up if another model comes instead
+        bool first_view = false;         // a first visit: first_view_head, not strongest_learned_head
     } learned_head;
 
     TourPlayer tour;
@@ -119,8 +120,9 @@ void draw_app(AppState& app);
 // or loading. On failure the view is unchanged; from_link also puts the error in the banner.
 bool apply_view_state(AppState& app, std::string_view json, bool from_link, std::string& error);
 
-// Asks for the model's strongest learned head on `panel` once it is known (AppState::learned_head).
-void request_learned_head(AppState& app, Panel panel, bool builtin_only = false);
+// Asks for the model's strongest learned head on `panel` once it is known (AppState::learned_head);
+// first_view: the page's first open, with the built-in model only, on first_view_head.
+void request_learned_head(AppState& app, Panel panel, bool first_view = false);
 
 // The page's answer to copy_link (and copy_tour_link): the link, and whether the clipboard took it.
 void show_share_link(AppState& app, std::string link, bool copied, bool tour = false);

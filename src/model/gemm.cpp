@@ -23,7 +23,7 @@ namespace attnlab {
 
 namespace {
 
-constexpr int kMinPackedRows = 4;
+[[maybe_unused]] constexpr int kMinPackedRows = 4;  // used with AVX-512 only
 
 void eigen_gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, bool b_transposed, float* c, int ldc, float alpha,
                 const float* bias) {

@@ -6,6 +6,8 @@
 #include <functional>
 #include <vector>
 
+#include "model/entmax_solve.h"
+
 namespace attnlab {
 
 namespace {
@@ -173,45 +175,15 @@ void entmax15_row(const float* x, int n, double T, float* w) {
     }
 }
 
-// p_i for p_max = exp(u) (the top's z is 0): p_i^{alpha-1} = p_max^{alpha-1} + (alpha-1) z_i, written
-// as p_i = p_max (1 - (alpha-1)|z_i| / p_max^{alpha-1})^{1/(alpha-1)} with the ratio in logs, so that
-// p_max^{alpha-1} never has to be formed: at alpha = 1000 it underflows for any p_max < 0.47,
-// and a row of ties (p_max = 1/n) then weighed 0 everywhere and came out 0/0.
-double entmax_weight(double z, double am1, double u) {
-    if (z == 0.0) return std::exp(u);
-    const double log_ratio = std::log(-am1 * z) - am1 * u;
-    if (log_ratio >= 0.0) return 0.0;  // off the support
-    return std::exp(u + std::log1p(-std::exp(log_ratio)) / am1);
-}
+// alpha-entmax, any alpha > 1, through the double solver of entmax_solve.h (it sorts the row's
+// candidates: per-thread copies of the row in and out).
+thread_local std::vector<double> t_row_in, t_row_out;
 
-// alpha-entmax, any alpha > 1, by bisection on u = log p_max in [-log n, 0] (the support lies in
-// z > -1/(alpha-1)); fp32 weights need far fewer halvings than the double reference's 62.
-void entmax_bisect_row(const float* x, int n, double T, double alpha, float* w) {
-    const double am1 = alpha - 1.0;
-    // The support lies in z > -1/(alpha-1); its candidates in index order (a sum in any fixed order
-    // keeps the bits independent of the thread count).
-    const double top = max_of(x, n);
-    collect_above(
-        n, -1.0 / am1, [&](int i) { return (x[i] - top) / T; }, t_candidates);
-    const std::vector<double>& zs = t_candidates;
-    const auto mass = [&](double u) {
-        double s = 0.0;
-        for (double z : zs) s += entmax_weight(z, am1, u);
-        return s;
-    };
-    double lo = -std::log(static_cast<double>(n)), hi = 0.0;
-    for (int iter = 0; iter < 48 && hi - lo > 0x1p-40; ++iter) {
-        const double mid = lo + 0.5 * (hi - lo);
-        if (mass(mid) < 1.0) lo = mid;
-        else hi = mid;
-    }
-    const double u = lo + 0.5 * (hi - lo);
-    double sum = 0.0;
-    for (double z : zs) sum += entmax_weight(z, am1, u);
-    for (int i = 0; i < n; ++i) {
-        const double z = (x[i] - top) / T;
-        w[i] = z > -1.0 / am1 ? static_cast<float>(entmax_weight(z, am1, u) / sum) : 0.0f;
-    }
+void entmax_general_row(const float* x, int n, double T, double alpha, float* w) {
+    t_row_in.assign(x, x + n);
+    t_row_out.resize(static_cast<size_t>(n));
+    entmax_relative_to_last_key(t_row_in.data(), n, T, alpha, t_row_out.data());
+    for (int i = 0; i < n; ++i) w[i] = static_cast<float>(t_row_out[i]);
 }
 
 // SA-softmax, AttnLab's labelled simplex variant (normalizers.h): q = softmax(x/T),
@@ -244,7 +216,7 @@ void normalize_row(const HeadPlan& head, const float* scores, int n, float* weig
             if (nz.alpha == 1.0) scaled_softmax(scores, n, 1.0 / T, weights);
             else if (nz.alpha == 1.5) entmax15_row(scores, n, T, weights);
             else if (nz.alpha == 2.0) sparsemax_row(scores, n, T, weights);
-            else entmax_bisect_row(scores, n, T, nz.alpha, weights);
+            else entmax_general_row(scores, n, T, nz.alpha, weights);
             return;
         case NormalizerKind::Ssmax: scaled_softmax(scores, n, nz.scale * std::log(static_cast<double>(n)) / T, weights); return;
         case NormalizerKind::SaSoftmax: sa_softmax_row(scores, n, T, weights); return;

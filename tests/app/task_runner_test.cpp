@@ -7,6 +7,7 @@
 #include <chrono>
 #include <memory>
 #include <thread>
+#include <vector>
 
 #include "app/session.h"
 #include "app/work/task_runner.h"
@@ -19,7 +20,8 @@ namespace {
 struct Trace {
     std::atomic<bool> in_step{false}, release{false}, released_in_time{false}, finished{false};
     std::atomic<int> steps{0};
-    std::atomic<bool> overlapped{false};  // a step of this task ran while `other` was in one
+    std::atomic<bool> overlapped{false};   // a step of this task ran while `other` was in one
+    std::atomic<std::thread::id> where{};  // the thread of the last step
     Trace* other = nullptr;
 };
 
@@ -31,6 +33,7 @@ public:
     bool step() override {
         if (t_->other && t_->other->in_step.load()) t_->overlapped = true;
         t_->in_step = true;
+        t_->where = std::this_thread::get_id();
         if (hold_ && t_->steps == 0) {
             const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
             while (!t_->release.load() && std::chrono::steady_clock::now() < until)
@@ -147,11 +150,55 @@ TEST_CASE("a runner destroyed with cancelled work in flight waits for it", "[tas
             a->release = true;
         });
         releaser.detach();
-    }  // ~TaskRunner joins both workers; a crash or a hang here fails the test
+    }  // ~TaskRunner waits for its worker to leave the step; a crash or a hang here fails the test
     CHECK(a->released_in_time);
     CHECK(a->steps == 1);
     CHECK(b->steps == 0);  // stopped before its first step: it waited for a's
     CHECK_FALSE(a->finished);
     CHECK_FALSE(b->finished);
+}
+
+// The threaded page holds a fixed pool of workers, made before main(): a runner must not make a
+// thread per task, or a task cancelled mid-step and the next one hold two (Emscripten then makes
+// a worker while the app runs). Failed before: each task ran on a new thread.
+TEST_CASE("a runner steps every task on the same one thread, cancelled or not", "[task_runner]") {
+    REQUIRE(TaskRunner::threaded());
+    Session session;
+    std::vector<std::shared_ptr<std::atomic<std::thread::id>>> seen;
+    class WhereTask final : public Task {
+    public:
+        explicit WhereTask(std::shared_ptr<std::atomic<std::thread::id>> where) : where_(std::move(where)) {}
+        bool step() override {
+            where_->store(std::this_thread::get_id());
+            return false;
+        }
+        void finish(Session&) override {}
+
+    private:
+        std::shared_ptr<std::atomic<std::thread::id>> where_;
+    };
+    auto held = std::make_shared<Trace>();
+    {
+        TaskRunner runner;
+        runner.start(std::make_unique<TracedTask>(held, 2, true), "held");
+        wait_in_step(*held);
+        for (int k = 0; k < 5; ++k) {  // each start cancels the one before, all while `held` is in its step
+            seen.push_back(std::make_shared<std::atomic<std::thread::id>>());
+            runner.start(std::make_unique<WhereTask>(seen.back()), "where");
+        }
+        held->release = true;
+        REQUIRE(pump_until_idle(runner, session));
+        seen.push_back(std::make_shared<std::atomic<std::thread::id>>());
+        runner.start(std::make_unique<WhereTask>(seen.back()), "where, after the others");
+        REQUIRE(pump_until_idle(runner, session));
+    }
+    // Only the last of the five queued ones runs (the others were cancelled before their turn),
+    // then the one after: all on the held task's thread, which is not the test's. (A thread per
+    // task gave the fifth a thread made while the held one's was still alive, so another id.)
+    const std::thread::id none{};
+    CHECK(seen[0]->load() == none);
+    CHECK(held->where.load() != std::this_thread::get_id());
+    CHECK(seen[4]->load() == held->where.load());
+    CHECK(seen[5]->load() == held->where.load());
 }
 #endif

@@ -66,3 +66,11 @@ TEST_CASE("cli args: single numbers", "[cli]") {
     CHECK_FALSE(parse({"--T", "07a"}).get_int("T", 0, 9, n, error));
     CHECK(error == "--T wants a whole number from 0 to 9, got '07a'");
 }
+
+TEST_CASE("cli args: an option given more than once keeps every value, in order", "[cli]") {
+    const attnlab::CliArgs a = parse({"--ids", "1", "--eps", "0.5", "--ids", "2,3"});
+    CHECK(a.values("ids") == std::vector<std::string>{"1", "2,3"});
+    CHECK(a.value("ids") == "2,3");
+    CHECK(a.values("eps") == std::vector<std::string>{"0.5"});
+    CHECK(a.values("T").empty());
+}

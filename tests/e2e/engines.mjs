@@ -48,6 +48,13 @@ const RECORDER = `<script>
   console.error = function () { errors.push("console: " + Array.prototype.map.call(arguments, String).join(" ")); return original.apply(console, arguments); };
   addEventListener("error", function (e) { errors.push("uncaught: " + (e.message || (e.target && (e.target.src || e.target.href)) || e.type)); }, true);
   addEventListener("unhandledrejection", function (e) { errors.push("unhandled rejection: " + String(e.reason)); });
+  // Each Worker the page makes, and when (for checkWorkersUpFront).
+  var workers = window.__attnlabWorkers = [], Native = window.Worker;
+  if (Native) window.Worker = function (url, options) {
+    workers.push({ url: String(url).split("/").pop(), at: performance.now() });
+    return new Native(url, options);
+  };
+  if (Native) window.Worker.prototype = Native.prototype;
 })();
 </script>`;
 
@@ -192,17 +199,42 @@ async function checkThreads(d, where) {
   return info;
 }
 
-// WebKitGTK as Debian ships it: isolated by the service worker, but without SharedArrayBuffer. The
-// page must see that and run the single-threaded build (the threaded one cannot start without it).
-async function withoutSharedArrayBuffer(d, { isolatedServer, tag }) {
-  await d.open(`${isolatedServer.origin}/`);
-  const ready = await poll(d, () => window.attnlab && window.attnlab.status().ready, undefined, 60000);
-  const info = ready && await checkThreads(d, `${tag} without JSC_useSharedArrayBuffer`);
-  console.log(`        without the option: ${JSON.stringify(info)}`);
-  check(info && info.isolated && !info.sab, `${tag} without JSC_useSharedArrayBuffer: isolated, and no SharedArrayBuffer (WebKit bug 317847)`,
-        JSON.stringify(info));
-  const errors = await pageErrors(d);
-  check(errors.length === 0, `${tag} without JSC_useSharedArrayBuffer: no console error`, errors.join(" | "));
+// The threaded build's workers all exist before the app's first frame: Emscripten makes one
+// more whenever the app runs more threads than its pool holds, and that one loads attnlab-mt.js
+// while the app runs. Leaving the page then cuts the load off (Firefox logs NS_BINDING_ABORTED
+// on the next page), and a UI thread that waits for such a thread would wait for the event loop
+// it blocks.
+async function checkWorkersUpFront(d, where) {
+  const info = await d.evaluate(() => {
+    const first = performance.getEntriesByName("attnlab-first-frame")[0];
+    const all = window.__attnlabWorkers || [];
+    return { threaded: typeof SharedArrayBuffer === "function" && window.crossOriginIsolated === true, first: first ? first.startTime : null,
+             made: all.length, late: all.filter((w) => /^attnlab-mt/.test(w.url) && (!first || w.at > first.startTime)) };
+  });
+  if (!info.threaded) return;
+  check(info.first !== null && info.late.length === 0,
+        `${where}: every pthread worker was made before the first frame (none later, while the app runs)`, JSON.stringify(info));
+}
+
+// WebKitGTK as Debian ships it, isolated but without SharedArrayBuffer: the page must see that,
+// run the single-threaded build (the threaded one cannot start without it) and say why. Both as a
+// server with COOP/COEP sends it and as a new reader gets it from a static host, through the
+// service worker, on the first page and on a ?model= page after it: the same either way, so the
+// service worker is not why WebKitGTK runs one thread (WebKit bug 317847 is).
+async function withoutSharedArrayBuffer(d, { server, isolatedServer, tag }) {
+  const small = `${server.origin}/models/small/model.safetensors`;
+  const pages = [[`${isolatedServer.origin}/`, "served with COOP/COEP"], [`${server.origin}/`, "through the service worker, the first page"],
+                 [`${server.origin}/?model=${encodeURIComponent(small)}`, "through the service worker, a ?model= page after it"]];
+  for (const [url, how] of pages) {
+    await d.open(url);
+    const ready = await poll(d, () => window.attnlab && window.attnlab.status().ready, undefined, 60000);
+    const info = ready && await checkThreads(d, `${tag} without JSC_useSharedArrayBuffer, ${how}`);
+    console.log(`        without the option, ${how}: ${JSON.stringify(info)}`);
+    check(info && info.isolated && !info.sab, `${tag} without JSC_useSharedArrayBuffer, ${how}: isolated, and no SharedArrayBuffer (WebKit bug 317847)`,
+          JSON.stringify(info));
+    const errors = await pageErrors(d);
+    check(errors.length === 0, `${tag} without JSC_useSharedArrayBuffer, ${how}: no console error`, errors.join(" | "));
+  }
 }
 
 async function smoke(d, { server, out, tag }) {
@@ -279,6 +311,7 @@ async function smoke(d, { server, out, tag }) {
   const shared = { text: "Alice met Bob. Bob thanked Alice.", layer: 1, head: 3, query: 4, T: 0.5, N: 3, panel: "distance" };
   const applied = await d.evaluate((v) => window.attnlab.setState(v), shared);
   const link = await d.evaluate(() => window.attnlab.shareLink());
+  await checkWorkersUpFront(d, `${tag}, the ?model= page, when it is left`);
   errors = await pageErrors(d);
   check(errors.length === 0, `${tag}: no console error on the ?model= page`, errors.join(" | "));
   await d.open(link);
@@ -294,6 +327,8 @@ async function smoke(d, { server, out, tag }) {
         `?model= page ${JSON.stringify(threads)}, shared link's page ${JSON.stringify(threads2)}`);
   errors = await pageErrors(d);
   check(errors.length === 0, `${tag}: no console error on the shared link's page`, errors.join(" | "));
+  await poll(d, () => window.attnlab.status().attention.thumbnails_ready && !window.attnlab.status().busy, undefined, 30000);
+  await checkWorkersUpFront(d, `${tag}, the shared link's page, once idle`);
 }
 
 // The threaded build in WebKit, loaded many times in a row (--stress N): each load grows the

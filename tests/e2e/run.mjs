@@ -25,6 +25,7 @@ import { chromiumArgs, chromiumPath, check, tally, parseArgs, waitFor, widget, o
 import { serve } from "./server.mjs";
 import { makeFixtures } from "./fixtures.mjs";
 import { visitorWithModel, malformedHashes, brokenModels, threadedAndSliced, serviceWorker } from "./model_suite.mjs";
+import { labelSuite } from "./label_suite.mjs";
 import { tinyModel } from "./tiny_suite.mjs";
 import { twinSuite } from "./twin_suite.mjs";
 import { tours } from "./tour_suite.mjs";
@@ -246,8 +247,9 @@ async function main() {
       await part("devicePixelRatio 2", () => visit(browser, url, 2));
     }
     if (only === "all" || only === "tiny") await part("the built-in model", () => tinyModel({ browser, server, out }));
+    if (only === "all" || only === "tiny") await part("labels under each built-in model", () => labelSuite({ browser, server }));
     if (only === "all" || only === "twin") await part("the SSMax twin", () => twinSuite({ browser, server, cli, out, hasFixtures: !!fixtures }));
-    if (only === "all" || only === "tour") await part("tours", () => tours({ browser, server, out }));
+    if (only === "all" || only === "tour") await part("tours", () => tours({ browser, server, out, cli }));
     if (only === "all" || only === "plan") await part("normalizers inside the model", () => planSuite({ browser, server, out }));
     if ((only === "all" || only === "phone") && fixtures) await part("phones and tablets", () => phones({ browser, server, cli, out }));
     if (fixtures && (only === "all" || only === "model")) {

@@ -145,12 +145,21 @@ export async function tinyModel({ browser, server, out }) {
             `a previous-token head above ${PREVIOUS_TOKEN_THRESHOLD} on the start text, marked in the grid (issue 12)`,
             prev ? `L${prev.layer} H${prev.head}: ${prev.weight.toFixed(3)}, ${prev.ratio.toFixed(1)} x uniform; marked: ${!!prevMarked}` : "none");
       const ind = checkPattern(st, "induction", INDUCTION_THRESHOLD, "start text");
-      // The strongest learned head: the best of either pattern, by its ratio to uniform attention.
+      // The first view (issue 35 section 2): the strongest induction head when it is learned, else the
+      // strongest learned head, the best of either pattern by its ratio to uniform attention.
       const strongest = [prev, ind].filter((b) => b && b.ratio >= LEARNED_OVER_UNIFORM).sort((a, b) => b.ratio - a.ratio)[0];
+      const opening = ind && ind.ratio >= LEARNED_OVER_UNIFORM ? ind : strongest;
       const first = await state(page);
-      check(first.panel === "attention" && strongest && first.layer === strongest.layer && first.head === strongest.head,
-            "the page opens the Attention map on the strongest learned head",
-            `panel ${first.panel}, L${first.layer} H${first.head}; strongest L${strongest?.layer} H${strongest?.head}`);
+      check(first.panel === "attention" && opening && first.layer === opening.layer && first.head === opening.head,
+            "the page opens the Attention map on the strongest induction head",
+            `panel ${first.panel}, L${first.layer} H${first.head}; induction L${ind?.layer} H${ind?.head}, strongest L${strongest?.layer} H${strongest?.head}`);
+      // ... where the selection is spread, so that sparsemax, N and T visibly change something: the weights
+      // of the chosen query's row, read back from the page, not assumed.
+      const row = (await status(page)).attention.row ?? [];
+      const spread = row.filter((w) => w > 0.05).length;
+      check(spread >= 3 && Math.max(...row) < 0.9,
+            "the first view's query spreads its weight (at least 3 keys above 0.05, none above 0.9)",
+            `${spread} keys above 0.05, top ${Math.max(...row).toFixed(3)}`);
       await page.mouse.move(5, 5);
       await page.waitForTimeout(150);
       await page.screenshot({ path: path.join(out, "tiny-first-view.png") });

@@ -4,14 +4,19 @@
 // and tour links that are malformed, foreign, or name a model that fails.
 //
 //   node tests/e2e/run.mjs --site dist --out build/e2e --only tour
+import fs from "node:fs";
 import path from "node:path";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { check, waitFor, waitNotBusy, status, state, widget, openPage as openPageIn } from "./lib.mjs";
+import { cliWeights } from "./twin_suite.mjs";
+
 
 // The panels of the built-in tour, in the paper's order (src/app/tour/builtin_tour.cpp).
 const BUILTIN_PANELS = ["attention", "playground", "distance", "distance", "separability", "gradient", "gradient", "playground", "attention",
                         "attention"];
 const ELLIPSIS = "\u2026";
+// A token as the tables and chips show it (text_panel.h chip_label): "·" a space, "↵" a newline, "⇥" a tab.
+const chip = (s) => s.replace(/ /g, "\u00B7").replace(/\n/g, "\u21B5").replace(/\t/g, "\u21E5");
 // %.3g as the captions print numbers (whole numbers in full).
 const g3 = (x) => (Number.isInteger(x) ? String(x) : String(Number(x.toPrecision(3))));
 // As the captions print any number (tour.cpp shown_value): whole, or at least 1000, in full.
@@ -50,13 +55,18 @@ async function pressKey(page, key) {
   await page.keyboard.press(key);
 }
 
-async function builtinTour(page, out) {
+async function builtinTour(page, out, cli) {
   const started = await page.evaluate(() => window.attnlab.startTour());
   check(started.ok, "startTour() plays the built-in tour", JSON.stringify(started));
   const tour = await page.evaluate(() => window.attnlab.tour());
   check(tour && tour.title === "What softmax can and cannot select" && tour.steps.length === BUILTIN_PANELS.length,
         `tour() returns it: "What softmax can and cannot select", ${BUILTIN_PANELS.length} steps`,
         JSON.stringify({ title: tour?.title, steps: tour?.steps?.length }));
+  // The README's count of the built-in tour's steps is the tour's own (issue 35: it had drifted).
+  const readme = fs.readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+  const told = readme.match(/walks through the paper in (\d+)\s+live steps/);
+  check(told && Number(told[1]) === tour?.steps?.length, "README.md gives the built-in tour's step count",
+        `README ${told?.[1]}, tour ${tour?.steps?.length}`);
   check(tour && tour.steps.every((s, i) => s.view.panel === BUILTIN_PANELS[i] && typeof s.view.text === "string" && s.caption.includes("Try:")),
         "its steps run in the paper's order, each a whole view with a caption that gives something to try",
         tour?.steps?.map((s) => s.view.panel).join(" → "));
@@ -100,19 +110,36 @@ async function builtinTour(page, out) {
     } else if (k === 8) {
       const mc = st.model_changes, m = st.model;
       check(view.plan === "all=sparsemax" && mc.changed_heads === m.n_layer * m.n_head && mc.forward_current &&
-            c.includes(st.attention.top10[0].token) && c.includes(st.attention.baseline_top10[0].token) &&
+            c.includes(chip(st.attention.top10[0].token)) && c.includes(chip(st.attention.baseline_top10[0].token)) && !/[\n\t]/.test(c) &&
             c.includes(shown3(mc.perplexity_before.perplexity)) && c.includes(shown3(mc.perplexity_after.perplexity)),
             "step 9 runs every head on sparsemax; its caption gives the next token and the perplexity before and after",
             `${view.plan} ${mc.changed_heads}: ${c}`);
     } else if (k === 9) {
       // The remedy: the model beside its SSMax twin, fetched from the site; the caption's largest
       // weights are the comparison's own, each the largest entry of the head's last row.
-      const tw = st.twin, last = tw?.fading;
-      check(view.compare && view.plan === "" && tw?.phase === "ready" && /tiny-SSMax/.test(tw.twin.label) &&
-            c.includes(g3(tw.last.model)) && c.includes(g3(tw.last.twin)) && c.includes(g3(1 / tw.last.L)) &&
-            last.model[last.model.length - 1] === tw.last.model && last.twin[last.twin.length - 1] === tw.last.twin,
-            "step 10 compares the model with its SSMax twin; its caption gives both last queries' largest weights and 1/L",
+      // The caption quotes the retrieval numbers (per layer, each model's best head's weight on the
+      // key after the last token's first occurrence), and they are the CLI's on the same ids.
+      const tw = st.twin, r = tw?.retrieval;
+      check(view.compare && view.plan === "" && tw?.phase === "ready" && /tiny-SSMax/.test(tw.twin.label) && r?.layers?.length > 2 &&
+            [1, 2].every((l) => c.includes(g3(r.layers[l].model.weight)) && c.includes(g3(r.layers[l].twin.weight))) &&
+            c.includes(g3(1 / tw.last.L)) && /head h of one is not head h of the other/.test(c),
+            "step 10 compares the model with its SSMax twin by layer; its caption gives layers 1 and 2's retrieval weights and 1/L",
             `${tw?.phase} ${tw?.twin?.label}: ${c}`);
+      const ids = st.text.ids, last = ids.length - 1, first = ids.indexOf(ids[last]);
+      const target = first < last ? first + 1 : -1;
+      check(r?.target === target && target > 0, "the retrieval target is the key after the last token's first occurrence",
+            `${r?.target} vs ${target}`);
+      if (cli && target > 0) {
+        const folder = (label) => (/tiny-SSMax/.test(label) ? "tiny-ssmax" : "tiny");
+        const best = (label, layer) => Math.max(...[0, 1, 2, 3].slice(0, st.model.n_head).map((h) =>
+          cliWeights(cli, folder(label), ids, layer, h)[last][target]));
+        const gaps = r.layers.map((x, l) => Math.max(Math.abs(x.model.weight - best(tw.model.label, l)),
+                                                     Math.abs(x.twin.weight - best(tw.twin.label, l))));
+        check(Math.max(...gaps) < 2e-5, "each layer's retrieval weight, both models, is the native CLI's", gaps.map((g) => g.toExponential(1)).join(" "));
+        check(r.layers[2].twin.weight > 4 * r.layers[2].model.weight,
+              "the step shows the effect where it exists (docs/science.md §14): layer 2's best head holds the far token in the SSMax twin",
+              `${r.layers[2].model.weight} vs ${r.layers[2].twin.weight}`);
+      }
     } else if (k === 3) {
       const reading = st.distance.N_star > 0 ? `N* = ${st.distance.N_star} ` : "no N* up to N = ";
       check(c.includes(reading), "step 4's caption gives the critical N of the all-heads summary", `${st.distance.N_star}: ${c}`);
@@ -304,14 +331,55 @@ async function badTourLinks(context, origin) {
   await page.close();
 }
 
-export async function tours({ browser, server, out }) {
+
+// The card at the sizes a class meets (issue 35): at each, every step's card and its three
+// buttons lie inside the viewport, and the card does not cover the widget the step outlines. A
+// screenshot of each step at each size goes to `out` (tour-WxH-step-K.png).
+const CARD_SIZES = [[1440, 900], [1280, 800], [820, 1180], [390, 844]];
+async function cardOnScreen(browser, origin, out) {
+  for (const [width, height] of CARD_SIZES) {
+    const context = await browser.newContext({ viewport: { width, height }, serviceWorkers: "block" });
+    try {
+      const { page, errors, ready } = await openPage(context, `${origin}/`);
+      if (!check(ready && await forwardDone(page), `${width}x${height}: the page starts with the built-in model`)) continue;
+      const started = await page.evaluate(() => window.attnlab.startTour());
+      const steps = started.ok ? (await page.evaluate(() => window.attnlab.tour())).steps : [];
+      for (let k = 0; k < steps.length; k++) {
+        await page.evaluate((k) => window.attnlab.tourStep(k), k);
+        const { ok } = await stepShown(page, k);
+        if (steps[k].view.compare) await waitFor(page, () => window.attnlab.status().twin?.phase === "ready", undefined, 60000);
+        // The card follows the layout frame by frame: wait (briefly) for a frame where it fits.
+        const fits = ([w, h, name]) => {
+          const st = window.attnlab.status(), ws = st.widgets;
+          const inside = (r) => r && r.x >= 0 && r.y >= 0 && r.x + r.w <= w + 0.5 && r.y + r.h <= h + 0.5;
+          const card = ws["tour.card"], hl = name ? ws[name] : null;
+          const apart = !hl || !st.tour.highlight_drawn || card.x >= hl.x + hl.w || hl.x >= card.x + card.w || card.y >= hl.y + hl.h ||
+                        hl.y >= card.y + card.h;
+          return inside(card) && ["tour.back", "tour.next", "tour.leave"].every((b) => inside(ws[b])) && apart;
+        };
+        const good = ok && await waitFor(page, fits, [width, height, steps[k].highlight], 5000);
+        const st = await status(page);
+        const r = (n) => { const x = st.widgets[n]; return x ? `${n} ${Math.round(x.x)},${Math.round(x.y)} ${Math.round(x.w)}x${Math.round(x.h)}` : `${n} none`; };
+        check(good, `${width}x${height} step ${k + 1}: the card and its buttons are on screen, clear of ${steps[k].highlight || "(no widget)"}`,
+              [r("tour.card"), r("tour.next"), steps[k].highlight ? r(steps[k].highlight) : ""].join("; "));
+        await page.screenshot({ path: path.join(out, `tour-${width}x${height}-step-${k + 1}.png`) });
+      }
+      check(steps.length > 0 && errors.length === 0, `${width}x${height}: the tour played, no errors`, errors.join(" | "));
+      await page.close();
+    } finally {
+      await context.close();
+    }
+  }
+}
+
+export async function tours({ browser, server, out, cli }) {
   console.log("tours:");
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: "block" });
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.origin });
   try {
     const { page, errors, ready } = await openPage(context, `${server.origin}/`);
     if (!check(ready && await forwardDone(page), "the plain page starts with the built-in model")) return;
-    await builtinTour(page, out);
+    await builtinTour(page, out, cli);
     const recorded = await recordTour(page, out);
     check(errors.length === 0, "no errors while playing and recording", errors.join(" | "));
     await page.close();
@@ -320,4 +388,5 @@ export async function tours({ browser, server, out }) {
   } finally {
     await context.close();
   }
+  await cardOnScreen(browser, server.origin, out);
 }

@@ -30,7 +30,7 @@ const loadedAs = (page, label, timeout = 60000) => waitFor(page, (label) => {
 }, label, timeout);
 
 // One head's T x T weights from the native CLI, on the repository's copy of the files.
-function cliWeights(cli, folder, ids, layer, head, plan = "") {
+export function cliWeights(cli, folder, ids, layer, head, plan = "") {
   const out = execFileSync(cli, ["attention", "--model", asset(`${folder}/model.safetensors`), "--ids", ids.join(","),
                                  "--layer", String(layer), "--head", String(head), "--json", ...(plan ? ["--attention", plan] : [])],
                            { maxBuffer: 64 << 20 });

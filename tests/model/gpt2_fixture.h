@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,18 @@ inline std::vector<std::uint8_t> widened_file(const SafetensorsReader& reader) {
         ts.push_back({t.name, DType::F32, t.shape, encode_floats(values, DType::F32)});
     }
     return safetensors_file(ts);
+}
+
+// Logits at every position of `count` fixed ids, from a fresh state of the model: (count, V).
+inline std::vector<float> all_logits(const DecoderModel& model, int count) {
+    std::vector<int> ids;
+    for (int i = 0; i < count; ++i) ids.push_back((i * 53 + 7) % model.shape().vocab);
+    const std::unique_ptr<DecoderState> state = model.new_state();
+    std::vector<float> logits;
+    std::string error;
+    INFO(error);
+    REQUIRE(state->forward(ids, logits, error, true));
+    return logits;
 }
 
 // max |ours - ref| / max |ref|: the error relative to the scale of the whole tensor.

@@ -15,6 +15,7 @@
 #include "model/random_checkpoint.h"
 
 using namespace attnlab;
+using attnlab::fixture::all_logits;
 using attnlab::fixture::widened_file;
 
 namespace {
@@ -39,16 +40,6 @@ std::vector<LlamaConfig> configs() {
         out.push_back(c);
     }
     return out;
-}
-
-std::vector<float> all_logits(const LlamaModel& model) {
-    LlamaState state(model);
-    std::vector<int> ids;
-    for (int i = 0; i < 23; ++i) ids.push_back((i * 53 + 7) % model.config().vocab_size);
-    std::vector<float> logits;
-    std::string error;
-    REQUIRE(state.forward(ids, logits, error, true));
-    return logits;
 }
 
 }  // namespace
@@ -77,7 +68,7 @@ TEST_CASE("llama family from F16 and BF16 files: 16-bit in memory, the logits of
             const auto* bytes = narrow_file.data();
             CHECK(static_cast<const std::uint8_t*>(narrow.embed.data) > bytes);
             CHECK(static_cast<const std::uint8_t*>(narrow.embed.data) < bytes + narrow_file.size());
-            const std::vector<float> got = all_logits(narrow), want = all_logits(wide);
+            const std::vector<float> got = all_logits(narrow, 23), want = all_logits(wide, 23);
             REQUIRE(got.size() == want.size());
             CHECK(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0);
         }
@@ -102,7 +93,7 @@ TEST_CASE("llama family from shards equals the one-file checkpoint, and a bad te
         INFO(error);
         REQUIRE(a.load(sharded, c, error));
         REQUIRE(b.load(single, c, error));
-        const std::vector<float> got = all_logits(a), want = all_logits(b);
+        const std::vector<float> got = all_logits(a, 23), want = all_logits(b, 23);
         CHECK(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0);
 
         // A config that wants the MLP wider: refused naming the shard that holds the first such tensor.

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <string>
 #include <vector>
@@ -27,6 +28,7 @@
 #include "model/weight_matrix.h"
 
 using namespace attnlab;
+using attnlab::fixture::all_logits;
 using attnlab::fixture::widened_file;
 
 namespace {
@@ -92,6 +94,30 @@ int far_from_double(int n, int depth, int cols, const float* in, const std::vect
     return far;
 }
 
+// narrow (16-bit W) against full (the same W widened beforehand) on n = each of `rows_counts`
+// rows of random input, with a bias on odd n: 16-bit held 16-bit, the same bits, and the double
+// loop's values within rounding. wide is W (or W^T when transposed) widened. Returns the products run.
+int check_against_widened(SplitMix64& rng, const LinearWeight& narrow, const LinearWeight& full, WeightType type,
+                          const std::vector<float>& wide, bool transposed, std::initializer_list<int> rows_counts) {
+    const int rows = narrow.rows(), cols = narrow.cols();
+    const std::vector<float> bias = random_values(rng, static_cast<size_t>(cols));
+    CHECK(narrow.type() == type);
+    CHECK(narrow.owned_bytes() <= full.owned_bytes() / 2 + 64);  // 16-bit stays 16-bit
+    int cases = 0;
+    for (int n : rows_counts) {
+        const std::vector<float> in = random_values(rng, static_cast<size_t>(n) * rows);
+        std::vector<float> got(static_cast<size_t>(n) * cols, 1.5f), want(got.size(), -2.5f);
+        const float* b = n % 2 ? bias.data() : nullptr;
+        narrow.apply(in.data(), n, b, got.data());
+        full.apply(in.data(), n, b, want.data());
+        INFO(weight_type_name(type) << " n " << n << " rows " << rows << " cols " << cols);
+        CHECK(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0);
+        CHECK(far_from_double(n, rows, cols, in.data(), wide, transposed, b, got.data()) == 0);
+        ++cases;
+    }
+    return cases;
+}
+
 std::vector<std::string> tile_kinds_to_force() {
     std::vector<std::string> kinds = tile_names();
     kinds.insert(kinds.begin(), "");  // the measured pick first; the build may have no kinds
@@ -145,21 +171,10 @@ TEST_CASE("LinearWeight with 16-bit W: the double loop's values, fp32 W's bits, 
             for (int rows : {1, 7, 257, 300})
                 for (int cols : {1, 31, 33, 130, 257}) {
                     const std::vector<std::uint16_t> bits = random_bits(rng, static_cast<size_t>(rows) * cols, type);
-                    const std::vector<float> wide = widened(bits, type), bias = random_values(rng, static_cast<size_t>(cols));
+                    const std::vector<float> wide = widened(bits, type);
                     const LinearWeight narrow(WeightMatrix(bits.data(), type), rows, cols), full(wide.data(), rows, cols);
-                    CHECK(narrow.type() == type);
-                    CHECK(narrow.owned_bytes() <= full.owned_bytes() / 2 + 64);  // 16-bit stays 16-bit
-                    for (int n : {1, 3, 13, 30}) {
-                        const std::vector<float> in = random_values(rng, static_cast<size_t>(n) * rows);
-                        std::vector<float> got(static_cast<size_t>(n) * cols, 1.5f), want(got.size(), -2.5f);
-                        const float* b = n % 2 ? bias.data() : nullptr;
-                        narrow.apply(in.data(), n, b, got.data());
-                        full.apply(in.data(), n, b, want.data());
-                        INFO(weight_type_name(type) << " tile '" << kind << "' n " << n << " rows " << rows << " cols " << cols);
-                        CHECK(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0);
-                        CHECK(far_from_double(n, rows, cols, in.data(), wide, false, b, got.data()) == 0);
-                        ++cases;
-                    }
+                    INFO("tile '" << kind << "'");
+                    cases += check_against_widened(rng, narrow, full, type, wide, false, {1, 3, 13, 30});
                 }
     }
     force_tile("");
@@ -179,7 +194,7 @@ TEST_CASE("LinearWeight from nn.Linear (out, in) parts side by side: the double 
                     int cols = 0;
                     for (int o : outs) cols += o;
                     const std::vector<std::uint16_t> bits = random_bits(rng, static_cast<size_t>(cols) * rows, type);
-                    const std::vector<float> wide = widened(bits, type), bias = random_values(rng, static_cast<size_t>(cols));
+                    const std::vector<float> wide = widened(bits, type);
                     std::vector<LinearWeight::Part> narrow_parts, wide_parts;
                     size_t at = 0;
                     for (int o : outs) {
@@ -189,19 +204,8 @@ TEST_CASE("LinearWeight from nn.Linear (out, in) parts side by side: the double 
                     }
                     const LinearWeight narrow(narrow_parts, rows), full(wide_parts, rows);
                     REQUIRE(narrow.cols() == cols);
-                    CHECK(narrow.type() == type);
-                    CHECK(narrow.owned_bytes() <= full.owned_bytes() / 2 + 64);  // 16-bit stays 16-bit
-                    for (int n : {1, 3, 13}) {
-                        const std::vector<float> in = random_values(rng, static_cast<size_t>(n) * rows);
-                        std::vector<float> got(static_cast<size_t>(n) * cols, 1.5f), want(got.size(), -2.5f);
-                        const float* b = n % 2 ? bias.data() : nullptr;
-                        narrow.apply(in.data(), n, b, got.data());
-                        full.apply(in.data(), n, b, want.data());
-                        INFO(weight_type_name(type) << " tile '" << kind << "' n " << n << " rows " << rows << " cols " << cols);
-                        CHECK(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0);
-                        CHECK(far_from_double(n, rows, cols, in.data(), wide, true, b, got.data()) == 0);
-                        ++cases;
-                    }
+                    INFO("tile '" << kind << "'");
+                    cases += check_against_widened(rng, narrow, full, type, wide, true, {1, 3, 13});
                 }
     }
     force_tile("");
@@ -249,16 +253,6 @@ Gpt2Config small_config() {
     return c;
 }
 
-std::vector<float> all_logits(const Gpt2Model& model) {
-    Gpt2State state(model);
-    std::vector<int> ids;
-    for (int i = 0; i < 37; ++i) ids.push_back((i * 53 + 7) % model.config().vocab_size);
-    std::vector<float> logits;
-    std::string error;
-    REQUIRE(state.forward(ids, logits, error, true));
-    return logits;
-}
-
 }  // namespace
 
 TEST_CASE("GPT-2 from F16 and BF16 files: 16-bit in memory, the logits of its values widened to F32", "[weights16][gpt2]") {
@@ -282,7 +276,7 @@ TEST_CASE("GPT-2 from F16 and BF16 files: 16-bit in memory, the logits of its va
         const auto* bytes = narrow_file.data();
         CHECK(static_cast<const std::uint8_t*>(narrow.weights().wte.data) > bytes);
         CHECK(static_cast<const std::uint8_t*>(narrow.weights().wte.data) < bytes + narrow_file.size());
-        const std::vector<float> got = all_logits(narrow), want = all_logits(wide);
+        const std::vector<float> got = all_logits(narrow, 37), want = all_logits(wide, 37);
         REQUIRE(got.size() == want.size());
         CHECK(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0);
     }
@@ -311,7 +305,7 @@ TEST_CASE("GPT-2 from shards equals the one-file checkpoint, and bad shards name
     Gpt2Model a, b;
     REQUIRE(a.load(sharded, &c, error));
     REQUIRE(b.load(single, &c, error));
-    const std::vector<float> got = all_logits(a), want = all_logits(b);
+    const std::vector<float> got = all_logits(a, 37), want = all_logits(b, 37);
     CHECK(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0);
 
     // A tensor the index lists in the wrong shard, or in none.

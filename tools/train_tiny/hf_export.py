@@ -42,11 +42,13 @@ def hf_tensors(model, used_ids):
 # normalizers, this trainer makes and reads `softmax` and `ssmax:S`.
 
 def attention_spec(model):
-    """The plan of a TinyGpt: None for softmax everywhere, else one `L.H=ssmax:S` item per head (%.9g,
-    which gives back the float32 s exactly)."""
+    """The plan of a TinyGpt: None for softmax everywhere, else one `L.H=ssmax:S` item per head, S the
+    shortest decimal that gives back the float32 s ("0.43", not %.9g's "0.430000007", which the page
+    would otherwise show in its titles, state() and links)."""
     if model.h[0].ssmax_s is None:
         return None
-    return ",".join(f"{l}.{h}=ssmax:{float(s):.9g}" for l, b in enumerate(model.h) for h, s in enumerate(b.ssmax_s.tolist()))
+    return ",".join(f"{l}.{h}=ssmax:{np.format_float_positional(np.float32(s), unique=True, trim='-')}"
+                    for l, b in enumerate(model.h) for h, s in enumerate(b.ssmax_s.tolist()))
 
 
 def parse_attention_spec(spec, n_layer, n_head):

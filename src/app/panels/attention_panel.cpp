@@ -120,17 +120,25 @@ void draw_map(AttentionPanel& p, PanelContext& ctx, ImVec2 size) {
     }
     const int L = p.L;
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    // The row labels give way on a narrow screen, so that the map keeps the width.
-    const float label_w = avail.x < font * 30.0f ? std::max(font * 3.5f, avail.x * 0.15f) : font * 6.0f;
-    const float bar_w = font * 1.1f, bar_labels = font * 5.0f;
+    // On a narrow screen (a phone, a tablet) the row labels give way and the colour bar lies under
+    // the map, so that the map takes the width.
+    const bool narrow = avail.x < font * 45.0f;
+    const float label_w = narrow ? font * 3.0f : font * 6.0f;
+    const float bar_w = font * 1.1f, bar_labels = font * 5.0f, bar_under = narrow ? font * 3.6f : 0.0f;
     const float top = font * 2.4f, bottom = font * 2.6f;
-    const float side = std::max(font * 4.0f, std::min(avail.x - label_w - bar_w - bar_labels - font, avail.y - top - bottom));
+    const float beside = narrow ? font * 0.5f : bar_w + bar_labels + font;
+    const float side = std::max(font * 4.0f, std::min(avail.x - label_w - beside, avail.y - top - bottom - bar_under));
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const ImVec2 p0(origin.x + label_w, origin.y + top), p1(p0.x + side, p0.y + side);
     ImGui::SetCursorScreenPos(p0);
-    ImGui::InvisibleButton("##heatmap", ImVec2(side, side));
+    // A click chooses the row where the button is let go over it (a finger's tap); a mouse may
+    // also drag along the rows. A swipe that starts here lets go away from the map (the touch
+    // layer's rule: src/platform/touch_gestures.h) and has not moved the pointer while pressed,
+    // so it chooses nothing: the page scrolls instead.
+    const bool released_here = ImGui::InvisibleButton("##heatmap", ImVec2(side, side));
     remember_last_item(ctx.widgets, "attention.heatmap");
     const bool hovered = ImGui::IsItemHovered(), active = ImGui::IsItemActive();
+    const bool dragging_rows = active && ImGui::IsMouseDragging(ImGuiMouseButton_Left);
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const float cell = side / L;
 
@@ -170,14 +178,18 @@ void draw_map(AttentionPanel& p, PanelContext& ctx, ImVec2 size) {
     }
 
     // Colour bar: 0 .. the actual largest weight of this map.
-    const ImVec2 b0(p1.x + font, p0.y), b1(p1.x + font + bar_w, p1.y);
-    heatmap::draw_color_bar(dl, b0, b1, p.max_weight, "attention weight");
+    if (narrow) {
+        heatmap::draw_color_bar_across(dl, ImVec2(p0.x, p1.y + bottom + font * 1.4f), ImVec2(p1.x, p1.y + bottom + font * 2.2f),
+                                       p.max_weight, "attention weight");
+    } else {
+        heatmap::draw_color_bar(dl, ImVec2(p1.x + font, p0.y), ImVec2(p1.x + font + bar_w, p1.y), p.max_weight, "attention weight");
+    }
 
-    if (hovered || active) {
+    if (hovered || active || released_here) {
         const ImVec2 m = ImGui::GetIO().MousePos;
         const int q = std::clamp(static_cast<int>((m.y - p0.y) / cell), 0, L - 1);
         const int k = std::clamp(static_cast<int>((m.x - p0.x) / cell), 0, L - 1);
-        if (active) s.view.query = q;  // click or drag along the rows
+        if (released_here || dragging_rows) s.view.query = q;
         ImGui::BeginTooltip();
         if (k <= q)
             ImGui::Text("query %d ('%s') → key %d ('%s'): %.4g", q, token_label(s, q).c_str(), k, token_label(s, k).c_str(),
@@ -186,7 +198,7 @@ void draw_map(AttentionPanel& p, PanelContext& ctx, ImVec2 size) {
         ImGui::TextDisabled("Click a row to choose that query.");
         ImGui::EndTooltip();
     }
-    ImGui::SetCursorScreenPos(ImVec2(origin.x, p1.y + bottom));
+    ImGui::SetCursorScreenPos(ImVec2(origin.x, p1.y + bottom + bar_under));
     if (p.bins < L) ImGui::TextDisabled("%d positions in %d x %d blocks: each block shows its largest weight.", L, p.bins, p.bins);
     ImGui::EndChild();
 }
@@ -411,38 +423,33 @@ void update_top10(AttentionPanel& p, const Session& s) {
     for (const TokenProbability& a : p.after) p.was_rank.push_back(token_probability(s.baseline->next_logits, a.id).rank);
 }
 
-void draw_top10(AttentionPanel& p, const Session& s) {
-    if (!s.forward) return;
-    update_top10(p, s);
-    const bool compare = !p.before.empty();
-    ImGui::Spacing();
-    ImGui::TextUnformatted("Next token after the text: top 10");
-    if (!compare) ImGui::TextDisabled("\"Apply to the model\" adds the changed model's columns.");
+// One table of the top 10: the model as trained (`before`) and/or as changed (`after`, with each
+// token's change of rank), each a "#" column and two of its own. Its cells never wrap: a number or a
+// token split over lines reads as two (issue 35: one character a line on a phone).
+void draw_top10_table(const char* id, const AttentionPanel& p, const Session& s, const std::vector<TokenProbability>* before,
+                      const std::vector<TokenProbability>* after) {
     const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
-    // Separate ids: a table keeps its column widths, and the two layouts differ.
-    if (!ImGui::BeginTable(compare ? "##top10_after" : "##top10", compare ? 6 : 3, flags)) return;
+    if (!ImGui::BeginTable(id, 1 + (before ? 2 : 0) + (after ? 3 : 0), flags)) return;
+    ImGui::PushTextWrapPos(-1.0f);
     ImGui::TableSetupColumn("#");
-    ImGui::TableSetupColumn("as trained");
-    ImGui::TableSetupColumn("p");
-    if (compare) {
-        ImGui::TableSetupColumn("changed");
-        ImGui::TableSetupColumn("p ");
-        ImGui::TableSetupColumn("rank change");
-    }
+    if (before) ImGui::TableSetupColumn("as trained"), ImGui::TableSetupColumn("p");
+    if (after) ImGui::TableSetupColumn("changed"), ImGui::TableSetupColumn("p "), ImGui::TableSetupColumn("rank change");
     ImGui::TableHeadersRow();
-    const std::vector<TokenProbability>& left = compare ? p.before : p.after;
-    const auto token_text = [&](int id) { return chip_label(s.tokenizer.token_bytes(id)); };
-    for (int r = 0; r < static_cast<int>(left.size()); ++r) {
+    const auto token_text = [&](int token) { return chip_label(s.tokenizer.token_bytes(token)); };
+    const size_t rows = before ? before->size() : after->size();
+    for (size_t r = 0; r < rows; ++r) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
-        ImGui::Text("%d", r + 1);
-        ImGui::TableNextColumn();
-        ImGui::TextUnformatted(token_text(left[static_cast<size_t>(r)].id).c_str());
-        ImGui::TableNextColumn();
-        ImGui::Text("%.3g", left[static_cast<size_t>(r)].p);
-        if (!compare || r >= static_cast<int>(p.after.size())) continue;
-        const TokenProbability& a = p.after[static_cast<size_t>(r)];
-        const int was = p.was_rank[static_cast<size_t>(r)];  // 0-based, as trained
+        ImGui::Text("%d", static_cast<int>(r) + 1);
+        if (before) {
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(token_text((*before)[r].id).c_str());
+            ImGui::TableNextColumn();
+            ImGui::Text("%.3g", (*before)[r].p);
+        }
+        if (!after || r >= after->size() || r >= p.was_rank.size()) continue;
+        const TokenProbability& a = (*after)[r];
+        const int was = p.was_rank[r];  // 0-based, as trained
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(token_text(a.id).c_str());
         ImGui::TableNextColumn();
@@ -453,7 +460,25 @@ void draw_top10(AttentionPanel& p, const Session& s) {
             ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(plot::colors::green), "↑%d (was #%d)", was - a.rank, was + 1);
         else ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(plot::colors::vermillion), "↓%d (was #%d)", a.rank - was, was + 1);
     }
+    ImGui::PopTextWrapPos();
     ImGui::EndTable();
+}
+
+void draw_top10(AttentionPanel& p, const Session& s) {
+    if (!s.forward) return;
+    update_top10(p, s);
+    const bool compare = !p.before.empty();
+    ImGui::Spacing();
+    ImGui::TextUnformatted("Next token after the text: top 10");
+    if (!compare) ImGui::TextDisabled("\"Apply to the model\" adds the changed model's columns.");
+    // Separate ids: a table keeps its column widths, and the layouts differ. The two models' columns
+    // side by side need about 30 font sizes; on a phone the changed model's table goes under.
+    if (!compare) return draw_top10_table("##top10", p, s, &p.after, nullptr);
+    if (ImGui::GetContentRegionAvail().x >= ImGui::GetFontSize() * 30.0f)
+        return draw_top10_table("##top10_after", p, s, &p.before, &p.after);
+    draw_top10_table("##top10_trained", p, s, &p.before, nullptr);
+    ImGui::Spacing();
+    draw_top10_table("##top10_changed", p, s, nullptr, &p.after);
 }
 
 std::string top_json(std::span<const float> logits, const Gpt2Tokenizer& tokenizer) {
@@ -464,6 +489,15 @@ std::string top_json(std::span<const float> logits, const Gpt2Tokenizer& tokeniz
         a.add_raw(o.str());
     }
     return a.str();
+}
+
+const std::string& cached_top_json(AttentionPanel::TopJson& cache, const std::shared_ptr<const ForwardResult>& pass,
+                                   const Gpt2Tokenizer& tokenizer) {
+    if (cache.pass.lock() != pass || cache.json.empty()) {
+        cache.pass = pass;
+        cache.json = top_json(pass->next_logits, tokenizer);
+    }
+    return cache.json;
 }
 
 // The chosen query's row, recomputed only when its place, pass, normalizer or T changed (it
@@ -516,7 +550,8 @@ void draw_attention_panel(AttentionPanel& p, PanelContext& ctx) {
     if (panes.stacked) {
         // The map as wide as the screen (less its labels), taller than the view when that is short.
         const float w = ImGui::GetContentRegionAvail().x;
-        draw_map(p, ctx, ImVec2(0, std::clamp(w - font * 5.0f, font * 14.0f, std::max(panes.view_h, font * 18.0f))));
+        // (Its title, the axes' labels and the colour bar under it take about 10 lines.)
+        draw_map(p, ctx, ImVec2(0, std::clamp(w + font * 7.0f, font * 14.0f, std::max(panes.view_h, font * 18.0f))));
         draw_row(s, slice, ImVec2(0, stacked_plot_height(panes, w)));
     } else {
         const float h = ImGui::GetContentRegionAvail().y;
@@ -584,8 +619,8 @@ std::string attention_status_json(const AttentionPanel& p, const Session& s) {
     add_head_grid_status(p.grid, s, o);
     o.add("L", p.L).add("bins", p.bins).add("max_weight", static_cast<double>(p.max_weight)).add("reshape_ms", p.reshape_ms);
     // top10: the model as it runs now (under the plan); baseline_top10: as trained.
-    o.add_raw("top10", s.forward ? top_json(s.forward->next_logits, s.tokenizer) : "null");
-    o.add_raw("baseline_top10", s.baseline ? top_json(s.baseline->next_logits, s.tokenizer) : "null");
+    o.add_raw("top10", s.forward ? cached_top_json(p.top_json_now, s.forward, s.tokenizer) : "null");
+    o.add_raw("baseline_top10", s.baseline ? cached_top_json(p.top_json_trained, s.baseline, s.tokenizer) : "null");
     return o.str();
 }
 

@@ -51,6 +51,14 @@ struct AttentionPanel {
     std::vector<TokenProbability> before, after;
     std::vector<int> was_rank;
 
+    // status()'s next-token lists as JSON, made once per pass: a tour caption that names them
+    // reads status() every frame, and each list is a pass over the whole vocabulary's logits.
+    struct TopJson {
+        std::weak_ptr<const ForwardResult> pass;
+        std::string json;
+    };
+    mutable TopJson top_json_now, top_json_trained;
+
     TwinPanel twin;  // "Compare with the twin": drawn in place of the map and the row when on
 };
 

@@ -125,12 +125,16 @@ void draw_table(const DistancePanel& p) {
     const auto row = [](const char* name, const char* tip, const char* fmt, auto... values) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
+        ImGui::PushTextWrapPos(0.0f);  // the column's edge
         ImGui::TextUnformatted(name);
+        ImGui::PopTextWrapPos();
         if (tip && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tip);
         ImGui::TableNextColumn();
+        ImGui::PushTextWrapPos(-1.0f);  // a value keeps to one line
         ImGui::Text(fmt, values...);
+        ImGui::PopTextWrapPos();
     };
-    if (!ImGui::BeginTable("##distance_now", 2, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) return;
+    if (!plot::begin_values_table("##distance_now")) return;
     row("weight selected abar_N", "sum of the top-N weights", "%.4g", r.abar);
     row("d_A (sum of norms)", "sum over left-out i of |alpha_i x_i - s|", "%.4g", r.d_A);
     row("bound_A (R)", "(1 - abar) d_1 + X (abar (L - N) - (1 - abar)), reconstructed", "%.4g", r.bound_A);
@@ -203,6 +207,46 @@ void draw_summary(DistancePanel& p, Session& s, WidgetRects& widgets, const Plot
     remember_last_item(widgets, "distance.ks");
 }
 
+// The footnote's account of what the summary read: the weights each head ran in its pass (the
+// model as trained, or changed by a plan; softmax on tiny, SSMax on its twin) and the N grid,
+// both from the data, so that the words cannot drift from what was computed.
+std::string summary_footnote(const HeadSummaries& hs, const AttentionPlan& trained) {
+    const ForwardResult* pass = hs.source;
+    std::string out = "each head's weights as this pass ran them: ";
+    if (pass && pass->plan.n_layer() > 0) {
+        const AttentionPlan& plan = pass->plan;
+        bool uniform = true, as_trained = true;
+        for (int l = 0; l < plan.n_layer(); ++l)
+            for (int h = 0; h < plan.n_head(); ++h) {
+                uniform = uniform && plan.at(l, h) == plan.at(0, 0);
+                as_trained = as_trained && plan.n_layer() == trained.n_layer() && plan.n_head() == trained.n_head() &&
+                             plan.at(l, h) == trained.at(l, h);
+            }
+        const HeadPlan& first = plan.at(0, 0);
+        if (uniform) {
+            out += normalizer_spec(first.normalizer);
+            char t[32];
+            std::snprintf(t, sizeof t, " at T = %.3g in every head", static_cast<double>(first.temperature));
+            out += t;
+        } else {
+            out += "each head's own setting";
+        }
+        out += as_trained ? " (the model as trained)" : " (the model as the plan changes it; see Model changes)";
+    }
+    return out + "; " + n_grid_in_words(hs.distance_Ns);
+}
+
+// Keeps the footnote's words for the summaries on show: rebuilt when a new summary arrives.
+void keep_summary_footnote(DistancePanel& p, const Session& s) {
+    const HeadSummaries* hs = s.summaries.get();
+    if (!hs || !hs->complete || !s.model) return;
+    // Same pass (owner): the weak_ptr held here keeps its control block, so no new pass shares it.
+    if (!p.summary_footnote_pass.owner_before(hs->pass) && !hs->pass.owner_before(p.summary_footnote_pass) && !p.summary_footnote.empty())
+        return;
+    p.summary_footnote_pass = hs->pass;
+    p.summary_footnote = summary_footnote(*hs, s.model->model.trained_plan());
+}
+
 // The all-heads numbers in words: the spread of per-head means at the view's N, and N*.
 void draw_summary_text(const DistancePanel& p, const Session& s) {
     const HeadSummaries* hs = s.summaries.get();
@@ -218,8 +262,8 @@ void draw_summary_text(const DistancePanel& p, const Session& s) {
     const BoxStats bd = box_stats(d), be = box_stats(e);
     ImGui::TextDisabled("All %zu heads at N = %d%s", hs->heads.size(), hs->distance_Ns[k],
                         hs->distance_Ns[k] == s.view.N ? "" : " (nearest computed)");
-    ImGui::TextWrapped("per-head mean %s: median %.3g, quartiles %.3g to %.3g", p.reading ? "d_B" : "d_A", bd.median, bd.q1, bd.q3);
-    ImGui::TextWrapped("per-head mean E[%s]: median %.3g, quartiles %.3g to %.3g", p.reading ? "d_B" : "d_A", be.median, be.q1, be.q3);
+    text_wrapped("per-head mean %s: median %.3g, quartiles %.3g to %.3g", p.reading ? "d_B" : "d_A", bd.median, bd.q1, bd.q3);
+    text_wrapped("per-head mean E[%s]: median %.3g, quartiles %.3g to %.3g", p.reading ? "d_B" : "d_A", be.median, be.q1, be.q3);
     const CriticalN& c = hs->critical;
     if (c.N_star)
         ImGui::TextWrapped(
@@ -228,10 +272,8 @@ void draw_summary_text(const DistancePanel& p, const Session& s) {
             c.N_star, c.at_star.p_value, c.at_star.statistic, hs->ks_level, 0.06 * hs->tokens);
     else ImGui::TextWrapped("The KS test rejects at every N up to %d: no critical N in this range.", hs->distance_Ns.back());
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped(
-        "Over %zu evenly spaced queries per head, %d random subsets each, softmax at T = 1 (the model as "
-        "trained); N searched on 1..16, then 20, 24, ... (N* above 16 is exact to the grid step). %s",
-        hs->queries.size(), hs->samples, hs->error.c_str());
+    ImGui::TextWrapped("Over %zu evenly spaced queries per head, %d random subsets each, %s. %s", hs->queries.size(), hs->samples,
+                       p.summary_footnote.c_str(), hs->error.c_str());
     ImGui::PopStyleColor();
 }
 
@@ -256,6 +298,7 @@ void draw_distance_panel(DistancePanel& p, PanelContext& ctx) {
         ImGui::TextDisabled("At N = %d, L = %d tokens seen", p.N_used, p.key.query + 1);
         draw_table(p);
     }
+    keep_summary_footnote(p, s);
     draw_summary_text(p, s);
     char note[256];
     std::snprintf(note, sizeof note,
@@ -315,10 +358,23 @@ std::string distance_status_json(const DistancePanel& p, const Session& s) {
             std::snprintf(reading, sizeof reading, "no N* up to N = %d: every N tested is told apart from a random selection",
                           hs->critical.scan.empty() ? 0 : hs->critical.scan.back().N);
         o.add("N_star_reading", reading);
+        if (s.model) o.add("summary_footnote", summary_footnote(*hs, s.model->model.trained_plan()));  // the panel's words
         o.add("summary_queries", static_cast<int>(hs->queries.size()));
         o.add("summary_seconds", hs->seconds);
     }
     return o.str();
+}
+
+// "N searched on 1..16, then 20, 24, ... up to 128 (N* above 16 is exact to the grid step)".
+std::string n_grid_in_words(const std::vector<int>& Ns) {
+    size_t run = 1;  // the first gap: every N before it is searched
+    while (run < Ns.size() && Ns[run] == Ns[run - 1] + 1) ++run;
+    char grid[160] = "";
+    if (run + 1 < Ns.size())
+        std::snprintf(grid, sizeof grid, "N searched on %d..%d, then %d, %d, ... up to %d (N* above %d is exact to the grid step)", Ns[0],
+                      Ns[run - 1], Ns[run], Ns[run + 1], Ns.back(), Ns[run - 1]);
+    else if (!Ns.empty()) std::snprintf(grid, sizeof grid, "N searched on %d..%d", Ns[0], Ns.back());
+    return grid;
 }
 
 }  // namespace attnlab

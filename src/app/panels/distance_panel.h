@@ -31,9 +31,16 @@ struct DistancePanel : TopNQueryView {
     std::vector<SelectionDistance> by_L;
     double compute_ms = 0;  // the last recomputation, of which gram_ms for the head's Gram matrix
     double gram_ms = 0;
+
+    // The all-heads footnote (what the summary's weights are, and its N grid), kept per summary.
+    std::weak_ptr<const ForwardResult> summary_footnote_pass;
+    std::string summary_footnote;
 };
 
 void draw_distance_panel(DistancePanel& panel, PanelContext& ctx);
+
+// The critical-N search's grid in words, for the panel's footnote and Help.
+std::string n_grid_in_words(const std::vector<int>& Ns);
 
 // The numbers shown, for window.attnlab.status().
 std::string distance_status_json(const DistancePanel& panel, const Session& session);

@@ -101,7 +101,7 @@ void draw_chosen(const GradientPanel& p, const Session& s, ImVec2 size) {
     char title[128];
     std::snprintf(title, sizeof title, "Layer %d, head %d, query %d (%s): sensitivity against temperature", p.key.layer, p.key.head,
                   p.key.query, p.key.normalizer.c_str());
-    if (!plot::begin("##gradient", size, {"temperature T (T = 1 is GPT-2)", plot::Scale::Log},
+    if (!plot::begin("##gradient", size, {"temperature T (T = 1 is the model as trained)", plot::Scale::Log},
                      {"||d alpha|| / ||d l||", plot::Scale::Log, {}, {}, 9.0}, title))
         return;
     draw_bounds(p.temperatures, p.key.normalizer != "softmax");
@@ -135,7 +135,7 @@ void draw_heads(Session& s, ImVec2 size) {
     char title[160];
     std::snprintf(title, sizeof title, "All %zu heads: mean over %zu queries, max over heads (softmax)", hs->heads.size(),
                   hs->queries.size());
-    if (!plot::begin("##gradient_heads", size, {"temperature T (T = 1 is GPT-2)", plot::Scale::Log},
+    if (!plot::begin("##gradient_heads", size, {"temperature T (T = 1 is the model as trained)", plot::Scale::Log},
                      {"||d alpha|| / ||d l||", plot::Scale::Log, {}, {}, 9.0}, title))
         return;
     draw_bounds(hs->temperatures, false);
@@ -187,7 +187,7 @@ void draw_gradient_panel(GradientPanel& p, PanelContext& ctx) {
                            s.model ? "waiting for the forward pass." : "load a model (the bar above) and type a text.");
     } else if (!p.ready) {
         ImGui::TextWrapped("%s", p.error.c_str());
-    } else if (ImGui::BeginTable("##grad_now", 2, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
+    } else if (plot::begin_values_table("##grad_now")) {
         plot::table_row("T (AttnLab's)", "%.4g", s.view.T);
         plot::table_row("the paper's T = T sqrt(d_head)", "%.4g", s.view.T * std::sqrt(static_cast<double>(s.forward->capture.head_dim())));
         plot::table_row("exact ||J||_2", std::isfinite(p.jacobian_now) ? "%.5g" : "not computed", p.jacobian_now);
@@ -199,17 +199,22 @@ void draw_gradient_panel(GradientPanel& p, PanelContext& ctx) {
         if (p.key.normalizer == "softmax" && std::isfinite(p.jacobian_now) &&
             p.jacobian_now > jacobian_bound_paper(s.view.T) * (1 + 1e-9)) {
             ImGui::PushStyleColor(ImGuiCol_Text, plot::colors::vermillion);
-            ImGui::TextWrapped("||J||_2 exceeds the paper's bound here, by a factor of %.3g.",
-                               p.jacobian_now / jacobian_bound_paper(s.view.T));
+            text_wrapped("||J||_2 exceeds the paper's bound here, by a factor of %.3g.", p.jacobian_now / jacobian_bound_paper(s.view.T));
             ImGui::PopStyleColor();
         }
     }
     ImGui::Spacing();
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+    // The factor is the loaded model's √d_head (8 on GPT-2 small, √32 on AttnLab tiny), not a constant.
+    const int d_head = s.model ? s.model->model.config().head_dim() : 0;
+    char factor[64] = "";
+    if (d_head > 0)
+        std::snprintf(factor, sizeof factor, " = %.4g on this model (d_head = %d)", std::sqrt(static_cast<double>(d_head)), d_head);
     ImGui::TextWrapped(
         "g(T, eps) = ||a(l + eps v) - a(l)|| / eps with a seeded random unit direction v (the paper's Algorithm 5). "
         "(check): the paper's min{1/(4T), √2} is not a bound on ||J||_2: two tied leaders reach 1/(2T), the tight "
-        "bound. T = 1 is GPT-2 as trained; the paper's T is ours times sqrt(d_head).");
+        "bound. T = 1 is the model as trained; the paper's T is ours times sqrt(d_head)%s.",
+        factor);
     if (!p.note.empty()) ImGui::TextWrapped("%s", p.note.c_str());
     ImGui::PopStyleColor();
     end_pane(panes);

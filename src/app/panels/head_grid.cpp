@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "app/panels/pane_layout.h"
 #include "app/plot/plot.h"
 #include "base/json.h"
 
@@ -32,6 +33,39 @@ const ByPattern<PatternStyle> kStyles = {
     {"ind", "induction", "on the token that followed the current token's first occurrence", "induction", kInductionThreshold,
      plot::colors::purple, 3.5f, " No token occurs twice in this text."},
 };
+
+// A head the model changes: blue, a colour no pattern mark uses (issue 35: it was the induction
+// mark's purple, so after "Apply" every thumbnail looked induction-marked).
+constexpr ImU32 kChangedColor = plot::colors::blue;
+constexpr const char* kChangedTag = "chg";
+
+// Its mark: a tag left of the pattern tags, in the causal map's empty upper-right triangle, so it
+// hides no weight (an inner frame cut across the map); a small triangle when the tag does not fit.
+void draw_changed_mark(ImDrawList* dl, ImVec2 a, ImVec2 b) {
+    const float w = b.x - a.x, size = ImGui::GetFontSize() * 0.75f;
+    const ImVec2 text = ImGui::GetFont()->CalcTextSizeA(size, w, 0.0f, "prev");
+    if ((text.x + 4) * 2 <= w * 0.75f && (text.y + 2) * 2 <= w * 0.45f) {
+        const ImVec2 t0(b.x - 2 * (text.x + 4) - 2, a.y + 1);
+        dl->AddRectFilled(t0, ImVec2(t0.x + text.x + 4, t0.y + text.y + 1), kChangedColor);
+        dl->AddText(ImGui::GetFont(), size, ImVec2(t0.x + 1.5f, t0.y + 0.5f), IM_COL32(255, 255, 255, 255), kChangedTag);
+    } else {
+        const float s = std::max(4.0f, w * 0.22f), x = b.x - 1 - s * 1.2f;
+        dl->AddTriangleFilled(ImVec2(x - s, a.y + 1), ImVec2(x, a.y + 1), ImVec2(x, a.y + 1 + s), kChangedColor);
+    }
+}
+
+// The legend's line for it, when a head is changed.
+void draw_changed_legend(int changed) {
+    if (changed == 0) return;
+    const float size = ImGui::GetFontSize();
+    const ImVec2 at = ImGui::GetCursorScreenPos(), tag = ImGui::CalcTextSize("prev");
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->AddRectFilled(at, ImVec2(at.x + tag.x + 6, at.y + size), kChangedColor);
+    dl->AddText(ImVec2(at.x + 3, at.y), IM_COL32(255, 255, 255, 255), kChangedTag);
+    ImGui::Dummy(ImVec2(tag.x + 6, size));
+    ImGui::SameLine();
+    text_wrapped(" changed head: it runs under the model changes, not as trained (%d head%s).", changed, changed == 1 ? "" : "s");
+}
 
 // A mark: an outline (the second pattern's inside the first's) and a tag, or a small triangle
 // when the tag does not fit the thumbnail.
@@ -84,8 +118,15 @@ void draw_legend(const HeadGrid& g, const AttentionThumbnails& t) {
         } else {
             line += p.none;
         }
-        ImGui::TextWrapped("%s", line.c_str());
+        text_wrapped("%s", line.c_str());
     }
+}
+
+std::string hex_colour(ImU32 c) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "#%02x%02x%02x", static_cast<unsigned>((c >> IM_COL32_R_SHIFT) & 0xFF),
+                  static_cast<unsigned>((c >> IM_COL32_G_SHIFT) & 0xFF), static_cast<unsigned>((c >> IM_COL32_B_SHIFT) & 0xFF));
+    return buf;
 }
 
 // One pattern's status: every head's score, the best head, and the marks the grid drew in the
@@ -139,7 +180,7 @@ void draw_head_grid(HeadGrid& g, PanelContext& ctx, float width) {
     // "softmax, T = 1" only when it is so: AttnLab tiny-SSMax was trained with SSMax in every head.
     if (changed == 0 && trained.is_default()) ImGui::TextUnformatted("Every head as trained (softmax, T = 1)");
     else if (changed == 0) ImGui::TextUnformatted("Every head as trained (its config.json's normalizers)");
-    else ImGui::Text("Every head as the model runs now (%d changed, outlined in purple)", changed);
+    else ImGui::Text("Every head as the model runs now (%d changed, tagged \"%s\" in blue)", changed, kChangedTag);
     const AttentionThumbnails* t = g.thumbnails.done.get();
     if (!t && g.thumbnails.work.busy()) {
         ImGui::SameLine();
@@ -195,13 +236,7 @@ void draw_head_grid(HeadGrid& g, PanelContext& ctx, float width) {
             remember_last_item(ctx.widgets, g.thumb_names[index].c_str());
             dl->AddRectFilled(a, b, IM_COL32(242, 242, 242, 255));
             if (t) heatmap::draw_runs(dl, t->runs[index], a, b);
-            // A head the model changes: a purple inner frame and corner, under the pattern marks.
-            if (is_changed(l, h)) {
-                const float in = std::max(2.0f, thumb * 0.12f);
-                dl->AddRect(ImVec2(a.x + in, a.y + in), ImVec2(b.x - in, b.y - in), plot::colors::purple, 0, 0, 2.0f);
-                dl->AddTriangleFilled(ImVec2(a.x, a.y), ImVec2(a.x + thumb * 0.3f, a.y), ImVec2(a.x, a.y + thumb * 0.3f),
-                                      plot::colors::purple);
-            }
+            if (is_changed(l, h)) draw_changed_mark(dl, a, b);
             const bool chosen = l == s.view.layer && h == s.view.head;
             if (chosen) dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), plot::colors::vermillion, 0, 0, 3.0f);
             for (HeadPattern k : kHeadPatterns) {
@@ -243,6 +278,7 @@ void draw_head_grid(HeadGrid& g, PanelContext& ctx, float width) {
         ImGui::TextDisabled("coloured from 0 to that head's own maximum (%.2f s to compute).", t->seconds);
         draw_legend(g, *t);
     }
+    draw_changed_legend(changed);
 }
 
 void add_head_grid_status(const HeadGrid& g, const Session& s, json::ObjectBuilder& o) {
@@ -252,6 +288,11 @@ void add_head_grid_status(const HeadGrid& g, const Session& s, json::ObjectBuild
     if (ready) {
         o.add("thumbnails_seconds", thumbnails->seconds);
         for (HeadPattern k : kHeadPatterns) o.add_raw(kStyles[k].status, pattern_json(g, *thumbnails, k));
+        // Each mark's colour, "#rrggbb": a test checks that no two marks share one.
+        json::ObjectBuilder colours;
+        for (HeadPattern k : kHeadPatterns) colours.add(kStyles[k].status, hex_colour(kStyles[k].color));
+        o.add_raw("mark_colours",
+                  colours.add("changed", hex_colour(kChangedColor)).add("chosen", hex_colour(plot::colors::vermillion)).str());
         // The chosen head's own scores (tour captions read them).
         const AttentionThumbnails& t = *thumbnails;
         const int at = s.view.layer * t.heads + s.view.head;

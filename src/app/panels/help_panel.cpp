@@ -5,6 +5,11 @@
 #include <iterator>
 #include <string>
 
+#include "app/panels/distance_panel.h"
+#include "app/panels/pane_layout.h"
+#include "app/session.h"
+#include "app/work/head_summaries.h"
+
 namespace attnlab {
 
 namespace {
@@ -17,17 +22,17 @@ struct Topic {
 // What each panel shows. Kept short: docs/science.md has the formulas and worked examples.
 constexpr Topic kPanels[] = {
     {"Text & tokens",
-     "Type or paste a text. GPT-2 reads it as tokens, shown as chips (hover one for its id and bytes); the counter "
-     "shows how much of the model's context (1024 tokens for GPT-2 small) it fills. Generation continues the text "
+     "Type or paste a text. The model reads it as tokens, shown as chips (hover one for its id and bytes); the counter "
+     "shows how much of the model's context (above: the open model's length) it fills. Generation continues the text "
      "greedily or by sampling (temperature, top-k). Every other model panel analyses this text."},
     {"Attention map",
-     "One thumbnail per layer and head (12 x 12 for GPT-2 small); click one to open it. The open head is a causal "
+     "One thumbnail per layer and head (layers x heads of the open model, above); click one to open it. The open head is a causal "
      "L x L heatmap: row i holds the weights query i gives to tokens 0..i, coloured from 0 to the largest weight. "
      "Click a row to see that query's weights as bars, its top-N highlighted, with the uniform level 1/L drawn for "
      "comparison. The normalizer and the temperature T re-shape the chosen head from its stored queries and keys; "
      "\"Apply to the model\" runs that normalizer at that T inside the model, for this head, this layer or every "
-     "head: later layers read what the changed heads compute, and every panel, the grid (changed heads outlined in "
-     "purple), the summaries and generation use the changed model. \"Model changes\" lists them, compares the text's "
+     "head: later layers read what the changed heads compute, and every panel, the grid (changed heads tagged \"chg\" "
+     "in blue), the summaries and generation use the changed model. \"Model changes\" lists them, compares the text's "
      "perplexity and the next-token top-10 with the model as trained, and Reset undoes them at once. "
      "A thumbnail outlined in green and tagged \"prev\" is a previous-token head: averaged over the queries, it puts "
      "more than half its weight on the token just before the query. One outlined in pink and tagged \"ind\" is an "
@@ -66,8 +71,8 @@ constexpr Topic kPanels[] = {
 // Where AttnLab departs from the paper: docs/science.md section 9, in short.
 constexpr Topic kDepartures[] = {
     {"Temperature",
-     "T divides GPT-2's scaled logits q.k / sqrt(d_head), so T = 1 is GPT-2 exactly; the paper's "
-     "T is T sqrt(d_head)."},
+     "T divides the model's scaled logits q.k / sqrt(d_head), so T = 1 is the model as trained; the paper's "
+     "T is T sqrt(d_head) (8 T on GPT-2 small; the Temperature panel gives the open model's factor)."},
     {"Two distances",
      "The paper's d can be read two ways; AttnLab shows both, d_A (sum of norms, the default) and "
      "d_B (norm of the sum), labelled."},
@@ -89,9 +94,6 @@ constexpr Topic kDepartures[] = {
     {"SA-softmax and SSMax",
      "SA-softmax's weights are rescaled to sum to 1 so that all normalizers live on the "
      "simplex; SSMax's s is a parameter (default 1), not learned."},
-    {"Critical N",
-     "Searched upwards in steps of 8 and stopped at a cap (256 by default), for a bounded run time; "
-     "the KS p-value is exact up to 1e7 lattice cells."},
     {"Context length",
      "The first L queries of one causal forward pass stand for L-token contexts (the same as "
      "running every prefix)."},
@@ -109,6 +111,26 @@ constexpr Topic kFindings[] = {
      "On synthetic data the bounds hold on average but leave most of the range open: the "
      "lower bound is below 0 from about N = 4 at small d, the upper bound stays near 1."},
 };
+
+// The departure the critical-N search makes, with its grid from the search's own code.
+const Topic& critical_n_topic() {
+    static const std::string text = "Searched on a fixed grid, " + n_grid_in_words(distance_grid(1 << 20)) +
+                                    ", capped by the text's length, for a bounded run time; the KS p-value is exact up to 1e7 "
+                                    "lattice cells.";
+    static const Topic topic = {"Critical N", text.c_str()};
+    return topic;
+}
+
+// The open model's shape, which the panels' descriptions refer to.
+void draw_model_shape(const Session& s) {
+    if (!s.model) {
+        ImGui::TextDisabled("No model is open yet: the model panels wait for one (the playground works without).");
+        return;
+    }
+    const Gpt2Config& c = s.model->model.config();
+    ImGui::TextWrapped("The open model: %s, %d layers x %d heads (d_head = %d), a context of %d tokens.",
+                       (s.model->name.empty() ? s.model->source : s.model->name).c_str(), c.n_layer, c.n_head, c.head_dim(), c.n_positions);
+}
 
 void topics(const Topic* list, size_t n, float wrap) {
     for (size_t i = 0; i < n; ++i) {
@@ -136,18 +158,19 @@ bool section(const char* title, const char* short_title, ImGuiTreeNodeFlags flag
 }  // namespace
 
 void draw_help_panel(HelpPanel& panel, PanelContext& ctx) {
-    (void)panel;
-    (void)ctx;
-    ImGui::BeginChild("##help", ImVec2(0, 0), false);
+    // Its own scrolling window, unless the whole page scrolls (a phone): then in the page.
+    const bool own_window = !page_scroll().on;
+    if (own_window) ImGui::BeginChild("##help", ImVec2(0, 0), false);
     const float wrap = ImGui::GetContentRegionAvail().x - ImGui::GetFontSize();
     ImGui::PushTextWrapPos(wrap);  // every line, titles too: a phone is narrower than some
     ImGui::PushTextWrapPos(wrap);
     ImGui::TextWrapped(
         "AttnLab is a companion to \"Limitations of Normalization in Attention Mechanism\" (Mudarisov, Burtsev, "
-        "Petrova, State; NeurIPS 2025). It shows, on GPT-2 and on synthetic logits, what softmax attention can and "
+        "Petrova, State; NeurIPS 2025). It shows, on GPT-2-class models and on synthetic logits, what softmax attention can and "
         "cannot select. Bounds are labelled (R) when reconstructed from the paper's proof and (check) when our own "
         "check shows the printed bound is wrong or loose; everything else is an exact computation.");
     ImGui::PopTextWrapPos();
+    draw_model_shape(ctx.session);
     ImGui::Spacing();
 
     if (ImGui::CollapsingHeader("The panels", ImGuiTreeNodeFlags_DefaultOpen))
@@ -160,20 +183,23 @@ void draw_help_panel(HelpPanel& panel, PanelContext& ctx) {
             ImGui::PopTextWrapPos();
             ImGui::Spacing();
         }
-    if (section("Where AttnLab departs from the paper", "Departures from the paper", ImGuiTreeNodeFlags_DefaultOpen))
+    if (section("Where AttnLab departs from the paper", "Departures from the paper", ImGuiTreeNodeFlags_DefaultOpen)) {
         topics(kDepartures, std::size(kDepartures), wrap);
+        topics(&critical_n_topic(), 1, wrap);
+    }
     if (ImGui::CollapsingHeader("Findings of our own checks")) topics(kFindings, std::size(kFindings), wrap);
     if (section("Tours: a guided path through the paper, for a class", "Tours", ImGuiTreeNodeFlags_DefaultOpen)) {
         ImGui::PushTextWrapPos(wrap);
-        ImGui::TextWrapped("%s",
-                           "Tour > Play \"What softmax can and cannot select\" walks through the paper in eight live steps on the model "
-                           "and text you have open; Next and Back (or the arrow keys) change the view, and every slider stays yours. "
-                           "To make your own: Tour > Record or edit a tour, set up a view, press \"Add this view as a step\", give it a "
-                           "title and a caption (what to look at, one thing to try; {gradient.T} or {distance.N_star} show live values), "
-                           "and repeat. \"Copy tour link\" puts the whole tour in one link that opens it at step 1; Export JSON saves it "
-                           "as a file (Import JSON, or attnlab-desktop --tour FILE, plays it). View > UI scale (100-250%) and Full screen "
-                           "make it readable from the back of a room, and the scale travels in the tour's link. A link carries up to 64 "
-                           "steps and about 2 MB; a longer tour goes as a file.");
+        ImGui::TextWrapped(
+            "Tour > Play \"What softmax can and cannot select\" walks through the paper in %zu live steps on the model "
+            "and text you have open; Next and Back (or the arrow keys) change the view, and every slider stays yours. "
+            "To make your own: Tour > Record or edit a tour, set up a view, press \"Add this view as a step\", give it a "
+            "title and a caption (what to look at, one thing to try; {gradient.T} or {distance.N_star} show live values), "
+            "and repeat. \"Copy tour link\" puts the whole tour in one link that opens it at step 1; Export JSON saves it "
+            "as a file (Import JSON, or attnlab-desktop --tour FILE, plays it). View > UI scale (100-250%%) and Full screen "
+            "make it readable from the back of a room, and the scale travels in the tour's link. A link carries up to 64 "
+            "steps and about 2 MB; a longer tour goes as a file.",
+            panel.tour_steps);
         ImGui::PopTextWrapPos();
     }
     if (ImGui::CollapsingHeader("Sharing, exporting, scripting")) {
@@ -188,9 +214,11 @@ void draw_help_panel(HelpPanel& panel, PanelContext& ctx) {
             "tourStep(k), tourLink(), startTour().");
         ImGui::PopTextWrapPos();
     }
-    ImGui::TextDisabled("The formulas, worked examples and the full table of differences: docs/science.md.");
+    ImGui::TextDisabled(
+        "The formulas, worked examples and the full table of differences: docs/science.md in AttnLab's source "
+        "repository (it is not part of this site).");
     ImGui::PopTextWrapPos();
-    ImGui::EndChild();
+    if (own_window) ImGui::EndChild();
 }
 
 }  // namespace attnlab

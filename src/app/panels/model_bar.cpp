@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <span>
+#include <vector>
 
 #include "app/panels/pane_layout.h"
 #include "app/plot/plot.h"
@@ -64,19 +65,20 @@ bool is_gpt2_small(const LoadedModel& m) {
 
 // "Load GPT-2 small (523 MB)": one click, no second question (the button names the size).
 // On the web only: the desktop build loads files, not addresses.
+bool gpt2_button_shown(const Session& s, const ModelSource* source) {
+    return source && source->can_pick_file() && !(s.model && is_gpt2_small(*s.model));
+}
+std::string gpt2_button_label() { return "Load GPT-2 small (" + megabytes(kDefaultModelBytes) + ")"; }
+
+// Placed by the caller (draw_model_bar's first line).
 void draw_gpt2_button(ModelLoading& loading, PanelContext& ctx, ModelSource* source) {
     Session& s = ctx.session;
-    if (!source || !source->can_pick_file() || (s.model && is_gpt2_small(*s.model))) return;
+    if (!gpt2_button_shown(s, source)) return;
     const FetchStatus st = source->status();
     const bool on_its_way =
         st.url == kDefaultModelUrl &&
         (st.phase == FetchStatus::Phase::Probing || st.phase == FetchStatus::Phase::Downloading || st.phase == FetchStatus::Phase::Ready);
-    const std::string label = "Load GPT-2 small (" + megabytes(kDefaultModelBytes) + ")";
-    const float w = ImGui::CalcTextSize(label.c_str()).x + 2 * ImGui::GetStyle().FramePadding.x;
-    // Beside the model line (a font size apart) when there is room, else under it. (A SameLine()
-    // undone by NewLine() would still stretch the window's layout to where the button would have gone.)
-    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
-    if (ImGui::GetItemRectMax().x + ImGui::GetFontSize() + w <= right) ImGui::SameLine(0, ImGui::GetFontSize());
+    const std::string label = gpt2_button_label();
     ImGui::BeginDisabled(on_its_way);
     if (ImGui::Button(label.c_str())) start_model_download(loading, s, *source, kDefaultModelUrl);
     ImGui::EndDisabled();
@@ -89,15 +91,18 @@ void draw_gpt2_button(ModelLoading& loading, PanelContext& ctx, ModelSource* sou
 
 // The model menu: the two models shipped with AttnLab. AttnLab tiny-SSMax is fetched from the
 // site (read from disk on the desktop) on first use, with the progress row below.
+float builtin_menu_width() {
+    return ImGui::CalcTextSize("AttnLab tiny-SSMax").x + ImGui::GetFrameHeight() + 2 * ImGui::GetStyle().FramePadding.x;
+}
+
+// Placed by the caller (draw_model_bar's first line).
 void draw_builtin_menu(ModelBar& bar, PanelContext& ctx, const ModelSource& source) {
     const Session& s = ctx.session;
     const BuiltinModel loaded = s.model ? s.model->which : BuiltinModel::None;
     const FetchStatus st = source.status();
     const bool busy = st.phase == FetchStatus::Phase::Probing || st.phase == FetchStatus::Phase::Downloading;
     const char* preview = loaded != BuiltinModel::None ? builtin_model_label(loaded) : "Built-in models";
-    const float w = ImGui::CalcTextSize("AttnLab tiny-SSMax").x + ImGui::GetFrameHeight() + 2 * ImGui::GetStyle().FramePadding.x;
-    same_line_if_fits(w);
-    ImGui::SetNextItemWidth(w);
+    ImGui::SetNextItemWidth(builtin_menu_width());
     const bool open = ImGui::BeginCombo("##builtin_model", preview);
     remember_last_item(ctx.widgets, "model.builtin");
     if (ImGui::IsItemHovered() && !open)
@@ -117,35 +122,58 @@ void draw_builtin_menu(ModelBar& bar, PanelContext& ctx, const ModelSource& sour
 // address row fold behind a button, so that the panel keeps the height.
 bool short_screen() { return ImGui::GetMainViewport()->WorkSize.y < ImGui::GetFontSize() * 28.0f; }
 
+// `text` cut to `width` pixels with "…" when it is longer (at a UTF-8 character's start).
+std::string fit_width(std::string text, float width) {
+    if (ImGui::CalcTextSize(text.c_str()).x <= width) return text;
+    while (!text.empty() && ImGui::CalcTextSize((text + "…").c_str()).x > width) {
+        while (!text.empty() && (static_cast<unsigned char>(text.back()) & 0xC0) == 0x80) text.pop_back();
+        if (!text.empty()) text.pop_back();
+    }
+    return text + "…";
+}
+
+// Whether an item `w` px wide fits on this line before screen x `right`; then SameLine().
+bool same_line_before(float right, float w) {
+    const float x = ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x;
+    if (x + w > right) return false;
+    ImGui::SameLine();
+    return true;
+}
+
+// The bar's line while no model is loaded: one is on its way (issue 35: "No model loaded" during
+// the first download read as a broken page), or none is.
+const char* no_model_line(const FetchStatus* fetch) {
+    using P = FetchStatus::Phase;
+    const bool arriving = fetch && (fetch->phase == P::Probing || fetch->phase == P::Downloading || fetch->phase == P::Ready);
+    return arriving ? "Loading the model (progress below)…" : "No model loaded — the Softmax playground and Help work without one.";
+}
+
+std::string loaded_model_line(const Session& s) {
+    return "Model: " + (!s.model->name.empty() ? s.model->name : short_source(s.model->source));
+}
+
 // "Model: AttnLab tiny (…), not GPT-2 · 4 layers × 4 heads · 128 dims · …" (the shape when
-// `shape_shown`), or the no-model line.
-void draw_loaded_model(const Session& s, bool shape_shown) {
+// `shape_shown`), or the no-model line: one line that ends before screen x `right`, however long
+// the name (issue 35: a long name wrapped the bar and moved every panel down a row). The name is
+// cut with "…" and the shape left out when they do not fit; the tooltip has them whole.
+void draw_loaded_model(const Session& s, const FetchStatus* fetch, bool shape_shown, float right) {
+    ImGui::AlignTextToFramePadding();
+    const float room = right - ImGui::GetCursorScreenPos().x;
     if (!s.model) {
-        ImGui::AlignTextToFramePadding();
-        ImGui::TextDisabled("No model loaded — the Softmax playground and Help work without one.");
+        ImGui::TextDisabled("%s", fit_width(no_model_line(fetch), room).c_str());
         return;
     }
     const Gpt2Config& c = s.model->model.config();
-    ImGui::AlignTextToFramePadding();
-    ImGui::PushTextWrapPos(0.0f);  // a long name wraps on a phone
-    if (!s.model->name.empty()) {
-        ImGui::Text("Model: %s", s.model->name.c_str());
-    } else {
-        ImGui::Text("Model: %s", short_source(s.model->source).c_str());
-    }
-    ImGui::PopTextWrapPos();
-    if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("%s%s", s.model->builtin ? "Built into AttnLab (no download): " : "", s.model->source.c_str());
-    if (!shape_shown) return;
     char shape[160];
     std::snprintf(shape, sizeof shape, "· %d layers × %d heads · %d dims · context %d · %.1f M parameters", c.n_layer, c.n_head, c.n_embd,
                   c.n_positions, static_cast<double>(s.model->model.parameter_count()) / 1e6);
-    same_line_if_fits(ImGui::CalcTextSize(shape).x);
-    ImGui::PushTextWrapPos(0.0f);  // on a phone, under the name and wrapped
-    ImGui::TextDisabled("%s", shape);
-    ImGui::PopTextWrapPos();
-    if (!s.model->warnings.empty()) {
-        same_line_if_fits(ImGui::CalcTextSize("(00 warnings)").x);
+    const std::string name = loaded_model_line(s);
+    ImGui::TextUnformatted(fit_width(name, room).c_str());
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s\n%s\n%s%s", name.c_str(), shape, s.model->builtin ? "Built into AttnLab (no download): " : "",
+                          s.model->source.c_str());
+    if (shape_shown && same_line_before(right, ImGui::CalcTextSize(shape).x)) ImGui::TextDisabled("%s", shape);
+    if (!s.model->warnings.empty() && same_line_before(right, ImGui::CalcTextSize("(00 warnings)").x)) {
         ImGui::PushStyleColor(ImGuiCol_Text, plot::colors::vermillion);
         ImGui::Text("(%d warning%s)", static_cast<int>(s.model->warnings.size()), s.model->warnings.size() == 1 ? "" : "s");
         ImGui::PopStyleColor();
@@ -170,16 +198,16 @@ const char* cache_copy_name(FetchStatus::CacheCopy c) {
 
 // Beside the loaded model: whether the next visit can read it from this browser. While the copy is
 // being written, a reload would download it again, so that state is shown until it ends.
-void draw_cache_copy(const Session& s, const FetchStatus& st) {
+void draw_cache_copy(const Session& s, const FetchStatus& st, float right) {
     if (!s.model || s.model->source != st.url || st.phase != FetchStatus::Phase::Idle) return;
     if (st.cache_copy == FetchStatus::CacheCopy::Saving) {
         const std::string done =
             "· saving a copy in this browser (" + mb_number(st.cache_saved_bytes) + " / " + megabytes(st.total_bytes) + ")…";
-        same_line_if_fits(ImGui::CalcTextSize(done.c_str()).x);
+        if (!same_line_before(right, ImGui::CalcTextSize(done.c_str()).x)) return;
         ImGui::TextDisabled("%s", done.c_str());
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("Until it is saved, reloading the page downloads the model again.");
     } else if (st.cache_copy == FetchStatus::CacheCopy::Kept) {
-        same_line_if_fits(ImGui::CalcTextSize("· kept in this browser").x);
+        if (!same_line_before(right, ImGui::CalcTextSize("· kept in this browser").x)) return;
         ImGui::TextDisabled("· kept in this browser");
         if (ImGui::IsItemHovered())
             ImGui::SetTooltip(
@@ -303,13 +331,39 @@ void draw_model_bar(ModelBar& bar, ModelLoading& loading, PanelContext& ctx, Mod
     Session& s = ctx.session;
     ImGui::PushID("model_bar");
     const bool folded = short_screen() && !bar.unfolded;
-    draw_loaded_model(s, !folded);
-    if (source) draw_cache_copy(s, source->status());
-    if (source) draw_builtin_menu(bar, ctx, *source);
-    draw_gpt2_button(loading, ctx, source);
+    // The first line: the model, and its menu and buttons at the line's end, the same wherever
+    // the name is long or short (on a phone, they go under it).
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float gap = style.ItemSpacing.x;
+    const std::vector<float> tail_w = {source ? builtin_menu_width() : -1.0f,
+                                       gpt2_button_shown(s, source) ? button_width(gpt2_button_label().c_str()) : -1.0f,
+                                       short_screen() ? std::max(button_width("More…"), button_width("Less")) : -1.0f};
+    float tail = 0.0f;
+    for (const float w : tail_w) tail += w >= 0.0f ? w + gap : 0.0f;
+    const float win_x = ImGui::GetWindowPos().x, right = win_x + ImGui::GetWindowContentRegionMax().x;
+    const bool one_line = right - ImGui::GetCursorScreenPos().x - tail >= ImGui::GetFontSize() * 12.0f;
+    const float text_right = one_line ? right - tail : right;
+    FetchStatus fetch;
+    if (source) fetch = source->status();
+    draw_loaded_model(s, source ? &fetch : nullptr, !folded, text_right);
+    if (source) draw_cache_copy(s, source->status(), text_right);
+    bool first = true;
+    const auto place = [&](float w) {
+        if (one_line) ImGui::SameLine(first ? text_right + gap - win_x : 0.0f);
+        else if (!first) same_line_if_fits(w);
+        first = false;
+    };
+    if (source) {
+        place(tail_w[0]);
+        draw_builtin_menu(bar, ctx, *source);
+    }
+    if (gpt2_button_shown(s, source)) {
+        place(tail_w[1]);
+        draw_gpt2_button(loading, ctx, source);
+    }
     if (short_screen()) {
-        same_line_if_fits(button_width("More…"));
-        if (ImGui::Button(folded ? "More…" : "Less")) bar.unfolded = !bar.unfolded;
+        place(tail_w[2]);
+        if (ImGui::Button(folded ? "More…" : "Less", ImVec2(tail_w[2], 0))) bar.unfolded = !bar.unfolded;
         remember_last_item(ctx.widgets, "model.more");
     }
     if (!source) {
@@ -320,14 +374,10 @@ void draw_model_bar(ModelBar& bar, ModelLoading& loading, PanelContext& ctx, Mod
     if (loading.requested_url != bar.shown_request) {  // a link or a button asked for an address: show it
         bar.shown_request = loading.requested_url;
         std::snprintf(bar.url, sizeof bar.url, "%s", loading.requested_url.c_str());
-        bar.url_filled = true;
     }
-    if (!bar.url_filled) {
-        bar.url_filled = true;
-        const std::string start = !s.view.model_url.empty() ? s.view.model_url
-                                  : source->can_pick_file() ? std::string(kDefaultModelUrl)
-                                                            : std::string();
-        std::snprintf(bar.url, sizeof bar.url, "%s", start.c_str());
+    if (s.model.get() != bar.shown_model) {  // a model arrived: the field names it, never another (issue 35)
+        bar.shown_model = s.model.get();
+        std::snprintf(bar.url, sizeof bar.url, "%s", s.view.model_url.c_str());  // "" for the built-in tiny
     }
 
     if (!folded) draw_source_row(bar, loading, ctx, *source);
@@ -336,6 +386,15 @@ void draw_model_bar(ModelBar& bar, ModelLoading& loading, PanelContext& ctx, Mod
     ImGui::PopTextWrapPos();
     ImGui::PopID();
     ImGui::Separator();
+}
+
+std::string model_bar_status_json(const ModelBar& bar, const Session& s, const ModelSource* source) {
+    FetchStatus fetch;
+    if (source) fetch = source->status();
+    return json::ObjectBuilder()
+        .add("line", s.model ? loaded_model_line(s) : std::string(no_model_line(source ? &fetch : nullptr)))
+        .add("url", std::string(bar.url))
+        .str();
 }
 
 std::string model_fetch_status_json(const ModelSource* source) {

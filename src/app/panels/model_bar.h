@@ -14,10 +14,10 @@ inline constexpr const char* kDefaultModelUrl = "https://huggingface.co/openai-c
 inline constexpr double kDefaultModelBytes = 548105171;
 
 struct ModelBar {
-    char url[2048] = "";  // the address (web) or path (desktop) field; filled on the first frame
-    bool url_filled = false;
-    std::string shown_request;  // the ModelLoading::requested_url last copied into the field
-    bool unfolded = false;      // on a short screen: the model's shape and the address row shown
+    char url[2048] = "";                // the address (web) or path (desktop) field: the loaded model's, or the one asked for
+    const void* shown_model = nullptr;  // the loaded model whose address the field last took
+    std::string shown_request;          // the ModelLoading::requested_url last copied into the field
+    bool unfolded = false;              // on a short screen: the model's shape and the address row shown
     // The built-in model chosen in the model menu this frame, for the app to load (it knows where
     // the built-in models are); None when none was.
     BuiltinModel chosen = BuiltinModel::None;
@@ -26,6 +26,10 @@ struct ModelBar {
 // Draws the bar and takes its clicks (loading moves along in keep_model_loading). `source` may be
 // null (no way to fetch models on this platform).
 void draw_model_bar(ModelBar& bar, ModelLoading& loading, PanelContext& ctx, ModelSource* source);
+
+// window.attnlab.status().model_bar: {"line": the loaded-model line as drawn before it is cut to
+// the width ("Model: …", "Loading the model…", "No model loaded…"), "url": the address field}.
+std::string model_bar_status_json(const ModelBar& bar, const Session& s, const ModelSource* source);
 
 // window.attnlab.status().model_fetch:
 // {"phase","url","total_bytes","done_bytes","bytes_per_second","cached","error","notice"}.

@@ -3,6 +3,9 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <string_view>
 
 namespace attnlab {
 
@@ -14,23 +17,39 @@ namespace {
 constexpr float kMinPanelLines = 20.0f;
 // The room a stacked pane leaves right of its sliders and fields for their labels, in font sizes.
 constexpr float kLabelEm = 8.0f;
+// The page scrolls below this many font sizes across (the widest panel's panes, 20 + 30, do not
+// fit side by side) or down (the header's dozen lines and kMinPanelLines do not fit). A desktop
+// at 1280 x 800 has 85 x 53 at 100% and 57 x 36 at 150%; a phone 21 x 45 at 125%.
+constexpr float kPageScrollEm = 50.0f, kPageScrollLines = 34.0f;
+
+PageScroll g_page;
 
 }  // namespace
+
+bool page_scrolls_for(float width, float height, float font) { return width < kPageScrollEm * font || height < kPageScrollLines * font; }
+void set_page_scroll(const PageScroll& page) { g_page = page; }
+const PageScroll& page_scroll() { return g_page; }
 
 Panes begin_panes(const char* id, float side_em, float main_em) {
     const float font = ImGui::GetFontSize();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     Panes panes;
+    if (g_page.on) {  // stacked in the page, which scrolls
+        panes.stacked = true;
+        panes.view_h = g_page.view_h;
+        return panes;
+    }
     panes.stacked = avail.x < (side_em + main_em) * font || avail.y < kMinPanelLines * font;
     panes.view_h = avail.y;
     // Always the scrollbar: its width does not come and go with the content's height, and on a
     // phone it says that the panel goes on below.
-    if (panes.stacked) ImGui::BeginChild(id, ImVec2(0, 0), false, ImGuiWindowFlags_AlwaysVerticalScrollbar);
+    panes.in_child = panes.stacked;
+    if (panes.in_child) ImGui::BeginChild(id, ImVec2(0, 0), false, ImGuiWindowFlags_AlwaysVerticalScrollbar);
     return panes;
 }
 
 void end_panes(const Panes& panes) {
-    if (panes.stacked) ImGui::EndChild();
+    if (panes.in_child) ImGui::EndChild();
 }
 
 void begin_pane(const Panes& panes, const char* id, float width, bool border) {
@@ -91,6 +110,30 @@ void same_line_if_fits(float width) {
 float labelled_width(float frame_w, const char* label) {
     const float text = ImGui::CalcTextSize(label, nullptr, true).x;
     return text > 0.0f ? frame_w + ImGui::GetStyle().ItemInnerSpacing.x + text : frame_w;
+}
+
+void text_wrapped(const char* fmt, ...) {
+    char buf[2048];
+    va_list args;
+    va_start(args, fmt);
+    std::vsnprintf(buf, sizeof buf, fmt, args);
+    va_end(args);
+    const std::string_view text(buf);
+    const float width = std::max(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 4.0f);
+    const auto word_end = [&](size_t from) { return std::min(text.find_first_of(" \n", from), text.size()); };
+    ImGui::PushTextWrapPos(-1.0f);
+    for (size_t begin = 0;;) {
+        size_t end = word_end(begin);  // the line text[begin, end): at least one word, then as many as fit
+        while (end < text.size() && text[end] == ' ') {
+            const size_t next = word_end(end + 1);
+            if (ImGui::CalcTextSize(text.data() + begin, text.data() + next).x > width) break;
+            end = next;
+        }
+        ImGui::TextUnformatted(text.data() + begin, text.data() + end);
+        if (end >= text.size()) break;
+        begin = end + 1;  // past the space or the newline
+    }
+    ImGui::PopTextWrapPos();
 }
 
 float button_width(const char* label) { return ImGui::CalcTextSize(label, nullptr, true).x + 2.0f * ImGui::GetStyle().FramePadding.x; }

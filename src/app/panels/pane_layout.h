@@ -14,15 +14,32 @@
 // vertically (a swipe, the wheel or its scrollbar), each as tall as its content; a panel gives
 // the plots in it a height from their width (stacked_plot_height).
 
+#include <imgui.h>  // IM_FMTARGS
+
 namespace attnlab {
+
+// A phone, a tablet or a short window: the whole page scrolls, the model bar, the tabs and a
+// panel's controls with it, so that a swipe up gives the content the screen (the header no longer
+// holds two thirds of a phone). Decided by the app once a frame from the window's size in font
+// sizes (page_scrolls_for), and set before the panels draw; begin_panes then stacks the panes in
+// the page itself, without a scrolling child window of their own.
+struct PageScroll {
+    bool on = false;
+    float view_h = 0.0f;  // the height the page shows at once, px
+};
+bool page_scrolls_for(float width, float height, float font);
+void set_page_scroll(const PageScroll& page);
+const PageScroll& page_scroll();
 
 struct Panes {
     bool stacked = false;
-    float view_h = 0.0f;  // the height of the panel's visible area, px
+    bool in_child = false;  // stacked in a scrolling child window of its own (not in the page)
+    float view_h = 0.0f;    // the height of the panel's visible area, px
 };
 
 // Side by side when `side_em` + `main_em` font sizes fit across the panel and kMinPanelLines
-// lines fit down it; else stacked, in a scrolling child window named `id`.
+// lines fit down it; else stacked, in a scrolling child window named `id` (in the page itself when
+// the page scrolls).
 Panes begin_panes(const char* id, float side_em, float main_em);
 void end_panes(const Panes& panes);
 
@@ -55,5 +72,9 @@ void same_line_if_fits(float width);
 // is not shown), and of a button.
 float labelled_width(float frame_w, const char* label);
 float button_width(const char* label);
+
+// ImGui::TextWrapped that breaks lines only at spaces and newlines, at the region's right edge:
+// ImGui 1.86 also breaks after '.' and ',', which split "(1.00)" into "(1." and "00)" on a phone.
+void text_wrapped(const char* fmt, ...) IM_FMTARGS(1);
 
 }  // namespace attnlab

@@ -42,8 +42,8 @@ bool begin_top_n_update(const Session& s, TopNQueryView& v, const char* query_ze
 void begin_top_n_controls(const Panes& panes, Session& s, WidgetRects& widgets, const TopNQueryView& v, const char* id, const char* theorem,
                           const char* n_widget) {
     begin_pane(panes, id, ImGui::GetFontSize() * kControlsEm, true);
-    ImGui::TextWrapped("%s Layer %d, head %d, query %d (%s, T = %.3g).", theorem, v.key.layer, v.key.head, v.key.query,
-                       s.view.normalizer.c_str(), s.view.T);
+    text_wrapped("%s Layer %d, head %d, query %d (%s, T = %.3g).", theorem, v.key.layer, v.key.head, v.key.query, s.view.normalizer.c_str(),
+                 s.view.T);
     // These panels read the model as it runs: say so when it is not the model as trained.
     if (s.forward && s.model && s.forward->plan != s.model->model.trained_plan())
         ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(IM_COL32(204, 121, 167, 255)),

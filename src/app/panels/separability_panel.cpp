@@ -245,7 +245,7 @@ void draw_separability_panel(SeparabilityPanel& p, PanelContext& ctx) {
     remember_last_item(ctx.widgets, "separability.picture_distance");
     if (draw_why_or_lowered_n(p, s)) {
         const Separability& r = p.at_N;
-        if (ImGui::BeginTable("##sep_now", 2, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
+        if (plot::begin_values_table("##sep_now")) {
             plot::table_row("N", "%d", r.N);
             plot::table_row("radius r", "%.4g", r.r);
             plot::table_row("distinguishable N_s", "%d", r.N_s);

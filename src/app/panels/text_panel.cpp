@@ -52,16 +52,16 @@ constexpr SampleText kSamples[] = {
 constexpr ImU32 kChipFill[2] = {IM_COL32(208, 228, 246, 255), IM_COL32(251, 229, 200, 255)};
 constexpr ImU32 kChipText = IM_COL32(20, 20, 20, 255);
 
-void append_hex(std::string& out, unsigned char b) {
-    char buf[8];
-    std::snprintf(buf, sizeof buf, "\\x%02X", b);
-    out += buf;
-}
-
 void set_text(TextPanel& p, Session& s, std::string text) {
     s.view.text = std::move(text);
     s.view.query = -1;
     p.generated.reset();
+}
+
+// "12 / 256 tokens"; with no model yet, no limit (issue 35: GPT-2's 1024 showed during tiny's download).
+std::string counter_label(const Session& s, int n) {
+    if (!s.model) return std::to_string(n) + " tokens (the model's context limit shows once it is loaded)";
+    return std::to_string(n) + " / " + std::to_string(context_limit(s)) + " tokens";
 }
 
 void draw_counter(TextPanel& p, const Session& s) {
@@ -74,7 +74,7 @@ void draw_counter(TextPanel& p, const Session& s) {
     }
     const bool clipped = p.full_count > n;
     if (clipped) ImGui::PushStyleColor(ImGuiCol_Text, plot::colors::vermillion);
-    ImGui::Text("%d / %d tokens", n, limit);
+    ImGui::TextUnformatted(counter_label(s, n).c_str());
     if (clipped) {
         ImGui::SameLine();
         ImGui::Text("(the text is %d tokens; only the first %d are used)", p.full_count, limit);
@@ -199,41 +199,6 @@ void draw_generation(TextPanel& p, PanelContext& ctx) {
 
 const char* start_text() { return kSamples[0].text; }
 
-std::string chip_label(std::string_view bytes) {
-    std::string out;
-    size_t i = 0;
-    while (i < bytes.size()) {
-        char32_t cp = 0;
-        const int n = utf8_next(bytes, i, cp);
-        if (n < 0) {  // not (complete) UTF-8: show the raw bytes
-            for (int k = 0; k < -n; ++k) append_hex(out, static_cast<unsigned char>(bytes[i + static_cast<size_t>(k)]));
-            i += static_cast<size_t>(-n);
-            continue;
-        }
-        if (cp == U' ') out += "\u00B7";        // ·
-        else if (cp == U'\n') out += "\u21B5";  // ↵
-        else if (cp == U'\t') out += "\u21E5";  // ⇥
-        else if (cp < 0x20 || cp == 0x7F) append_hex(out, static_cast<unsigned char>(cp));
-        else out.append(bytes.substr(i, static_cast<size_t>(n)));
-        i += static_cast<size_t>(n);
-    }
-    return out;
-}
-
-std::string escaped_bytes(std::string_view bytes) {
-    std::string out;
-    for (char c : bytes) {
-        const auto b = static_cast<unsigned char>(c);
-        if (b == '\\') out += "\\\\";
-        else if (b == '"') out += "\\\"";
-        else if (b == '\n') out += "\\n";
-        else if (b == '\t') out += "\\t";
-        else if (b > 0x20 && b < 0x7F) out += c;
-        else append_hex(out, b);
-    }
-    return out;
-}
-
 void draw_text_panel(TextPanel& p, PanelContext& ctx) {
     Session& s = ctx.session;
     const float side_w = ImGui::GetFontSize() * 20.0f;
@@ -281,6 +246,7 @@ std::string text_status_json(const TextPanel& p, const Session& s) {
     o.add("tokens", static_cast<int>(s.tokens.size()));
     o.add("full_tokens", p.counted_text == s.tokens_text ? p.full_count : static_cast<int>(s.tokens.size()));
     o.add("limit", context_limit(s));
+    o.add("counter", counter_label(s, static_cast<int>(s.tokens.size())));
     o.add("clipped", p.counted_text == s.tokens_text && p.full_count > static_cast<int>(s.tokens.size()));
     o.add("generated", p.generated ? static_cast<int>(p.generated->ids.size()) : 0);
     // The tokens the model runs on, for checks that need exact ids.

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "app/panel_context.h"
+#include "app/token_chip.h"  // chip_label and escaped_bytes, which the panels read through this header
 #include "app/work/model_tasks.h"
 
 namespace attnlab {
@@ -37,12 +38,5 @@ const char* start_text();
 
 // The panel's part of window.attnlab.status(): {tokens, full_tokens, limit, clipped, generated}.
 std::string text_status_json(const TextPanel& panel, const Session& s);
-
-// How a token's bytes are shown on its chip: "·" for a space, "↵" for a newline, "⇥" for a tab,
-// "\xNN" for other control bytes and for bytes that are not (complete) UTF-8.
-std::string chip_label(std::string_view bytes);
-// The exact bytes, escaped for the tooltip: printable ASCII as is (backslash doubled), "\x20"
-// for a space, "\n" and "\t", "\xNN" for everything else (so multi-byte characters show as bytes).
-std::string escaped_bytes(std::string_view bytes);
 
 }  // namespace attnlab

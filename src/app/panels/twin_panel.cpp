@@ -15,6 +15,10 @@ namespace attnlab {
 
 namespace {
 
+constexpr const char* kNotTheSameHead =
+    "The two models were trained separately: layer l, head h of one is not the same head as layer l, head h of "
+    "the other, only the same place. Compare what heads do (the fading plot, the grid's marks), not one index.";
+
 // [SECTION] The numbers -----------------------------------------------------------------------
 
 // The pass each side shows: the model's and the twin's, both under the view's model changes.
@@ -32,6 +36,7 @@ void fill_side(TwinPanel::Side& side, const LoadedModel& model, const std::share
     const HeadPlan how = pass->plan.at(layer, head);
     side.pass = pass;
     side.label = builtin_model_label(model.which);
+    side.ssmax = model.which == BuiltinModel::TinySsmax;
     side.name = model.name;
     side.normalizer = normalizer_spec(how.normalizer);
     if (how.temperature != 1.0f) {
@@ -52,6 +57,26 @@ void fill_side(TwinPanel::Side& side, const LoadedModel& model, const std::share
     }
 }
 
+// The side's retrieval by the last query: per layer, the best head's weight on its induction target.
+void fill_retrieval(TwinPanel::Side& side, const ForwardResult& pass) {
+    const AttentionCapture& cap = pass.capture;
+    const std::vector<int> targets = induction_targets(pass.tokens);
+    side.target = targets.empty() ? -1 : targets.back();
+    side.retrieval.clear();
+    if (side.target < 0) return;
+    const int L = cap.length();
+    std::vector<float> row;
+    for (int l = 0; l < cap.layers(); ++l) {
+        TwinPanel::Side::Best best;
+        for (int h = 0; h < cap.n_head(); ++h) {
+            plan_attention_rows(cap.queries(l, h), cap.keys(l, h), L, cap.head_dim(), L - 1, L, pass.plan.at(l, h), row);
+            const float w = row[static_cast<size_t>(side.target)];
+            if (best.head < 0 || w > best.weight) best = {h, w};
+        }
+        side.retrieval.push_back(best);
+    }
+}
+
 // Brings both sides up to date with the view; false while a side has no pass yet.
 bool update_sides(TwinPanel& p, const Session& s) {
     if (!s.model || !s.twin || s.twin->which != other_twin(s.model->which)) return false;
@@ -63,6 +88,7 @@ bool update_sides(TwinPanel& p, const Session& s) {
     bool changed = p.layer != layer || p.head != head;
     for (int k = 0; k < 2; ++k) {
         if (!changed && p.sides[k].pass.lock() == passes[k]) continue;
+        if (p.sides[k].pass.lock() != passes[k]) fill_retrieval(p.sides[k], *passes[k]);
         fill_side(p.sides[k], *models[k], passes[k], layer, head);
         changed = true;
     }
@@ -82,17 +108,39 @@ void update_runs(TwinPanel& p) {
     for (int k = 0; k < 2; ++k) p.runs[k] = heatmap::cell_runs(p.sides[k].weights, p.sides[k].L, p.sides[k].L, vmax);
 }
 
+// A model's colour and marker follow the model (AttnLab tiny blue circles, tiny-SSMax vermillion
+// triangles), not which of the two is loaded.
+ImU32 side_color(const TwinPanel::Side& d) { return d.ssmax ? plot::colors::vermillion : plot::colors::blue; }
+plot::Marker side_marker(const TwinPanel::Side& d) { return d.ssmax ? plot::Marker::Triangle : plot::Marker::Circle; }
+
+// The room a map leaves left of it (query positions) and under it (key positions and the title).
+float map_left(float font) { return font * 2.6f; }
+float map_below(float font) { return font * 2.8f; }
+
+// The two axes of a map p0..p1 of L x L cells: the kit's position ticks, cell j centred on j.
+void draw_map_axes(ImDrawList* dl, ImVec2 p0, ImVec2 p1, int L) {
+    const float font = ImGui::GetFontSize(), side = p1.x - p0.x;
+    const ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text);
+    const plot::AxisRange keys{-0.5, L - 0.5, plot::Scale::Linear}, rows{L - 0.5, -0.5, plot::Scale::Linear};
+    const std::vector<plot::Tick> ticks = plot::axis_ticks(keys, std::max(2, static_cast<int>(side / (font * 4))));
+    plot::draw_axis(dl, keys, ticks, p0, p1, plot::Edge::Bottom, false);
+    plot::draw_axis(dl, rows, ticks, p0, p1, plot::Edge::Left, false);
+    const char* x_title = "key →, query ↓ (rows)";
+    dl->AddText(ImVec2(p0.x + side * 0.5f - ImGui::CalcTextSize(x_title).x * 0.5f, p1.y + font * 1.4f), ink, x_title);
+}
+
 // One map in its own child window (a draw list holds one map's runs), `side` px square.
 void draw_map(const TwinPanel& p, int k, PanelContext& ctx, float width, float side) {
     const TwinPanel::Side& d = p.sides[k];
     const float font = ImGui::GetFontSize();
     ImGui::PushID(k);
-    ImGui::BeginChild("##twin_map", ImVec2(width, side + font * 4.0f), false,
+    ImGui::BeginChild("##twin_map", ImVec2(width, side + font * 4.0f + map_below(font)), false,
                       ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(k == 0 ? plot::colors::blue : plot::colors::vermillion), "%s", d.label.c_str());
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(side_color(d)), "%s", d.label.c_str());
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", d.name.c_str());
     ImGui::TextDisabled("layer %d, head %d: %s%s", p.layer, p.head, d.normalizer.c_str(), d.changed ? ", changed" : " as trained");
-    const ImVec2 p0 = ImGui::GetCursorScreenPos(), p1(p0.x + side, p0.y + side);
+    const ImVec2 p0(ImGui::GetCursorScreenPos().x + map_left(font), ImGui::GetCursorScreenPos().y), p1(p0.x + side, p0.y + side);
+    ImGui::SetCursorScreenPos(p0);
     ImGui::InvisibleButton("##map", ImVec2(side, side));
     remember_last_item(ctx.widgets, k == 0 ? "twin.map.model" : "twin.map.twin");
     ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -100,6 +148,7 @@ void draw_map(const TwinPanel& p, int k, PanelContext& ctx, float width, float s
     heatmap::draw_upper_hatch(dl, p0, p1, IM_COL32(200, 200, 200, 255), std::max(6.0f, font * 0.5f));
     heatmap::draw_runs(dl, p.runs[k], p0, p1);
     dl->AddRect(p0, p1, ImGui::GetColorU32(ImGuiCol_Text));
+    draw_map_axes(dl, p0, p1, d.L);
     heatmap::draw_color_bar(dl, ImVec2(p1.x + font * 0.6f, p0.y), ImVec2(p1.x + font * 1.5f, p1.y), p.runs_max, "weight");
     if (ImGui::IsItemHovered() && d.L > 0) {
         const ImVec2 m = ImGui::GetIO().MousePos;
@@ -122,9 +171,33 @@ void draw_fading(const TwinPanel& p, ImVec2 size) {
                      {"largest weight", plot::Scale::Log, {}, 1.0, 4.0}, title))
         return;
     plot::line("1/L (uniform)", ref_x, ref_y, {plot::colors::black, plot::Dash::Dashed, 1.5f});
-    plot::scatter(p.sides[0].label.c_str(), p.sides[0].keys, p.sides[0].largest, plot::colors::blue, plot::Marker::Circle, 3.0f);
-    plot::scatter(p.sides[1].label.c_str(), p.sides[1].keys, p.sides[1].largest, plot::colors::vermillion, plot::Marker::Triangle, 3.0f);
+    for (const TwinPanel::Side& d : p.sides) plot::scatter(d.label.c_str(), d.keys, d.largest, side_color(d), side_marker(d), 3.0f);
     plot::end();
+}
+
+}  // namespace
+
+namespace {
+
+// Retrieval by the last query, per layer (head h of one model is not head h of the other): the
+// best head's weight on the key after the last token's first occurrence, in each model.
+void draw_retrieval(const TwinPanel& p) {
+    const TwinPanel::Side &a = p.sides[0], &b = p.sides[1];
+    ImGui::PushTextWrapPos(0.0f);
+    if (a.target < 0) {
+        ImGui::TextDisabled("Retrieval: the last token occurs nowhere earlier in this text, so there is nothing to look up.");
+        ImGui::PopTextWrapPos();
+        return;
+    }
+    ImGui::TextDisabled(
+        "Retrieval: the last token occurred before; the weight its query puts on the token that followed it "
+        "(position %d), best head of each layer (uniform attention: %.3g):",
+        a.target, 1.0 / std::max(1, a.L));
+    for (size_t l = 0; l < a.retrieval.size() && l < b.retrieval.size(); ++l)
+        ImGui::TextDisabled("  layer %zu: %s %.3f (head %d), %s %.3f (head %d)", l, a.label.c_str(),
+                            static_cast<double>(a.retrieval[l].weight), a.retrieval[l].head, b.label.c_str(),
+                            static_cast<double>(b.retrieval[l].weight), b.retrieval[l].head);
+    ImGui::PopTextWrapPos();
 }
 
 }  // namespace
@@ -172,7 +245,12 @@ bool draw_twin_compare(TwinPanel& p, PanelContext& ctx, const Panes& panes) {
     const PlotPair pair = plot_pair(w, 14.0f);
     const float map_w = panes.stacked || !pair.side_by_side ? w : pair.w;
     const float side =
-        std::max(font * 6.0f, std::min(map_w - font * 5.0f, panes.stacked ? panes.view_h * 0.6f : ImGui::GetContentRegionAvail().y * 0.5f));
+        std::max(font * 6.0f, std::min(map_w - font * 5.0f - map_left(font),
+                                       panes.stacked ? panes.view_h * 0.6f : ImGui::GetContentRegionAvail().y * 0.5f - map_below(font)));
+    // Two separately trained networks share a shape, not their heads: the same index is no match.
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled("%s", kNotTheSameHead);
+    ImGui::PopTextWrapPos();
     if (!s.view.plan.empty() && s.plan_error.empty()) {  // say that both maps are of the changed models
         ImGui::PushTextWrapPos(0.0f);
         ImGui::TextDisabled("Both models run under the same model changes: %s.", s.view.plan.c_str());
@@ -181,14 +259,32 @@ bool draw_twin_compare(TwinPanel& p, PanelContext& ctx, const Panes& panes) {
     draw_map(p, 0, ctx, map_w, side);
     if (pair.side_by_side && !panes.stacked) ImGui::SameLine();
     draw_map(p, 1, ctx, map_w, side);
+    draw_retrieval(p);
     const float h = panes.stacked ? stacked_plot_height(panes, w) : std::max(font * 10.0f, ImGui::GetContentRegionAvail().y - font);
     draw_fading(p, ImVec2(0, h));
     return true;
 }
 
+namespace {
+
+std::string retrieval_json(const TwinPanel& p) {
+    const TwinPanel::Side &a = p.sides[0], &b = p.sides[1];
+    json::ArrayBuilder layers;
+    for (size_t l = 0; l < a.retrieval.size() && l < b.retrieval.size(); ++l) {
+        const auto best = [](const TwinPanel::Side::Best& x) {
+            return json::ObjectBuilder().add("head", x.head).add("weight", static_cast<double>(x.weight)).str();
+        };
+        layers.add_raw(json::ObjectBuilder().add_raw("model", best(a.retrieval[l])).add_raw("twin", best(b.retrieval[l])).str());
+    }
+    return json::ObjectBuilder().add("target", a.target).add_raw("layers", layers.str()).str();
+}
+
+}  // namespace
+
 std::string twin_status_json(const TwinPanel&, const Session& s) {
     json::ObjectBuilder o;
-    o.add("on", s.view.compare && twin_unavailable_reason(s).empty())
+    o.add("caveat", kNotTheSameHead)
+        .add("on", s.view.compare && twin_unavailable_reason(s).empty())
         .add("phase", twin_phase(s))
         .add("reason", twin_unavailable_reason(s))
         .add("error", s.twin_error)
@@ -218,6 +314,7 @@ std::string twin_status_json(const TwinPanel&, const Session& s) {
             .add("twin", fresh.sides[1].largest.back())
             .add("uniform", 1.0 / fresh.sides[0].L);
     o.add_raw("last", last.str());
+    o.add_raw("retrieval", retrieval_json(fresh));
     return o.str();
 }
 

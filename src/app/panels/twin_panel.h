@@ -20,6 +20,7 @@ struct TwinPanel {
     struct Side {
         std::weak_ptr<const ForwardResult> pass;
         std::string label;       // "AttnLab tiny-SSMax"
+        bool ssmax = false;      // the twin trained with SSMax: its colour and marker, whichever side it is on
         std::string name;        // config.json's attnlab_name
         std::string normalizer;  // the head's setting in this pass, e.g. "ssmax:0.43"
         bool changed = false;    // by the model changes (view.plan), not as trained
@@ -27,6 +28,16 @@ struct TwinPanel {
         std::vector<float> weights;  // (L, L), 0 above the diagonal
         float max_weight = 0.0f;
         std::vector<double> keys, largest;  // the fading series: L = i + 1 and query i's largest weight
+        // Retrieval by the last query (docs/science.md §14's needle probe on this text): per layer,
+        // the head that puts the most weight on the key after the last token's first occurrence,
+        // and that weight. Empty when the last token occurs only once. Per layer, not per head:
+        // head h of two separately trained models is not the same head.
+        struct Best {
+            int head = -1;
+            float weight = 0.0f;
+        };
+        int target = -1;  // that key's position
+        std::vector<Best> retrieval;
     };
     Side sides[2];
     int layer = -1, head = -1;
@@ -46,7 +57,9 @@ bool draw_twin_compare(TwinPanel& panel, PanelContext& ctx, const Panes& panes);
 // window.attnlab.status().twin: {on (asked for, and the model has a twin), phase ("off", "unavailable", "loading", "computing", "ready",
 // "failed"), reason, error, plan (the model changes both run under: view.plan, "" = as trained),
 // model: {label, name, normalizer, changed}, twin: {...}, layer, head, L,
-// fading: {keys: [L...], model: [largest...], twin: [largest...]}, last: {L, model, twin}}.
+// fading: {keys: [L...], model: [largest...], twin: [largest...]}, last: {L, model, twin},
+// retrieval: {target (the key after the last token's first occurrence; -1 when none), layers:
+// [{model: {head, weight}, twin: {head, weight}}, ...]}}.
 std::string twin_status_json(const TwinPanel& panel, const Session& s);
 
 }  // namespace attnlab

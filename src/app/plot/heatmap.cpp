@@ -145,4 +145,23 @@ void draw_color_bar(ImDrawList* dl, ImVec2 p0, ImVec2 p1, double vmax, const cha
     dl->AddText(ImVec2(p1.x + 2 * tick + 2.0f, p0.y - ImGui::GetFontSize() * 0.5f), ink, top.c_str());
 }
 
+void draw_color_bar_across(ImDrawList* dl, ImVec2 p0, ImVec2 p1, double vmax, const char* label) {
+    const ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text);
+    const float w = p1.x - p0.x, font = ImGui::GetFontSize();
+    for (int i = 0; i < kLevels; ++i)
+        dl->AddRectFilled(ImVec2(p0.x + w * i / kLevels, p0.y), ImVec2(p0.x + w * (i + 1) / kLevels + 0.5f, p1.y), level_color(i));
+    dl->AddRect(p0, p1, ink);
+    dl->AddText(ImVec2(p0.x, p0.y - font * 1.2f), ink, label);
+    if (!(vmax > 0.0)) return;
+    const plot::AxisRange axis{0.0, vmax, plot::Scale::Linear};
+    std::vector<plot::Tick> ticks = plot::axis_ticks(axis, 4);
+    const std::string top = "max " + plot::format_number(vmax, 3);
+    const float top_w = ImGui::CalcTextSize(top.c_str()).x;
+    std::erase_if(ticks, [&](const plot::Tick& t) {  // a number there would overlap the "max" label
+        return p0.x + static_cast<float>(plot::axis_fraction(axis, t.value)) * w > p1.x - top_w * 0.5f - font;
+    });
+    plot::draw_axis(dl, axis, ticks, p0, p1, plot::Edge::Bottom, false);
+    dl->AddText(ImVec2(p1.x - top_w, p0.y - font * 1.2f), ink, top.c_str());
+}
+
 }  // namespace attnlab::heatmap

@@ -49,4 +49,8 @@ void draw_upper_hatch(ImDrawList* dl, ImVec2 p0, ImVec2 p1, ImU32 color, float s
 // numbers to its right and `label` above it.
 void draw_color_bar(ImDrawList* dl, ImVec2 p0, ImVec2 p1, double vmax, const char* label);
 
+// The same bar lying down under a map on a narrow screen (so that the map keeps the width):
+// 0 at the left and vmax at the right, numbers under it, `label` and the maximum above it.
+void draw_color_bar_across(ImDrawList* dl, ImVec2 p0, ImVec2 p1, double vmax, const char* label);
+
 }  // namespace attnlab::heatmap

@@ -12,10 +12,12 @@
 // [SECTION] end(), stage 7: the read-out tooltip
 // [SECTION] Axes for drawings that are not plots
 // [SECTION] end()
+// [SECTION] Tables of values
 #include <imgui_internal.h>  // GetItemID
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <vector>
 
 #include "app/plot/plot_internal.h"
@@ -196,20 +198,9 @@ bool hover(ImDrawList* dl, const OpenPlot& p, const Ink& ink, const DataArea& d)
 // A series with a label that does not start with "##" has a legend entry.
 bool in_legend(const Series& s) { return !s.label.empty() && s.label.rfind("##", 0) != 0; }
 
-// In the corner that covers the fewest data points; a click on an entry hides or shows its series.
-// True when the mouse is over an entry.
-bool draw_legend(ImDrawList* dl, const OpenPlot& p, const Ink& ink, const DataArea& d) {
-    std::vector<const Series*> entries;
-    float legend_w = 0.0f;
-    for (const Series& s : p.series) {
-        if (!in_legend(s)) continue;
-        entries.push_back(&s);
-        legend_w = std::max(legend_w, ImGui::CalcTextSize(s.label.c_str()).x);
-    }
-    if (entries.empty()) return false;
-    const float pad = ink.pad, row = ink.fs + 4.0f * ink.sc, swatch = 22.0f * ink.sc;
+// The corner of the data area, `size` px, that covers the fewest data points.
+ImVec2 emptiest_corner(const OpenPlot& p, const DataArea& d, float pad, ImVec2 size) {
     const ImVec2 a = d.a, b = d.b;
-    const ImVec2 size(legend_w + swatch + 3.0f * pad, row * entries.size() + pad);
     const ImVec2 corners[4] = {ImVec2(b.x - pad - size.x, a.y + pad), ImVec2(a.x + pad, a.y + pad),
                                ImVec2(b.x - pad - size.x, b.y - pad - size.y), ImVec2(a.x + pad, b.y - pad - size.y)};
     int best = 0, best_count = 1 << 30;
@@ -225,23 +216,68 @@ bool draw_legend(ImDrawList* dl, const OpenPlot& p, const Ink& ink, const DataAr
             best = c;
         }
     }
-    const ImVec2 lmin = corners[best];
+    return corners[best];
+}
+
+// In the corner that covers the fewest data points; a click on an entry hides or shows its series
+// (on the button's release over it: a finger's swipe that starts there lets go elsewhere). A legend
+// that would cover more than a quarter of the data (a phone's plot: it covered half) folds into a
+// "Key" row that a click opens and closes (a picture saved as PNG has it whole). True when the
+// mouse is over the legend.
+bool draw_legend(ImDrawList* dl, const OpenPlot& p, const Ink& ink, const DataArea& d, bool capturing) {
+    std::vector<const Series*> entries;
+    float legend_w = 0.0f;
+    for (const Series& s : p.series) {
+        if (!in_legend(s)) continue;
+        entries.push_back(&s);
+        legend_w = std::max(legend_w, ImGui::CalcTextSize(s.label.c_str()).x);
+    }
+    if (entries.empty()) return false;
+    const float pad = ink.pad, row = ink.fs + 4.0f * ink.sc, swatch = 22.0f * ink.sc;
+    const ImVec2 full(legend_w + swatch + 3.0f * pad, row * entries.size() + pad);
+    const bool foldable = !capturing && full.x * full.y > 0.25f * (d.b.x - d.a.x) * (d.b.y - d.a.y);  // a PNG has it whole
+    ImGuiStorage* storage = ImGui::GetStateStorage();
+    const ImGuiID open_id = ImHashStr("##legend_open", 0, p.id);
+    const bool open = !foldable || storage->GetBool(open_id, false);
+    char key[48];
+    std::snprintf(key, sizeof key, open ? "Key: hide" : "Key (%d): show", static_cast<int>(entries.size()));
+    const float key_row = foldable ? row : 0.0f;
+    ImVec2 size = open ? ImVec2(full.x, full.y + key_row) : ImVec2(ImGui::CalcTextSize(key).x + 2.0f * pad, row + pad);
+    size.x = std::max(size.x, foldable ? ImGui::CalcTextSize(key).x + 2.0f * pad : 0.0f);
+    const ImVec2 lmin = emptiest_corner(p, d, pad, size);
+    if (g_export.widgets) {  // for the phone suite: how much of the data the legend covers
+        const std::string name = "plot." + slug(!p.title.empty() ? std::string_view(p.title) : std::string_view(p.label));
+        remember_rect(*g_export.widgets, name + ".legend", lmin, ImVec2(lmin.x + size.x, lmin.y + size.y));
+        remember_rect(*g_export.widgets, name + ".data", d.a, d.b);
+    }
     const ImVec2 mouse = ImGui::GetIO().MousePos;
+    const auto over_rect = [&](ImVec2 r0, ImVec2 r1) {
+        return p.hovered && mouse.x >= r0.x && mouse.x <= r1.x && mouse.y >= r0.y && mouse.y < r1.y;
+    };
+    const bool released = ImGui::IsMouseReleased(ImGuiMouseButton_Left);
     bool hovered = false;
     dl->AddRectFilled(lmin, ImVec2(lmin.x + size.x, lmin.y + size.y), IM_COL32(255, 255, 255, 225), 3.0f * ink.sc);
     dl->AddRect(lmin, ImVec2(lmin.x + size.x, lmin.y + size.y), IM_COL32(0, 0, 0, 60), 3.0f * ink.sc);
+    if (foldable) {
+        const ImVec2 rmin(lmin.x + pad, lmin.y + pad * 0.5f), rmax(lmin.x + size.x - pad, rmin.y + row);
+        const bool over = over_rect(rmin, rmax);
+        hovered |= over;
+        if (over) dl->AddRectFilled(rmin, rmax, IM_COL32(0, 0, 0, 18));
+        dl->AddText(ImVec2(rmin.x, rmin.y + 2.0f), ink.text, key);
+        if (over && released) storage->SetBool(open_id, !open);
+        if (!open) return hovered;
+    }
     for (size_t i = 0; i < entries.size(); ++i) {
         const Series& s = *entries[i];
-        const ImVec2 rmin(lmin.x + pad, lmin.y + pad * 0.5f + row * i);
+        const ImVec2 rmin(lmin.x + pad, lmin.y + key_row + pad * 0.5f + row * i);
         const ImVec2 rmax(lmin.x + size.x - pad, rmin.y + row);
-        const bool over = p.hovered && mouse.x >= rmin.x && mouse.x <= rmax.x && mouse.y >= rmin.y && mouse.y < rmax.y;
+        const bool over = over_rect(rmin, rmax);
         hovered |= over;
         if (over) dl->AddRectFilled(rmin, rmax, IM_COL32(0, 0, 0, 18));
         draw_swatch(dl, s, ImVec2(rmin.x, rmin.y + 2.0f), ImVec2(rmin.x + swatch, rmax.y - 2.0f));
         dl->AddText(ImVec2(rmin.x + swatch + pad, rmin.y + 2.0f), s.hidden ? ImGui::GetColorU32(ImGuiCol_TextDisabled) : ink.text,
                     s.label.c_str());
-        if (over && ImGui::IsMouseClicked(ImGuiMouseButton_Left))
-            ImGui::GetStateStorage()->SetBool(ImHashStr(s.label.c_str(), 0, p.id), !s.hidden);
+        if (over && released) storage->SetBool(ImHashStr(s.label.c_str(), 0, p.id), !s.hidden);
     }
     return hovered;
 }
@@ -328,11 +364,20 @@ void end() {
     draw_all_series(dl, p, d);
     const bool in_area = hover(dl, p, ink, d);
     dl->PopClipRect();
-    const bool legend_hovered = draw_legend(dl, p, ink, d);
+    const bool legend_hovered = draw_legend(dl, p, ink, d, capturing);
     if (in_area && !legend_hovered) readout(p, d);
     if (legend_hovered) ImGui::SetMouseCursor(ImGuiMouseCursor_Hand);
     export_controls(p, capturing);
     g_plot.series.clear();
+}
+
+// [SECTION] Tables of values -----------------------------------------------------------------------
+
+bool begin_values_table(const char* id, ImGuiTableFlags flags) {
+    if (!ImGui::BeginTable(id, 2, flags | ImGuiTableFlags_SizingFixedFit)) return false;
+    ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthStretch);  // what the value leaves
+    ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthFixed);   // its widest value, on one line
+    return true;
 }
 
 }  // namespace attnlab::plot

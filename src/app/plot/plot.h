@@ -136,15 +136,23 @@ bool export_pending();
 
 // [SECTION] Tables of values ---------------------------------------------------------------------
 
-// One row of a two-column table of values, between ImGui::BeginTable and EndTable: the name, then
-// the values printed with fmt.
+// A two-column table of values: the names wrap in the room the values leave, and a value keeps to
+// one line (a number split at its decimal point reads as two; issue 35). Rows: table_row; then
+// ImGui::EndTable() when it returned true.
+bool begin_values_table(const char* id, ImGuiTableFlags flags = ImGuiTableFlags_RowBg);
+
+// One row of a two-column table of values: the name, then the values printed with fmt.
 template <typename... V>
 void table_row(const char* name, const char* fmt, V... values) {
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
+    ImGui::PushTextWrapPos(0.0f);  // the column's edge
     ImGui::TextUnformatted(name);
+    ImGui::PopTextWrapPos();
     ImGui::TableNextColumn();
+    ImGui::PushTextWrapPos(-1.0f);
     ImGui::Text(fmt, values...);
+    ImGui::PopTextWrapPos();
 }
 
 }  // namespace attnlab::plot

@@ -14,9 +14,6 @@ namespace detail {
 
 ExportState g_export;
 
-namespace {
-
-// "attention map" / "##fade" -> "attention-map" / "fade": a file and widget name.
 std::string slug(std::string_view text) {
     std::string out;
     for (char c : text) {
@@ -29,6 +26,8 @@ std::string slug(std::string_view text) {
     while (!out.empty() && out.back() == '-') out.pop_back();
     return out.empty() ? "plot" : out;
 }
+
+namespace {
 
 // Shortest of %.15g / %.17g that reads back exactly; empty for NaN (a gap), as CSV readers expect.
 std::string csv_number(double v) {

@@ -5,6 +5,7 @@
 //   plot_export.cpp  the export button and menu: CSV of the series, PNG of the plot's region
 // Not for the panels: they include plot.h.
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -87,6 +88,8 @@ struct ExportState {
     bool menu_appearing = false;  // its first frame: sized but not yet placed
 };
 extern ExportState g_export;
+// "attention map" / "##fade" -> "attention-map" / "fade": a file and widget name.
+std::string slug(std::string_view text);
 // Tidy CSV of the series: series,kind,x,y,y2[,q1,median,q3].
 void append_csv(std::string& csv, const std::vector<Series>& series);
 // The "↓" button in the plot's corner (while hovered), the menu it and a right-click open, and

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "app/token_chip.h"
 #include "base/json.h"
 
 namespace attnlab {
@@ -196,7 +197,13 @@ std::string expand_caption(std::string_view caption, const json::Value& status) 
     std::string out;
     out.reserve(caption.size());
     const std::string why = walk_caption(
-        caption, [&](char c) { out += c; }, [&](std::string_view path, int digits) { out += shown_value(at_path(status, path), digits); });
+        caption, [&](char c) { out += c; },
+        [&](std::string_view path, int digits) {
+            // A token reads as in the tables ("was↵", "·the"), not as its raw bytes.
+            const json::Value* v = at_path(status, path);
+            if (path.ends_with(".token") && v && v->type() == json::Value::Type::String) out += chip_label(v->as_string());
+            else out += shown_value(v, digits);
+        });
     return why.empty() ? out : std::string(caption);  // parse_tour refuses such captions; shown as written
 }
 
@@ -250,6 +257,15 @@ bool parse_tour(std::string_view json_text, const ViewState& base, Tour& out, st
     out = std::move(tour);
     error.clear();
     return true;
+}
+
+size_t builtin_tour_steps() {
+    static const size_t steps = [] {
+        Tour tour;
+        std::string error;
+        return parse_tour(builtin_tour_json(), ViewState{}, tour, error) ? tour.steps.size() : 0;
+    }();
+    return steps;
 }
 
 }  // namespace attnlab

@@ -57,5 +57,7 @@ std::vector<std::string> caption_keys(std::string_view caption);
 
 // The built-in tour, "What softmax can and cannot select", as JSON (src/app/tour/builtin_tour.cpp).
 const char* builtin_tour_json();
+// Its number of steps, read from the tour itself (Help quotes it, so it cannot drift).
+size_t builtin_tour_steps();
 
 }  // namespace attnlab

@@ -96,28 +96,100 @@ bool keys_free() {
     return !io.WantTextInput && !ImGui::IsAnyItemActive();
 }
 
+// The height text_wrapped_at_spaces gives `text` at `width`.
+float wrapped_height(const std::string& text, float width) {
+    const float space = ImGui::CalcTextSize(" ").x;
+    int lines = text.empty() ? 0 : 1;
+    float line_w = 0;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        std::size_t end = text.find_first_of(" \n", at);
+        if (end == std::string::npos) end = text.size();
+        const float w = ImGui::CalcTextSize(text.data() + at, text.data() + end).x;
+        if (line_w > 0 && line_w + space + w > width) {
+            ++lines;
+            line_w = 0;
+        }
+        line_w += (line_w > 0 ? space : 0) + w;
+        if (end < text.size() && text[end] == '\n') {
+            ++lines;
+            line_w = 0;
+        }
+        at = end + 1;
+    }
+    return static_cast<float>(lines) * ImGui::GetTextLineHeightWithSpacing();
+}
+
+struct CardPlace {
+    float x = 0, y = 0, width = 0, max_height = 0;
+};
+
+// Where the card goes: in the largest part of the work area that the step's widget leaves free
+// (below, above, right or left of it), at that part's bottom right, as tall as it allows. With no
+// widget on screen, the bottom right of the whole area.
+CardPlace card_place(const TourHost& app, const std::string& highlight) {
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    const float em = ImGui::GetFontSize();
+    const float x0 = vp->WorkPos.x, y0 = vp->WorkPos.y, x1 = x0 + vp->WorkSize.x, y1 = y0 + vp->WorkSize.y;
+    CardPlace out;
+    out.width = std::min(em * 30, vp->WorkSize.x - 2 * em);
+    float fx0 = x0, fy0 = y0, fx1 = x1, fy1 = y1;  // the free part chosen
+    const auto it = app.widgets.find(highlight);
+    if (!highlight.empty() && it != app.widgets.end() && it->second.frame >= ImGui::GetFrameCount() - 1) {
+        const WidgetRect& r = it->second;
+        const float pad = em * 0.5f;
+        const float wx0 = r.x - pad, wy0 = r.y - pad, wx1 = r.x + r.w + pad, wy1 = r.y + r.h + pad;
+        struct Part {
+            float x0, y0, x1, y1;
+        };
+        const Part parts[] = {{x0, wy1, x1, y1}, {x0, y0, x1, wy0}, {wx1, y0, x1, y1}, {x0, y0, wx0, y1}};
+        float best = -1;
+        for (const Part& q : parts) {
+            const float w = q.x1 - q.x0, h = q.y1 - q.y0;
+            if (w < out.width + 2 * em || h <= 0) continue;
+            if (h > best) {
+                best = h;
+                fx0 = q.x0, fy0 = q.y0, fx1 = q.x1, fy1 = q.y1;
+            }
+        }
+    }
+    (void)fx0;
+    out.max_height = std::max(em * 8, fy1 - fy0 - 2 * em);
+    out.x = fx1 - em;  // the card's bottom right corner
+    out.y = fy1 - em;
+    return out;
+}
+
 void draw_card(const TourHost& app) {
     TourPlayer& p = app.player;
     const int n = static_cast<int>(p.tour.steps.size());
     const TourStep& step = p.tour.steps[static_cast<size_t>(p.step)];
     p.caption = live_caption(app, step.caption);
 
-    const ImGuiViewport* vp = ImGui::GetMainViewport();
     const float em = ImGui::GetFontSize();
-    const float width = std::min(em * 30, vp->WorkSize.x - 2 * em);
-    // Bottom right at first; the reader may drag it off what it covers.
-    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x - em, vp->WorkPos.y + vp->WorkSize.y - em), ImGuiCond_Appearing,
-                            ImVec2(1, 1));
-    ImGui::SetNextWindowSize(ImVec2(width, 0));
+    const CardPlace place = card_place(app, step.highlight);
+    // Its bottom right corner at the free part's, every frame: the card follows the layout.
+    ImGui::SetNextWindowPos(ImVec2(place.x, place.y), ImGuiCond_Always, ImVec2(1, 1));
+    ImGui::SetNextWindowSize(ImVec2(place.width, 0));
+    ImGui::SetNextWindowSizeConstraints(ImVec2(place.width, 0), ImVec2(place.width, place.max_height));
     ImGui::PushStyleColor(ImGuiCol_WindowBg, IM_COL32(255, 251, 235, 250));
     const std::string title = (p.tour.title.empty() ? std::string("Tour") : p.tour.title) + "###tour_card";
     if (ImGui::Begin(title.c_str(), nullptr,
                      ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoResize |
-                         ImGuiWindowFlags_NoFocusOnAppearing)) {
+                         ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoMove)) {
         ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(120, 60, 0, 255));
         ImGui::TextWrapped("%s", step.title.c_str());
         ImGui::PopStyleColor();
-        text_wrapped_at_spaces(p.caption, ImGui::GetContentRegionAvail().x);
+        // The caption scrolls in what the card's height leaves it, so that the buttons stay on screen.
+        const float wrap = ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ScrollbarSize;
+        const float caption_h = wrapped_height(p.caption, wrap);
+        const float overhead = p.card_overhead > 0 ? p.card_overhead : em * 8;
+        const float room = std::max(em * 3, place.max_height - overhead);
+        const float shown_h = std::min(caption_h, room);
+        ImGui::BeginChild("##caption", ImVec2(0, shown_h), false, caption_h > room ? 0 : ImGuiWindowFlags_NoScrollbar);
+        text_wrapped_at_spaces(p.caption, wrap);
+        ImGui::EndChild();
+        remember_last_item(app.widgets, "tour.caption");
         ImGui::Separator();
         ImGui::Text("Step %d of %d", p.step + 1, n);
         ImGui::SameLine();
@@ -136,6 +208,7 @@ void draw_card(const TourHost& app) {
         ImGui::TextDisabled("Left and Right arrow keys: back and next");
         const ImVec2 pos = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
         remember_rect(app.widgets, "tour.card", pos, ImVec2(pos.x + size.x, pos.y + size.y));
+        p.card_overhead = size.y - shown_h;
     }
     ImGui::End();
     ImGui::PopStyleColor();

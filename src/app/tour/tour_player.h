@@ -19,6 +19,8 @@ struct TourPlayer {
     int step = -1;                 // the step shown; -1 = no tour playing
     std::string caption;           // the shown step's caption, its placeholders filled in
     bool highlight_drawn = false;  // the step's widget was on screen and outlined, last frame
+    // The card's height beside its caption, from the frame before: what the caption leaves.
+    float card_overhead = 0;
 
     bool editor_open = false;
     int selected = 0;    // the editor's step

@@ -77,14 +77,6 @@ constexpr int kGramBlock = 64;      // rows of the Gram matrix per unit of work
 constexpr double kStepMs = 6.0;     // a step runs units until this much time has passed
 constexpr std::uint64_t kSeed = 0;  // as `attnlab experiment` with its default seed
 
-std::vector<int> distance_grid(int T) {
-    std::vector<int> g;
-    for (int N = 1; N <= 16; ++N) g.push_back(N);
-    for (int N : {20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 112, 128}) g.push_back(N);
-    std::erase_if(g, [&](int N) { return N > T - 1 || N > kMaxDistanceN; });
-    return g;
-}
-
 std::vector<int> separability_grid(int T) {
     std::vector<int> g;
     for (int N = 1; N <= std::min(64, T - 1); ++N) g.push_back(N);
@@ -286,6 +278,14 @@ private:
 };
 
 }  // namespace
+
+std::vector<int> distance_grid(int T) {
+    std::vector<int> g;
+    for (int N = 1; N <= 16; ++N) g.push_back(N);
+    for (int N : {20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 112, 128}) g.push_back(N);
+    std::erase_if(g, [&](int N) { return N > T - 1 || N > kMaxDistanceN; });
+    return g;
+}
 
 void keep_summaries_current(Session& s) {
     if (!s.forward || s.forward->tokens.size() < 2) {

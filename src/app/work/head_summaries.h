@@ -64,6 +64,9 @@ struct HeadSummaries {
 // Index into distance_Ns of N, or of the grid value nearest to it.
 size_t nearest_index(const std::vector<int>& grid, int N);
 
+// The N grid of the critical-N search over a T-token text (Help describes it from here).
+std::vector<int> distance_grid(int T);
+
 // Called every frame: starts the background computation when `forward` changed.
 void keep_summaries_current(Session& s);
 

@@ -119,4 +119,15 @@ bool strongest_learned_head(const AttentionThumbnails& t, int& layer, int& head)
     return true;
 }
 
+bool first_view_head(const AttentionThumbnails& t, int& layer, int& head) {
+    constexpr HeadPattern p = HeadPattern::Induction;
+    if (const int best = best_head(t, p);
+        best >= 0 && t.uniform[p] > 0 && t.scores[p][static_cast<size_t>(best)] / t.uniform[p] >= kLearnedOverUniform) {
+        layer = best / t.heads;
+        head = best % t.heads;
+        return true;
+    }
+    return strongest_learned_head(t, layer, head);
+}
+
 }  // namespace attnlab

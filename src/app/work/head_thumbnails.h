@@ -61,4 +61,10 @@ int best_head(const AttentionThumbnails& t, HeadPattern p);
 // least kLearnedOverUniform times uniform, that is, when no head has learned either pattern.
 bool strongest_learned_head(const AttentionThumbnails& t, int& layer, int& head);
 
+// The head a first visit opens on: the strongest induction head when one is learned, else
+// strongest_learned_head. A previous-token head puts nearly all its weight on one key, so its
+// bars, the sparsemax preview and the Theorem 2 picture show nothing to compare; an induction
+// head splits its weight over every earlier occurrence's successor, which is the paper's subject.
+bool first_view_head(const AttentionThumbnails& t, int& layer, int& head);
+
 }  // namespace attnlab

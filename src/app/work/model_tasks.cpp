@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <span>
 
+#include "app/model_choice.h"
 #include "base/random.h"
 #include "model/sampling.h"
 
@@ -262,6 +263,7 @@ namespace {
 // model it was made for may be on its way.
 void keep_plan_current(Session& s) {
     if (s.plan_model == s.model.get() && s.plan_text == s.view.plan) return;
+    const bool same_model = s.plan_model == s.model.get();
     s.plan_model = s.model.get();
     s.plan_text = s.view.plan;
     s.plan_error.clear();
@@ -274,6 +276,10 @@ void keep_plan_current(Session& s) {
         plan = m.trained_plan();
     }
     s.plan = std::move(plan);
+    // The selector shows what the open head runs: under a changed plan (a link's, an applied one)
+    // its setting; after Reset, the model as trained. A new model as trained keeps the reader's
+    // what-if (model_loading decides that).
+    if (!(s.plan == m.trained_plan()) || same_model) follow_trained(s.view, s.plan);
 }
 
 bool fits(const std::shared_ptr<const ForwardResult>& pass, const std::vector<int>& tokens, const AttentionPlan& plan) {

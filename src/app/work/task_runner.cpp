@@ -13,8 +13,13 @@ bool TaskRunner::threaded() {
 
 TaskRunner::~TaskRunner() {
     cancel();
-    // Joining retired_ joins every run before it: each worker joined its own predecessor first.
-    if (retired_ && retired_->worker.joinable()) retired_->worker.join();
+    if (!worker_.joinable()) return;
+    {
+        std::lock_guard<std::mutex> guard(mutex_);
+        quit_ = true;
+    }
+    wake_.notify_one();
+    worker_.join();  // after the step in flight, if a cancelled task is in one
 }
 
 void TaskRunner::start(std::unique_ptr<Task> task, std::string label) {
@@ -23,33 +28,38 @@ void TaskRunner::start(std::unique_ptr<Task> task, std::string label) {
     run->task = std::move(task);
     label_ = std::move(label);
     if (threaded()) {
-        run->previous = std::move(retired_);
-        Run* r = run.get();  // alive until its worker is joined (see Run)
-        run->worker = std::thread([r] {
-            if (r->previous) {
-                if (r->previous->worker.joinable()) r->previous->worker.join();
-                r->previous.reset();
-            }
-            while (!r->stop.load(std::memory_order_relaxed) && r->task->step()) {}
-            r->done.store(true, std::memory_order_release);
-        });
+        if (!worker_.joinable()) worker_ = std::thread([this] { serve(); });
+        {
+            std::lock_guard<std::mutex> guard(mutex_);
+            next_ = run;  // replaces a queued run that never started (it was cancelled)
+        }
+        wake_.notify_one();
     }
     run_ = std::move(run);
+}
+
+void TaskRunner::serve() {
+    for (;;) {
+        std::shared_ptr<Run> run;
+        {
+            std::unique_lock<std::mutex> guard(mutex_);
+            wake_.wait(guard, [&] { return quit_ || next_; });
+            if (quit_) return;
+            run = std::move(next_);
+        }
+        while (!run->stop.load(std::memory_order_relaxed) && run->task->step()) {}
+        run->done.store(true, std::memory_order_release);
+    }
 }
 
 void TaskRunner::cancel() {
     label_.clear();
     if (!run_) return;
-    run_->stop.store(true, std::memory_order_relaxed);
-    if (run_->worker.joinable()) retired_ = std::move(run_);  // the next start() chains onto it
+    run_->stop.store(true, std::memory_order_relaxed);  // the worker holds the run until its step ends
     run_.reset();
 }
 
 bool TaskRunner::pump(Session& session, double budget_ms) {
-    if (retired_ && retired_->done.load(std::memory_order_acquire)) {
-        retired_->worker.join();  // it has ended: this does not wait
-        retired_.reset();
-    }
     if (!run_) return false;
     if (!threaded()) {
         const auto start = SteadyClock::now();
@@ -57,9 +67,8 @@ bool TaskRunner::pump(Session& session, double budget_ms) {
         do more = run_->task->step();
         while (more && ms_since(start) < budget_ms);
         if (more) return true;
-    } else {
-        if (!run_->done.load(std::memory_order_acquire)) return true;
-        run_->worker.join();
+    } else if (!run_->done.load(std::memory_order_acquire)) {
+        return true;
     }
     // finish() may start the next task on this very runner: hand over ownership first.
     std::shared_ptr<Run> finished = std::move(run_);

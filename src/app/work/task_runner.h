@@ -4,8 +4,15 @@
 // cross-origin-isolated web build) a worker thread runs the steps; otherwise the UI thread runs
 // them from its frame loop for a bounded time per frame, so the page repaints at least every
 // 100 ms. Either way results reach the UI thread only through finish().
+// Each runner steps all its tasks on one thread of its own, made by its first start() and kept
+// until the runner ends: the page's threads then number the runners plus parallel_for's pool,
+// which the threaded build's worker pool holds from the start (CMakeLists.txt,
+// PTHREAD_POOL_SIZE). A thread per task made more threads than that whenever a task was cancelled
+// mid-step, and Emscripten then made a worker while the app ran.
 #include <atomic>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -60,19 +67,21 @@ public:
     const std::string& label() const { return label_; }
 
 private:
-    // One started task and, with threads, the worker that steps it. A cancelled run stays alive
-    // until its worker is joined: by the next run's worker before its first step, by pump()
-    // once it is done, or by the destructor.
+    // One started task. A cancelled run stays alive until the worker has left its step.
     struct Run {
         std::unique_ptr<Task> task;
-        std::thread worker;
-        std::shared_ptr<Run> previous;  // a cancelled run, joined by this one's worker
         std::atomic<bool> stop{false}, done{false};
     };
+    // The worker's loop: steps each run handed over in next_ until it stops or ends.
+    void serve();
 
-    std::shared_ptr<Run> run_;      // the task whose results are wanted
-    std::shared_ptr<Run> retired_;  // the last cancelled run while its worker may still be running
+    std::shared_ptr<Run> run_;  // the task whose results are wanted
     std::string label_;
+    std::thread worker_;  // with threads, from the first start() on
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    std::shared_ptr<Run> next_;  // under mutex_: the run the worker takes next
+    bool quit_ = false;          // under mutex_
 };
 
 }  // namespace attnlab

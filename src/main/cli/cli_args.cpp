@@ -27,6 +27,7 @@ bool CliArgs::parse(int argc, char** argv, int first, const std::set<std::string
                 return false;
             }
             values_[name] = argv[++i];
+            repeated_[name].push_back(values_[name]);
         } else {
             error = "unknown option '" + arg + "'";
             return false;
@@ -39,6 +40,11 @@ std::optional<std::string> CliArgs::value(const std::string& name) const {
     auto it = values_.find(name);
     if (it == values_.end()) return std::nullopt;
     return it->second;
+}
+
+std::vector<std::string> CliArgs::values(const std::string& name) const {
+    auto it = repeated_.find(name);
+    return it == repeated_.end() ? std::vector<std::string>{} : it->second;
 }
 
 namespace {

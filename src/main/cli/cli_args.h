@@ -18,7 +18,9 @@ public:
                std::string& error);
 
     bool flag(const std::string& name) const { return flags_.count(name) > 0; }
-    std::optional<std::string> value(const std::string& name) const;
+    std::optional<std::string> value(const std::string& name) const;  // the last one given
+    // Every value of an option given more than once (e.g. --text a.txt --text b.txt), in order.
+    std::vector<std::string> values(const std::string& name) const;
 
     // Typed getters: nullopt when absent; false with a message naming the option when malformed
     // or out of [lo, hi].
@@ -31,6 +33,7 @@ public:
 
 private:
     std::map<std::string, std::string> values_;
+    std::map<std::string, std::vector<std::string>> repeated_;
     std::set<std::string> flags_;
 };
 

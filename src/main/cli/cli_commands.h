@@ -16,5 +16,7 @@ int cli_normalizer_swap(int argc, char** argv, int first);
 // `experiment fading`, likewise.
 int cli_fading(int argc, char** argv, int first);
 int cli_random_checkpoint(int argc, char** argv, int first);
+// `merge DIR... --out DIR`: joins the folders of an experiment run with --shard K/N.
+int cli_merge(int argc, char** argv, int first);
 
 }  // namespace attnlab

@@ -29,6 +29,8 @@ const Command kCommands[] = {
     {"experiment", attnlab::cli_experiment,
      "experiment NAME --model FILE --text FILE --out DIR   the paper's experiments (NAME: distance-vs-L, distance-vs-N,\n"
      "                 critical-n, separability, gradient, all, normalizer-swap, fading); `attnlab experiment --help` lists the options"},
+    {"merge", attnlab::cli_merge,
+     "merge DIR... --out DIR   joins the folders of `experiment NAME --shard K/N` into the files of the run without --shard"},
     {"random-checkpoint", attnlab::cli_random_checkpoint,
      "random-checkpoint --out DIR [--arch gpt2|llama|qwen2|qwen3] [--layers 12 --heads 12 --embd 768 --positions 1024 --vocab 50257 --seed "
      "1]\n"

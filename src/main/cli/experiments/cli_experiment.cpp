@@ -14,6 +14,7 @@
 #include "main/cli/cli_args.h"
 #include "main/cli/cli_checkpoint.h"
 #include "main/cli/cli_commands.h"
+#include "main/cli/cli_corpus.h"
 #include "main/cli/cli_output.h"
 #include "main/cli/cli_progress.h"
 #include "main/cli/cli_vocabulary.h"
@@ -24,7 +25,7 @@ namespace attnlab {
 namespace {
 
 const char* const kHelp =
-    "usage: attnlab experiment NAME --model FILE (--text FILE | --ids 1,2,3) --out DIR [options]\n"
+    "usage: attnlab experiment NAME --model FILE (--text PATH... | --ids 1,2,3) --out DIR [options]\n"
     "\n"
     "NAME: distance-vs-L (paper Alg.1, Fig.2a), distance-vs-N (Alg.2, Fig.2b), critical-n (Alg.3, Fig.2c),\n"
     "      separability (Alg.4, Fig.3), gradient (Alg.5, Fig.4), or all (the five, one forward pass);\n"
@@ -33,7 +34,10 @@ const char* const kHelp =
     "      fading (PAPER.md §2, Lemma 1: each head's largest weight, entropy and previous-token weight against\n"
     "      the context length L, and with --needle a retrieval probe; `attnlab experiment fading --help`).\n"
     "\n"
-    "The text is tokenized with GPT-2's tokenizer and cut to the model's context (1024 tokens for GPT-2).\n"
+    "--text may be given more than once; each is a text file (one document), a folder of .txt files (one\n"
+    "document each, in path order) or a .jsonl file (one document per line, its \"text\" field). The five\n"
+    "experiments run on one window: the first document with at least 2 tokens, tokenized with GPT-2's\n"
+    "tokenizer and cut to the model's context (1024 tokens for GPT-2); a window never crosses documents.\n"
     "Defaults are the paper's sweeps. Options:\n"
     "  --vectors values|residual   x_i: the head's value vectors (default) or the layer's input residual stream\n"
     "  --N n                       selection size for distance-vs-L (default 5)\n"
@@ -56,7 +60,8 @@ const char* const kHelp =
     "  --attention SPEC            run the forward pass under an attention plan (see `attnlab --help`); the five\n"
     "                              experiments then analyse the softmax of the scores that pass gives each head\n"
     "Writes DIR/<table>.csv for each table and DIR/<experiment>.json with the parameters, the counts of\n"
-    "skipped queries, the SHA-256 of the model and the text, and the timing. tools/plot_figures.py DIR draws them.\n";
+    "skipped queries, the SHA-256 of the model, the window's text and the corpus, the corpus's documents\n"
+    "and the window, and the timing. tools/plot_figures.py DIR draws them.\n";
 
 int fail(const std::string& message, int code = 1) { return command_failed("experiment", message, code); }
 
@@ -85,7 +90,9 @@ std::string json_list(const Range& values) {
 }
 
 struct RunContext {
-    std::string model_path, model_sha256, text_path, text_sha256;
+    std::string model_path, model_sha256, text_path, text_sha256, corpus_sha256;
+    std::string documents;    // the corpus's documents as a JSON array
+    int window_document = 0;  // the document the window is cut from (windows never cross documents)
     const DecoderModel* decoder = nullptr;
     long long text_bytes = 0;
     int text_tokens = 0, tokens_used = 0, threads = 1;
@@ -123,7 +130,11 @@ std::string summary_json(ExperimentKind kind, const ExperimentOptions& o, const 
         .add("sha256", ctx.text_sha256)
         .add_raw("bytes", std::to_string(ctx.text_bytes))
         .add("tokens", ctx.text_tokens)
-        .add("tokens_used", ctx.tokens_used);
+        .add("tokens_used", ctx.tokens_used)
+        .add("corpus_sha256", ctx.corpus_sha256)
+        .add_raw("documents", ctx.documents)
+        .add_raw("window",
+                 json::ObjectBuilder().add("document", ctx.window_document).add("offset", 0).add("tokens", ctx.tokens_used).str());
     queries.add_raw("used", std::to_string(r.queries_used)).add_raw("skipped", std::to_string(r.queries_skipped));
     model.add("attention", ctx.attention);
     timing.add("experiment_seconds", seconds).add("forward_pass_seconds", ctx.forward_seconds).add("threads", ctx.threads);
@@ -137,6 +148,62 @@ std::string summary_json(ExperimentKind kind, const ExperimentOptions& o, const 
         .add_raw("timing", timing.str())
         .add_raw("tables", json::ArrayBuilder().add_all(files).str());
     return s.str();
+}
+
+// The text the forward pass runs on: the first `max_tokens` (or the model's context) tokens of
+// the first document of the corpus (--text, repeatable) that has at least 2, or the --ids list.
+// Fills ctx with the documents, their hash and the window's source; false with a message.
+bool read_corpus_window(const CliArgs& args, const DecoderShape& cfg, std::optional<std::int64_t> max_tokens, RunContext& ctx,
+                        std::vector<int>& ids, std::string& error) {
+    std::vector<CorpusDocument> documents;
+    std::vector<std::vector<int>> tokens;
+    if (args.value("text")) {
+        Gpt2Tokenizer tokenizer;
+        if (!load_vocabulary(args.value("vocab-dir"), tokenizer, error) || !read_corpus(args.values("text"), documents, error))
+            return false;
+        for (const CorpusDocument& d : documents) {
+            std::vector<std::string> warnings;
+            tokens.push_back(tokenizer.encode(d.text, &warnings));
+            for (const std::string& w : warnings)
+                std::fprintf(stderr, "attnlab experiment: warning: %s: %s\n", d.source.c_str(), w.c_str());
+        }
+    } else {
+        std::vector<std::int64_t> raw;
+        if (!args.get_int_list("ids", 0, cfg.vocab - 1, raw, error)) return false;
+        documents.push_back({"--ids", *args.value("ids")});  // hashed as given
+        tokens.emplace_back(raw.begin(), raw.end());
+    }
+    json::ArrayBuilder listed;
+    for (size_t i = 0; i < documents.size(); ++i)
+        listed.add_raw(json::ObjectBuilder()
+                           .add("source", documents[i].source)
+                           .add("sha256", sha256_hex(documents[i].text))
+                           .add_raw("bytes", std::to_string(documents[i].text.size()))
+                           .add("tokens", static_cast<int>(tokens[i].size()))
+                           .str());
+    ctx.documents = listed.str();
+    ctx.corpus_sha256 = corpus_sha256(documents);
+    size_t w = 0;
+    while (w < documents.size() && tokens[w].size() < 2) ++w;
+    if (w == documents.size()) {
+        error = documents[0].source + ": the text has " + std::to_string(tokens[0].size()) + " tokens; the experiments need at least 2" +
+                (documents.size() > 1 ? " (and so has every other document of the corpus)" : "");
+        return false;
+    }
+    ids = std::move(tokens[w]);
+    ctx.window_document = static_cast<int>(w);
+    ctx.text_path = documents[w].source;
+    ctx.text_sha256 = sha256_hex(documents[w].text);
+    ctx.text_bytes = static_cast<long long>(documents[w].text.size());
+    ctx.text_tokens = static_cast<int>(ids.size());
+    const int limit = std::min(cfg.max_positions, static_cast<int>(max_tokens.value_or(cfg.max_positions)));
+    if (static_cast<int>(ids.size()) > limit) ids.resize(static_cast<size_t>(limit));
+    for (int id : ids)
+        if (id >= cfg.vocab) {
+            error = ctx.text_path + ": the text has token " + std::to_string(id) + ", outside this model's vocabulary";
+            return false;
+        }
+    return true;
 }
 
 // Reads the sweep options over the paper's defaults; false with a message on a bad value.
@@ -239,31 +306,8 @@ int cli_experiment(int argc, char** argv, int first) {
     if (!attention_plan_option(args.value("attention"), *ck.decoder, plan, error)) return fail(error, 2);
     ctx.attention = attention_spec(plan);
     ctx.model_path = ck.path;
-    std::string text;
     std::vector<int> ids;
-    if (args.value("text")) {
-        Gpt2Tokenizer tokenizer;
-        if (!load_vocabulary(args.value("vocab-dir"), tokenizer, error)) return fail(error);
-        ctx.text_path = *args.value("text");
-        if (!read_whole_file(ctx.text_path, text, error)) return fail(error);
-        std::vector<std::string> warnings;
-        ids = tokenizer.encode(text, &warnings);
-        for (const std::string& w : warnings) std::fprintf(stderr, "attnlab experiment: warning: %s\n", w.c_str());
-    } else {
-        std::vector<std::int64_t> raw;
-        if (!args.get_int_list("ids", 0, cfg.vocab - 1, raw, error)) return fail(error, 2);
-        ids.assign(raw.begin(), raw.end());
-        ctx.text_path = "--ids";
-        text = *args.value("ids");  // hashed as given
-    }
-    ctx.text_bytes = static_cast<long long>(text.size());
-    ctx.text_tokens = static_cast<int>(ids.size());
-    const int limit = std::min(cfg.max_positions, static_cast<int>(max_tokens.value_or(cfg.max_positions)));
-    if (static_cast<int>(ids.size()) > limit) ids.resize(static_cast<size_t>(limit));
-    for (int id : ids)
-        if (id >= cfg.vocab) return fail("the text has token " + std::to_string(id) + ", outside this model's vocabulary");
-    if (ids.size() < 2)
-        return fail(ctx.text_path + ": the text has " + std::to_string(ids.size()) + " tokens; the experiments need at least 2");
+    if (!read_corpus_window(args, cfg, max_tokens, ctx, ids, error)) return fail(error);
     ctx.tokens_used = static_cast<int>(ids.size());
     const int T = ctx.tokens_used;
 
@@ -273,7 +317,6 @@ int cli_experiment(int argc, char** argv, int first) {
     if (!make_output_folder(out_dir, error)) return fail(error);
 
     ctx.model_sha256 = sha256_hex(ck.file.bytes());
-    ctx.text_sha256 = sha256_hex(text);
 
     const auto forward_start = SteadyClock::now();
     AttentionCapture capture(options.residual_vectors);

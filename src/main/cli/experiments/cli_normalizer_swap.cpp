@@ -20,6 +20,7 @@
 #include "main/cli/cli_output.h"
 #include "main/cli/cli_progress.h"
 #include "main/cli/cli_text_nll.h"
+#include "main/cli/experiments/cli_shard.h"
 #include "model/attention_capture.h"
 
 namespace attnlab {
@@ -41,6 +42,8 @@ const char* const kHelp =
     "  --threads n        worker threads (default: all cores); results do not depend on it\n"
     "  --vocab-dir DIR    GPT-2 vocabulary (default: the repository's assets/gpt2)\n"
     "  --quiet            no progress on stderr\n"
+    "  --shard K/N        run the K-th of N contiguous blocks of the plans (the unmodified row goes with 1/N)\n"
+    "                     and write DIR/shard.json; `attnlab merge` joins the N folders into this run's files\n"
     "Writes DIR/normalizer_swap.csv (a row per plan), DIR/normalizer_swap_layers.csv (a row per plan and\n"
     "layer) and DIR/normalizer-swap.json; tools/plot_figures.py DIR draws them.\n";
 
@@ -183,19 +186,23 @@ void add_layer_rows(const Swap& s, const PassResult& r, TextTable& t) {
 }
 
 // The unmodified pass, then one per swap; rows added to run's tables, a line per plan on stdout.
-bool run_swaps(const DecoderModel& model, const AttentionPlan& base_plan, const std::vector<int>& ids, bool quiet, SwapRun& run,
-               PassResult& base, std::string& error) {
+bool run_swaps(const DecoderModel& model, const AttentionPlan& base_plan, const std::vector<int>& ids, bool quiet, const ShardSpec& shard,
+               SwapRun& run, PassResult& base, std::string& error) {
     const int T = static_cast<int>(ids.size()), V = model.shape().vocab;
     const auto start = SteadyClock::now();
     if (!run_pass(model, base_plan, ids, base, error)) return false;
-    const Swap none{"none", "unmodified", -1};
-    run.plans.rows.push_back(plan_row(none, base, base, 0.0, 1.0, T));
-    add_layer_rows(none, base, run.layers);
     std::printf("%-8s %-12s %12s %10s %12s %8s\n", "heads", "normalizer", "perplexity", "ratio", "KL (nats)", "top-1");
-    std::printf("%-8s %-12s %12.4f %10.4f %12.6f %8.4f\n", "none", "unmodified", std::exp(base.mean_nll), 1.0, 0.0, 1.0);
+    if (shard.index == 1) {
+        const Swap none{"none", "unmodified", -1};
+        run.plans.rows.push_back(plan_row(none, base, base, 0.0, 1.0, T));
+        add_layer_rows(none, base, run.layers);
+        std::printf("%-8s %-12s %12.4f %10.4f %12.6f %8.4f\n", "none", "unmodified", std::exp(base.mean_nll), 1.0, 0.0, 1.0);
+    }
     const std::vector<Swap> all = swaps(model.shape().n_layer);
+    int first = 0, end = 0;
+    shard.range(static_cast<int>(all.size()), first, end);
     ProgressBar bar(quiet);
-    for (size_t i = 0; i < all.size(); ++i) {
+    for (size_t i = static_cast<size_t>(first); i < static_cast<size_t>(end); ++i) {
         bar.update(static_cast<long long>(i), static_cast<long long>(all.size()), "normalizer-swap: plans");
         AttentionPlan plan = base_plan;
         PassResult r;
@@ -257,8 +264,8 @@ int cli_normalizer_swap(int argc, char** argv, int first) {
     if (printed_help(argc, argv, first, kHelp)) return 0;
     CliArgs args;
     std::string error;
-    if (!args.parse(argc, argv, first, {"model", "text", "ids", "out", "attention", "max-tokens", "threads", "vocab-dir"}, {"quiet"},
-                    error))
+    if (!args.parse(argc, argv, first, {"model", "text", "ids", "out", "attention", "max-tokens", "threads", "vocab-dir", "shard"},
+                    {"quiet"}, error))
         return fail(error, 2);
     for (const char* required : {"model", "out"})
         if (!args.value(required)) return fail(std::string("--") + required + " is required\n" + kHelp, 2);
@@ -266,6 +273,8 @@ int cli_normalizer_swap(int argc, char** argv, int first) {
     if (!args.get_int("threads", 1, 1024, threads, error) || !args.get_int("max-tokens", 2, 1 << 30, max_tokens, error))
         return fail(error, 2);
     if (threads) set_max_threads(static_cast<int>(*threads));
+    ShardSpec shard;
+    if (!read_shard_option(args, shard, error)) return fail(error, 2);
     Checkpoint ck;
     if (!open_checkpoint(*args.value("model"), ck, error)) return fail(error);
     const DecoderShape cfg = ck.decoder->shape();
@@ -285,7 +294,7 @@ int cli_normalizer_swap(int argc, char** argv, int first) {
 
     SwapRun run;
     PassResult base;
-    if (!run_swaps(*ck.decoder, base_plan, in.ids, args.flag("quiet"), run, base, error)) return fail(error);
+    if (!run_swaps(*ck.decoder, base_plan, in.ids, args.flag("quiet"), shard, run, base, error)) return fail(error);
     std::vector<std::string> files;
     for (const TextTable* t : {&run.plans, &run.layers}) {
         if (!write_table(out_dir, *t, error)) return fail(error);
@@ -294,6 +303,9 @@ int cli_normalizer_swap(int argc, char** argv, int first) {
     const std::filesystem::path summary = out_dir / "normalizer-swap.json";
     const std::string json_text = summary_json(ck, in, base_plan, base, run, files) + "\n";
     if (!write_text_file(summary, json_text, error)) return fail(error);
+    if (shard.given && !write_shard_manifest(out_dir, "normalizer-swap", shard, static_cast<int>(swaps(cfg.n_layer).size()), files,
+                                             summary.filename().string(), error))
+        return fail(error);
     std::printf("normalizer-swap %.1f s, %zu tokens (%d predicted), %zu plans: %s %s %s\n", run.seconds, in.ids.size(),
                 static_cast<int>(in.ids.size()) - 1, run.plans.rows.size(), summary.filename().c_str(), files[0].c_str(), files[1].c_str());
     return 0;

@@ -1,0 +1,26 @@
+#pragma once
+// A corpus for the experiments: every --text given, each a plain text file (one document), a
+// folder of .txt files (one document each, in path order) or a JSONL file (one document per
+// line, its "text" field). Windows are cut inside one document, never across two, and the
+// outputs list the documents with a hash of the whole corpus, so that runs over different
+// corpora cannot be mistaken for one another.
+#include <string>
+#include <vector>
+
+namespace attnlab {
+
+struct CorpusDocument {
+    std::string source;  // the file, or "FILE:LINE" for a JSONL line
+    std::string text;
+};
+
+// Reads the documents of every path in order. False with a message naming the path (and the
+// line of a JSONL file) on an unreadable file, a folder without .txt files, a JSONL line that is
+// not an object with a string "text", or no paths at all.
+bool read_corpus(const std::vector<std::string>& paths, std::vector<CorpusDocument>& documents, std::string& error);
+
+// The corpus hash: SHA-256 over one line per document, "<SHA-256 of its text> <its byte count>\n",
+// in order; so it changes when any document, or their order or number, changes.
+std::string corpus_sha256(const std::vector<CorpusDocument>& documents);
+
+}  // namespace attnlab

@@ -1,0 +1,200 @@
+// attnlab merge DIR... --out DIR: joins the folders of a sharded experiment (--shard K/N, one
+// folder per K) into the files the one-process run writes. Each table is the shards' rows in
+// shard order under one header (a shard is a contiguous block of the units, see cli_shard.h);
+// the summary JSON is shard 1's, after every shard's summary was checked to agree with it in all
+// but its timing. A set with a shard missing, repeated, or run on another model, text, plan or
+// options is refused, naming the shard and what differs.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/json.h"
+#include "main/cli/cli_args.h"
+#include "main/cli/cli_commands.h"
+#include "main/cli/cli_output.h"
+#include "platform/whole_file.h"
+
+namespace attnlab {
+
+namespace {
+
+const char* const kHelp =
+    "usage: attnlab merge DIR... --out DIR\n"
+    "\n"
+    "Joins the output folders of `attnlab experiment NAME --shard K/N` (one per K = 1..N, in any order)\n"
+    "into DIR: the same CSV tables and JSON summary that the run without --shard writes, byte for byte\n"
+    "apart from the summary's timing. Refuses a set with a shard missing or given twice, or shards whose\n"
+    "summaries differ in the model, the text, the attention plan or the options, and names the shard.\n";
+
+int fail(const std::string& message, int code = 1) { return command_failed("merge", message, code); }
+
+struct ShardFolder {
+    std::filesystem::path dir;
+    json::Value manifest, summary;
+    std::string summary_text;
+    int index = 0, count = 0;
+};
+
+bool read_json(const std::filesystem::path& path, json::Value& value, std::string& text, std::string& error) {
+    if (!read_whole_file(path.string(), text, error)) return false;
+    json::ParseResult r = json::parse(text);
+    if (!r.value || !r.value->is_object()) {
+        error = path.string() + ": not a JSON object" + (r.error.empty() ? "" : " (" + r.error + ")");
+        return false;
+    }
+    value = std::move(*r.value);
+    return true;
+}
+
+bool same_json(const json::Value& a, const json::Value& b) {
+    if (a.type() != b.type()) return false;
+    if (a.is_array()) {
+        if (a.items().size() != b.items().size()) return false;
+        for (size_t i = 0; i < a.items().size(); ++i)
+            if (!same_json(a.items()[i], b.items()[i])) return false;
+        return true;
+    }
+    if (a.is_object()) {
+        if (a.members().size() != b.members().size()) return false;
+        for (size_t i = 0; i < a.members().size(); ++i)
+            if (a.members()[i].first != b.members()[i].first || !same_json(a.members()[i].second, b.members()[i].second)) return false;
+        return true;
+    }
+    return a.as_bool() == b.as_bool() && a.as_string() == b.as_string();  // numbers compare by their literal text
+}
+
+bool read_shard(const std::filesystem::path& dir, ShardFolder& s, std::string& error) {
+    s.dir = dir;
+    std::string text;
+    if (!std::filesystem::exists(dir / "shard.json")) {
+        error = dir.string() + ": no shard.json (not the output of a run with --shard K/N, or the run did not finish)";
+        return false;
+    }
+    if (!read_json(dir / "shard.json", s.manifest, text, error)) return false;
+    const json::Value *k = s.manifest.find("shard"), *n = s.manifest.find("of"), *summary = s.manifest.find("summary");
+    if (!k || !n || !summary || !summary->is_string() || !k->as_int(1, 1 << 20) || !n->as_int(1, 1 << 20)) {
+        error = (dir / "shard.json").string() + ": lacks shard, of or summary";
+        return false;
+    }
+    s.index = static_cast<int>(*k->as_int(1, 1 << 20));
+    s.count = static_cast<int>(*n->as_int(1, 1 << 20));
+    return read_json(dir / summary->as_string(), s.summary, s.summary_text, error);
+}
+
+// The first member of shard `s`'s summary (timing aside) that differs from shard `ref`'s, or "".
+std::string first_difference(const ShardFolder& ref, const ShardFolder& s) {
+    for (const auto& [key, value] : ref.summary.members()) {
+        if (key == "timing") continue;
+        const json::Value* other = s.summary.find(key);
+        if (!other || !same_json(value, *other)) return key;
+    }
+    for (const auto& [key, value] : s.summary.members())
+        if (key != "timing" && !ref.summary.find(key)) return key;
+    for (const char* key : {"experiment", "units", "tables", "summary"}) {
+        const json::Value *a = ref.manifest.find(key), *b = s.manifest.find(key);
+        if (!a || !b || !same_json(*a, *b)) return std::string("shard.json ") + key;
+    }
+    return "";
+}
+
+// Checks the set is shards 1..N of one run, each once; orders `shards` by K.
+bool check_set(std::vector<ShardFolder>& shards, std::string& error) {
+    std::map<int, const ShardFolder*> by_index;
+    const int n = shards[0].count;
+    for (const ShardFolder& s : shards) {
+        if (s.count != n) {
+            error = s.dir.string() + ": shard " + std::to_string(s.index) + "/" + std::to_string(s.count) + ", but " +
+                    shards[0].dir.string() + " is one of " + std::to_string(n);
+            return false;
+        }
+        if (s.index > n) {
+            error = s.dir.string() + ": shard " + std::to_string(s.index) + " of " + std::to_string(n) + " is out of range";
+            return false;
+        }
+        auto [it, fresh] = by_index.emplace(s.index, &s);
+        if (!fresh) {
+            error = "shard " + std::to_string(s.index) + "/" + std::to_string(n) + " is given twice: " + it->second->dir.string() +
+                    " and " + s.dir.string();
+            return false;
+        }
+    }
+    std::string missing;
+    for (int k = 1; k <= n; ++k)
+        if (!by_index.count(k)) missing += (missing.empty() ? "" : ", ") + std::to_string(k);
+    if (!missing.empty()) {
+        error = "shard(s) " + missing + " of " + std::to_string(n) + " missing";
+        return false;
+    }
+    std::sort(shards.begin(), shards.end(), [](const ShardFolder& a, const ShardFolder& b) { return a.index < b.index; });
+    for (const ShardFolder& s : shards) {
+        const std::string differs = first_difference(shards[0], s);
+        if (!differs.empty()) {
+            error = s.dir.string() + ": shard " + std::to_string(s.index) + "/" + std::to_string(n) + " differs from shard 1 (" +
+                    shards[0].dir.string() + ") in \"" + differs + "\"";
+            return false;
+        }
+    }
+    return true;
+}
+
+// One table: shard 1's header, then each shard's rows in shard order; every header must agree.
+bool join_table(const std::vector<ShardFolder>& shards, const std::string& file, const std::filesystem::path& out, std::string& error) {
+    std::string joined, header;
+    for (const ShardFolder& s : shards) {
+        std::string text;
+        if (!read_whole_file((s.dir / file).string(), text, error)) return false;
+        const size_t eol = text.find('\n');
+        if (eol == std::string::npos) {
+            error = (s.dir / file).string() + ": no header line";
+            return false;
+        }
+        if (joined.empty()) {
+            header = text.substr(0, eol + 1);
+            joined = header;
+        } else if (text.compare(0, eol + 1, header) != 0) {
+            error = (s.dir / file).string() + ": its columns differ from shard 1's";
+            return false;
+        }
+        joined.append(text, eol + 1, std::string::npos);
+    }
+    return write_text_file(out / file, joined, error);
+}
+
+}  // namespace
+
+int cli_merge(int argc, char** argv, int first) {
+    if (printed_help(argc, argv, first, kHelp)) return 0;
+    std::vector<std::string> dirs;
+    std::string out;
+    for (int i = first; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--out") {
+            if (i + 1 >= argc) return fail("--out needs a folder", 2);
+            out = argv[++i];
+        } else if (a.rfind("--", 0) == 0) {
+            return fail("unknown option " + a + "\n" + kHelp, 2);
+        } else {
+            dirs.push_back(a);
+        }
+    }
+    if (out.empty()) return fail(std::string("--out is required\n") + kHelp, 2);
+    if (dirs.empty()) return fail(std::string("name the shards' folders\n") + kHelp, 2);
+    std::string error;
+    std::vector<ShardFolder> shards(dirs.size());
+    for (size_t i = 0; i < dirs.size(); ++i)
+        if (!read_shard(dirs[i], shards[i], error)) return fail(error);
+    if (!check_set(shards, error) || !make_output_folder(out, error)) return fail(error);
+    const json::Value* tables = shards[0].manifest.find("tables");
+    for (const json::Value& t : tables ? tables->items() : std::vector<json::Value>{})
+        if (!join_table(shards, t.as_string(), out, error)) return fail(error);
+    const std::string summary = shards[0].manifest.find("summary")->as_string();
+    if (!write_text_file(std::filesystem::path(out) / summary, shards[0].summary_text, error)) return fail(error);
+    std::printf("merged %zu shards of %s into %s\n", shards.size(), shards[0].manifest.find("experiment")->as_string().c_str(),
+                out.c_str());
+    return 0;
+}
+
+}  // namespace attnlab
