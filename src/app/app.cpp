@@ -409,6 +409,7 @@ void draw_app(AppState& app) {
 
     if (tab_titles_fit()) draw_tab_bar(app, ctx);
     else draw_wrapped_tabs(app, ctx);
+    if (page.on) scroll_page_to_step_widget(tour_host(app));
     ImGui::End();
     draw_about(app);
     draw_share_popup(app);

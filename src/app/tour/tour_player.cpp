@@ -41,11 +41,23 @@ bool show_tour_step(const TourHost& app, int k) {
     p.step = k;
     p.selected = k;
     p.caption.clear();
+    p.scroll_pending = !step.highlight.empty();
+    p.step_frame = ImGui::GetFrameCount();
     if (step.strongest_head) app.request_learned_head(step.view.panel);
     return true;
 }
 
 void leave_tour(TourPlayer& player) { player.step = -1; }
+
+void scroll_page_to_step_widget(const TourHost& app) {
+    TourPlayer& p = app.player;
+    if (p.step < 0 || !p.scroll_pending) return;
+    const auto it = app.widgets.find(p.tour.steps[static_cast<size_t>(p.step)].highlight);
+    if (it == app.widgets.end() || it->second.frame <= p.step_frame) return;  // not drawn in the step's layout yet
+    p.scroll_pending = false;
+    const float top = ImGui::GetWindowPos().y + ImGui::GetFrameHeight() + ImGui::GetFontSize();  // below the menu bar
+    ImGui::SetScrollY(ImGui::GetScrollY() + it->second.y - top);
+}
 
 void play_builtin_tour(const TourHost& app) {
     std::string error;
@@ -142,7 +154,11 @@ CardPlace card_place(const TourHost& app, const std::string& highlight) {
         struct Part {
             float x0, y0, x1, y1;
         };
-        const Part parts[] = {{x0, wy1, x1, y1}, {x0, y0, x1, wy0}, {wx1, y0, x1, y1}, {x0, y0, wx0, y1}};
+        // Each part within the work area: a widget the page has scrolled off screen leaves it all free.
+        const Part parts[] = {{x0, std::max(wy1, y0), x1, y1},
+                              {x0, y0, x1, std::min(wy0, y1)},
+                              {std::max(wx1, x0), y0, x1, y1},
+                              {x0, y0, std::min(wx0, x1), y1}};
         float best = -1;
         for (const Part& q : parts) {
             const float w = q.x1 - q.x0, h = q.y1 - q.y0;

@@ -21,6 +21,10 @@ struct TourPlayer {
     bool highlight_drawn = false;  // the step's widget was on screen and outlined, last frame
     // The card's height beside its caption, from the frame before: what the caption leaves.
     float card_overhead = 0;
+    // Where the page scrolls (a phone), the step's widget is scrolled into view once, after a
+    // frame drawn since the step began (step_frame), so that its place is the step's layout.
+    bool scroll_pending = false;
+    int step_frame = 0;
 
     bool editor_open = false;
     int selected = 0;    // the editor's step
@@ -60,6 +64,9 @@ bool show_tour_step(const TourHost& host, int k);
 // Stops playing; the view stays as it is.
 void leave_tour(TourPlayer& player);
 
+// Where the whole page scrolls (a phone), scrolls the step's widget to the top of the page once
+// it is drawn, so that the card has the screen below it. Inside the page's window, after the panels.
+void scroll_page_to_step_widget(const TourHost& host);
 // The card, the outline, the keys and the editor; once a frame, after the panels.
 void draw_tour(const TourHost& host);
 // The menu bar's Tour menu.
