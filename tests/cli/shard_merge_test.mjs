@@ -95,21 +95,25 @@ const cases = [
   ["distance-vs-L", 16, [2]],
   ["distance-vs-N", 16, [2]],
   ["critical-n", 16, [2]],
+  // L = 46 finds N* = 24 (chunk 17..24) before L = 45 does (N* = 25): the search goes on without the
+  // largest L, which the shards (they compute every L up to N = 32) cannot know. Checked below.
+  ["critical-n", 16, [2], ["--Ls", "45,46", "--max-critical-n", "32"]],
   ["separability", 16, [2]],
   ["gradient", 16, [2]],
   ["fading", 5, [1, 2, 3, 7]],
 ];
 const sets = {};
-for (const [name, units, counts] of cases) {
-  const one = path.join(tmp, `${name}-whole`);
-  r = experiment(name, one);
+for (const [name, units, counts, options = []] of cases) {
+  const label = options.length ? `${name} ${options.join(" ")}` : name;
+  const one = path.join(tmp, `${label.replace(/[^\w-]/g, "_")}-whole`);
+  r = experiment(name, one, options);
   check(r.code === 0, `${name}: the one-process run succeeds`, r.err);
   const files = readdirSync(one).sort();
   for (const n of counts) {
-    const dirs = range([1, n + 1]).map((k) => path.join(tmp, `${name}-${n}-${k}`));
+    const dirs = range([1, n + 1]).map((k) => `${one}-${n}-${k}`);
     let ok = true;
     dirs.forEach((dir, i) => {
-      r = experiment(name, dir, ["--shard", `${i + 1}/${n}`, "--threads", String(1 + (i % 2))]);
+      r = experiment(name, dir, [...options, "--shard", `${i + 1}/${n}`, "--threads", String(1 + (i % 2))]);
       ok = ok && r.code === 0;
       if (r.code !== 0) check(false, `${name}: shard ${i + 1}/${n} succeeds`, r.err);
     });
@@ -118,7 +122,7 @@ for (const [name, units, counts] of cases) {
     const firstStage = name === "fading" ? (s) => s === 0 : () => true;
     const covered = dirs.every((dir, i) => JSON.stringify(recordUnits(dir, firstStage)) === JSON.stringify(range(block(units, i + 1, n))));
     check(covered, `${name}: each of ${n} shards holds the records of its own block of the ${units} units, and only those`);
-    const merged = path.join(tmp, `${name}-${n}-merged`);
+    const merged = `${one}-${n}-merged`;
     r = run(["merge", ...dirs.slice().reverse(), "--out", merged]);
     check(r.code === 0, `${name}: merge of ${n} shards (given in reverse order) succeeds`, r.err);
     if (r.code !== 0) continue;
@@ -128,11 +132,13 @@ for (const [name, units, counts] of cases) {
       : read(merged, f) !== read(one, f)));
     check(differ.length === 0, `${name}, ${n} shards: ${files.join(", ")} equal the one-process run's byte for byte (JSON apart from timing)`,
       `differ: ${differ.join(", ")}`);
-    sets[`${name}/${n}`] = dirs;
+    sets[`${label}/${n}`] = dirs;
   }
 }
 // The test can fail: the one-process critical-n found N* (not only NaN rows).
 check(/^40,\d+,1,/m.test(read(path.join(tmp, "critical-n-whole"), "critical_n.csv")), "critical-n's one-process run finds N* at L = 40");
+const early = read(path.join(tmp, "critical-n_--Ls_45_46_--max-critical-n_32-whole"), "critical_n.csv");
+check(/^45,25,1,/m.test(early) && /^46,24,1,/m.test(early), "critical-n --Ls 45,46: the largest L closes a chunk before the other", early);
 
 const all3 = sets["all/3"] ?? [];
 const shard3 = (extra, name = "all") => {
