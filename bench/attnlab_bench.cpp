@@ -10,7 +10,9 @@
 //                                also this CPU's clock, for the SIMD128 peak (kernel_bench.cpp)
 //   attnlab_bench --prefill 128,512,1024 [--repeats R] [--chunk N]
 //                                prefill times only, as one JSON line (bench/onnx/compare.mjs);
-//                                with --chunk, fed N tokens a call, as the page's sliced pass does
+//                                with --chunk, fed N tokens a call, as the page's sliced pass does;
+//                                --model smollm2-135m [--dtype bf16]: the Llama-family peer of
+//                                issue 37 instead of GPT-2 small; --decode N: also ms a token
 //   attnlab_bench --plans [--repeats R]
 //                                prefill at L = 1024 with every head on sparsemax, entmax-1.5,
 //                                ssmax:0.43 and sa-softmax, each against the softmax pass in the
@@ -29,6 +31,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -42,6 +46,7 @@
 #include "model/attention_capture.h"
 #include "model/gemm.h"
 #include "model/gpt2.h"
+#include "model/llama.h"
 #include "model/normalize_rows.h"
 #include "model/random_checkpoint.h"
 #include "model/tile_choice.h"
@@ -137,10 +142,29 @@ int run_experiments_bench(const Gpt2Model& model, const std::vector<int>& tokens
     return 0;
 }
 
+// Milliseconds a token when `n` tokens are fed one at a time after a 128-token prefill, best of
+// `repeats` runs after one unmeasured one; negative with a message on failure.
+double decode_ms(const DecoderModel& model, const std::vector<int>& tokens, int n, int repeats, std::string& error) {
+    const std::unique_ptr<DecoderState> state = model.new_state();
+    std::vector<float> logits;
+    double best = 1e30;
+    for (int r = 0; r < repeats + 1; ++r) {
+        state->reset();
+        if (!state->prefill(std::span<const int>(tokens).first(128), error)) return -1;
+        const double s = now();
+        for (int i = 0; i < n; ++i)
+            if (!state->forward(std::span<const int>(tokens).subspan(static_cast<size_t>(128 + i), 1), logits, error)) return -1;
+        if (r > 0) best = std::min(best, (now() - s) / n);
+    }
+    return best * 1e3;
+}
+
 // Prefill times at the given lengths, best of `repeats` after one unmeasured pass (which lets
 // V8 tier the hot functions up), as one JSON line.
-int run_prefill_json(const Gpt2Model& model, const std::string& checkpoint_sha, const std::vector<int>& lengths, int repeats, int chunk,
-                     const std::vector<int>& tokens) {
+// With decode > 0 also "decode_ms": milliseconds a token for `decode` tokens fed one at a time
+// after a 128-token prefill (the KV-cache path), best of `repeats`.
+int run_prefill_json(const DecoderModel& model, const std::string& checkpoint_sha, const std::vector<int>& lengths, int repeats, int chunk,
+                     int decode, const std::vector<int>& tokens) {
     std::string error;
     std::vector<float> logits;
     std::printf("{\"build\":\"%s\",\"threads\":%d,\"chunk\":%d,\"checkpoint_sha256\":\"%s\",\"prefill_ms\":{",
@@ -152,6 +176,7 @@ int run_prefill_json(const Gpt2Model& model, const std::string& checkpoint_sha, 
                 "native",
 #endif
                 max_threads(), chunk, checkpoint_sha.c_str());
+    std::vector<double> best_cpu(lengths.size(), 1e30);
     for (size_t i = 0; i < lengths.size(); ++i) {
         const int L = lengths[i];
         if (L < 1 || L > static_cast<int>(tokens.size())) {
@@ -163,26 +188,43 @@ int run_prefill_json(const Gpt2Model& model, const std::string& checkpoint_sha, 
         // per run faulted its scratch pages in again inside the timed pass: 10 ms of a 128-token
         // pass on 2 threads in this VM, bench/RESULTS.md.)
         double best = 1e30;
-        Gpt2State state(model);
+        const std::unique_ptr<DecoderState> state = model.new_state();
         for (int r = 0; r < repeats + 1; ++r) {
-            state.reset();
+            state->reset();
             const double s = now();
+            const std::clock_t cpu0 = std::clock();
             const int step = chunk > 0 ? chunk : L;
             for (int at = 0; at < L; at += step) {
                 // As the page feeds a pass: the logits only after the last chunk.
                 const auto part =
                     std::span<const int>(tokens).subspan(static_cast<size_t>(at), static_cast<size_t>(std::min(step, L - at)));
-                if (!(at + step >= L ? state.forward(part, logits, error) : state.prefill(part, error))) {
+                if (!(at + step >= L ? state->forward(part, logits, error) : state->prefill(part, error))) {
                     std::fprintf(stderr, "attnlab_bench: %s\n", error.c_str());
                     return 1;
                 }
             }
-            if (r > 0) best = std::min(best, now() - s);
+            if (r > 0) {
+                best = std::min(best, now() - s);
+                best_cpu[i] = std::min(best_cpu[i], static_cast<double>(std::clock() - cpu0) / CLOCKS_PER_SEC);
+            }
         }
         std::printf("%s\"%d\":%.1f", i ? "," : "", L, best * 1e3);
         std::fflush(stdout);
     }
-    std::printf("}}\n");
+    // The process's CPU time too: on a machine shared with other jobs, one thread's CPU seconds
+    // move far less than its wall time does (bench/RESULTS.md, issue 37).
+    std::printf("},\"prefill_cpu_ms\":{");
+    for (size_t i = 0; i < lengths.size(); ++i) std::printf("%s\"%d\":%.1f", i ? "," : "", lengths[i], best_cpu[i] * 1e3);
+    std::printf("}");
+    if (decode > 0) {
+        const double ms = decode_ms(model, tokens, decode, repeats, error);
+        if (ms < 0) {
+            std::fprintf(stderr, "attnlab_bench: %s\n", error.c_str());
+            return 1;
+        }
+        std::printf(",\"decode_ms\":%.2f", ms);
+    }
+    std::printf("}\n");
     return 0;
 }
 
@@ -282,6 +324,34 @@ int run_plans_bench(const Gpt2Model& model, const std::vector<int>& tokens, int 
     return 0;
 }
 
+// The Llama-family peer model of issue 37 (bench/onnx/run.sh --model smollm2): SmolLM2-135M's
+// shape with random weights, the bytes `attnlab random-checkpoint --arch llama` writes for the
+// same options (the same seed, and --dtype), so that its SHA-256 matches the file onnxruntime runs.
+int run_llama_prefill_json(const std::vector<int>& lengths, int repeats, int chunk, int decode, DType dtype) {
+    LlamaConfig c;
+    c.num_hidden_layers = 30;
+    c.num_attention_heads = 9;
+    c.num_key_value_heads = 3;
+    c.hidden_size = 576;
+    c.head_dim = 64;
+    c.intermediate_size = 1536;
+    c.vocab_size = 49152;
+    c.max_position_embeddings = 8192;
+    c.tie_word_embeddings = true;
+    const std::vector<std::uint8_t> file = random_checkpoint(c, 1, dtype);  // BF16: kept 16-bit, as a BF16 file is
+    SafetensorsReader reader;
+    LlamaModel model;
+    std::string error;
+    if (!reader.open(file, "random-smollm2-135m.safetensors", error) || !model.load(reader, c, error)) {
+        std::fprintf(stderr, "attnlab_bench: %s\n", error.c_str());
+        return 1;
+    }
+    std::vector<int> tokens(static_cast<size_t>(std::max(*std::max_element(lengths.begin(), lengths.end()), 128 + decode)));
+    SplitMix64 rng(2);
+    for (int& t : tokens) t = static_cast<int>(rng.next() % static_cast<std::uint64_t>(c.vocab_size));
+    return run_prefill_json(model, sha256_hex(file), lengths, repeats, chunk, decode, tokens);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -302,7 +372,8 @@ int main(int argc, char** argv) {
     const bool kernel = argc > 1 && !std::strcmp(argv[1], "--kernel");
     const bool plans = argc > 1 && !std::strcmp(argv[1], "--plans");
     std::vector<int> prefill_lengths;
-    int prefill_repeats = 3, prefill_chunk = 0;
+    int prefill_repeats = 3, prefill_chunk = 0, prefill_decode = 0;
+    std::string prefill_model = "gpt2-small", prefill_dtype = "f32";
     if (argc > 2 && !std::strcmp(argv[1], "--prefill")) {
         for (const char* p = argv[2]; *p;) {
             char* end = nullptr;
@@ -316,6 +387,21 @@ int main(int argc, char** argv) {
         for (int i = 3; i + 1 < argc; i += 2) {
             if (!std::strcmp(argv[i], "--repeats")) prefill_repeats = std::max(1, std::atoi(argv[i + 1]));
             else if (!std::strcmp(argv[i], "--chunk")) prefill_chunk = std::max(0, std::atoi(argv[i + 1]));
+            else if (!std::strcmp(argv[i], "--decode")) prefill_decode = std::max(0, std::atoi(argv[i + 1]));
+            else if (!std::strcmp(argv[i], "--model")) prefill_model = argv[i + 1];
+            else if (!std::strcmp(argv[i], "--dtype")) prefill_dtype = argv[i + 1];
+            else {
+                std::fprintf(stderr, "attnlab_bench: --prefill takes --repeats, --chunk, --decode, --model and --dtype, not %s\n", argv[i]);
+                return 2;
+            }
+        }
+        if (prefill_dtype != "f32" && (prefill_dtype != "bf16" || prefill_model != "smollm2-135m")) {
+            std::fprintf(stderr, "attnlab_bench: --dtype is f32, or bf16 with --model smollm2-135m, not %s\n", prefill_dtype.c_str());
+            return 2;
+        }
+        if (prefill_model != "gpt2-small" && prefill_model != "smollm2-135m") {
+            std::fprintf(stderr, "attnlab_bench: --model is gpt2-small or smollm2-135m, not %s\n", prefill_model.c_str());
+            return 2;
         }
     }
 #ifdef __EMSCRIPTEN_PTHREADS__
@@ -331,6 +417,9 @@ int main(int argc, char** argv) {
 
     if (kernel) return run_kernel_bench(argc > 3 && !std::strcmp(argv[2], "--repeats") ? std::max(1, std::atoi(argv[3])) : 5);
 
+    if (prefill_model == "smollm2-135m")
+        return run_llama_prefill_json(prefill_lengths, prefill_repeats, prefill_chunk, prefill_decode,
+                                      prefill_dtype == "bf16" ? DType::BF16 : DType::F32);
     const Gpt2Config config;  // GPT-2 small
     double t0 = now();
     const std::vector<std::uint8_t> file = random_checkpoint(config);
@@ -344,7 +433,8 @@ int main(int argc, char** argv) {
     std::vector<int> tokens(1024);
     SplitMix64 rng(2);
     for (int& t : tokens) t = static_cast<int>(rng.next() % static_cast<std::uint64_t>(config.vocab_size));
-    if (!prefill_lengths.empty()) return run_prefill_json(model, sha256_hex(file), prefill_lengths, prefill_repeats, prefill_chunk, tokens);
+    if (!prefill_lengths.empty())
+        return run_prefill_json(model, sha256_hex(file), prefill_lengths, prefill_repeats, prefill_chunk, prefill_decode, tokens);
     if (plans) return run_plans_bench(model, tokens, argc > 3 && !std::strcmp(argv[2], "--repeats") ? std::max(1, std::atoi(argv[3])) : 3);
     std::printf("checkpoint: %.1fM parameters, %.0f MB, made and loaded in %.2f s\n\n", model.parameter_count() / 1e6, file.size() / 1e6,
                 now() - t0);

@@ -22,14 +22,21 @@ import { fileURLToPath } from 'node:url';
 const self = fileURLToPath(import.meta.url);
 const args = Object.fromEntries(
   process.argv.slice(2).reduce((pairs, a, i, all) => (a.startsWith('--') ? [...pairs, [a.slice(2), all[i + 1]]] : pairs), []));
-const lengths = (args.lengths ?? '128,512,1024').split(',').map(Number);
+// --model smollm2: the Llama-family peer (issue 37), SmolLM2-135M's shape; gpt2 (default): GPT-2 small.
+const model = args.model ?? 'gpt2';
+if (!['gpt2', 'smollm2'].includes(model)) { console.error(`compare.mjs: --model is gpt2 or smollm2, not ${model}`); process.exit(2); }
+const lengths = (args.lengths ?? (model === 'smollm2' ? '128,512,1024,4096' : '128,512,1024')).split(',').map(Number);
+// --decode N: also milliseconds a token over N tokens fed one at a time after 128 (AttnLab's KV cache;
+// onnxruntime through the --onnx-decode graph, which takes and returns the cache).
+const decode = Number(args.decode ?? 0);
 const repeats = Number(args.repeats ?? 3);
 
 // The token ids every side runs: deterministic, spread over the vocabulary.
+const vocab = model === 'smollm2' ? 49152 : 50257;
 function tokenIds(n) {
   const ids = [];
   let x = 2654435761;
-  for (let i = 0; i < n; ++i) { x = (Math.imul(x, 1103515245) + 12345) >>> 0; ids.push(x % 50257); }
+  for (let i = 0; i < n; ++i) { x = (Math.imul(x, 1103515245) + 12345) >>> 0; ids.push(x % vocab); }
   return ids;
 }
 
@@ -51,21 +58,50 @@ async function ortRun({ ort, session }, ids) {
   return out.logits.data;
 }
 
+// Milliseconds a token through the KV-cache graph (export_llama.py --decode): 128 tokens of
+// prefill through it, then `decode` steps of one token each, best of --repeats after one unmeasured.
+async function ortDecodeMs(kind, threads, ids) {
+  const s = await ortSession(kind, threads, args['onnx-decode']);
+  const { ort, session } = s;
+  const shape = JSON.parse(readFileSync(path.join(args.checkpoint, 'config.json')));
+  const dims = [shape.num_hidden_layers, shape.num_key_value_heads, 0, shape.head_dim ?? shape.hidden_size / shape.num_attention_heads];
+  const empty = new ort.Tensor('float32', new Float32Array(0), dims);
+  const step = async (part, past) => {
+    const feeds = { input_ids: new ort.Tensor('int64', BigInt64Array.from(part, BigInt), [1, part.length]), past_keys: past.k, past_values: past.v };
+    const out = await session.run(feeds);
+    return { k: out.present_keys, v: out.present_values };
+  };
+  let best = Infinity;
+  for (let r = 0; r < repeats + 1; ++r) {
+    let past = await step(ids.slice(0, 128), { k: empty, v: empty });
+    const t0 = performance.now();
+    for (let i = 0; i < decode; ++i) past = await step(ids.slice(128 + i, 129 + i), past);
+    if (r > 0) best = Math.min(best, (performance.now() - t0) / decode);
+  }
+  return Math.round(best * 100) / 100;
+}
+
 // One configuration, in this process: prints one JSON line.
 async function child(kind, threads) {
   const s = await ortSession(kind, threads, args.onnx);
-  const ids = tokenIds(1024);
-  const result = { build: kind, version: s.version, threads, prefill_ms: {} };
+  const ids = tokenIds(Math.max(...lengths, 128 + decode));
+  const result = { build: kind, version: s.version, threads, prefill_ms: {}, prefill_cpu_ms: {} };
   if (args['logits-out']) writeFileSync(args['logits-out'], Buffer.from((await ortRun(s, ids.slice(0, 128))).buffer));
   for (const L of lengths) {
-    let best = Infinity;
+    let best = Infinity, bestCpu = Infinity;
     for (let r = 0; r < repeats + 1; ++r) {
-      const t0 = performance.now();
+      const t0 = performance.now(), cpu0 = process.cpuUsage();
       await ortRun(s, ids.slice(0, L));
-      if (r > 0) best = Math.min(best, performance.now() - t0);
+      if (r > 0) {
+        best = Math.min(best, performance.now() - t0);
+        const cpu = process.cpuUsage(cpu0);
+        bestCpu = Math.min(bestCpu, (cpu.user + cpu.system) / 1e3);
+      }
     }
     result.prefill_ms[L] = Math.round(best * 10) / 10;
+    result.prefill_cpu_ms[L] = Math.round(bestCpu * 10) / 10;
   }
+  if (decode > 0 && args['onnx-decode']) result.decode_ms = await ortDecodeMs(kind, threads, ids);
   console.log(JSON.stringify(result));
 }
 
@@ -80,7 +116,10 @@ async function parent() {
   for (const need of ['onnx', 'checkpoint', 'cli', 'native', 'wasm'])
     if (!args[need]) { console.error(`compare.mjs: --${need} is required (see the comment at the top)`); process.exit(2); }
   const all = Number(args.threads ?? Math.min(os.cpus().length, 8));
-  const sha = createHash('sha256').update(readFileSync(path.join(args.checkpoint, 'model.safetensors'))).digest('hex');
+  const shaOf = (dir) => createHash('sha256').update(readFileSync(path.join(dir, 'model.safetensors'))).digest('hex');
+  const sha = shaOf(args.checkpoint);
+  // --checkpoint-bf16 DIR: the same weights rounded to BF16, which AttnLab runs 16-bit (--dtype bf16).
+  const shaBf16 = args['checkpoint-bf16'] ? shaOf(args['checkpoint-bf16']) : null;
   console.log(`# AttnLab vs ONNX Runtime, ${new Date().toISOString()}`);
   console.log(`machine: ${os.cpus()[0].model}, ${os.cpus().length} cores, node ${process.version}; load average before: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 
@@ -92,7 +131,7 @@ async function parent() {
   let failed = false;
   for (const kind of ['ort-node', 'ort-web']) {
     const file = path.join(dir, `${kind}.f32`);
-    runJson(process.execPath, [self, '--child', kind, '--threads', '1', '--onnx', args.onnx, '--lengths', '1', '--repeats', '1', '--logits-out', file]);
+    runJson(process.execPath, [self, '--child', kind, '--threads', '1', '--onnx', args.onnx, '--lengths', '1', '--repeats', '1', '--model', model, '--logits-out', file]);
     const theirs = new Float32Array(readFileSync(file).buffer.slice(0));
     let diff = 0, scale = 0;
     for (let i = 0; i < ours.length; ++i) { diff = Math.max(diff, Math.abs(ours[i] - theirs[i])); scale = Math.max(scale, Math.abs(ours[i])); }
@@ -104,13 +143,15 @@ async function parent() {
 
   // Each configuration in its own process: ours prints one JSON line (--prefill), and so does
   // this script as a child for ONNX Runtime (its thread count is fixed once per process).
-  const sizes = ['--lengths', lengths.join(','), '--repeats', String(repeats)];
+  const sizes = ['--lengths', lengths.join(','), '--repeats', String(repeats), '--model', model, '--checkpoint', args.checkpoint,
+                 ...(decode > 0 && args['onnx-decode'] ? ['--decode', String(decode), '--onnx-decode', args['onnx-decode']] : [])];
+  const benchModel = [...(model === 'smollm2' ? ['--model', 'smollm2-135m'] : []), ...(decode > 0 ? ['--decode', String(decode)] : [])];
   // A relaxed-SIMD build (a .wasm beside its .js) needs node's flags for it (docs/kernels.md).
   const nodeFlags = (binary) => (/relaxed/.test(binary) ? ['--no-experimental-fetch', '--experimental-wasm-relaxed-simd'] : []);
-  const bench = (binary, threads, env = {}) => () =>
+  const bench = (binary, threads, env = {}, extra = []) => () =>
     runJson(binary.endsWith('.js') ? process.execPath : binary,
             [...(binary.endsWith('.js') ? [...nodeFlags(binary), binary] : []), '--prefill', lengths.join(','), '--repeats', String(repeats),
-             '--threads', String(threads)], env);
+             ...benchModel, ...extra, '--threads', String(threads)], env);
   const ort = (kind, threads) => () => runJson(process.execPath, [self, '--child', kind, '--threads', String(threads), '--onnx', args.onnx, ...sizes]);
   const configs = [
     ['AttnLab wasm', 1, bench(args.wasm, 1)],
@@ -123,30 +164,52 @@ async function parent() {
     ['AttnLab native', 2, bench(args.native, 2, { OMP_NUM_THREADS: '2' })],
     ['onnxruntime-node', 1, ort('ort-node', 1)],
     ['onnxruntime-node', 2, ort('ort-node', 2)],
+    ...(shaBf16 ? [['AttnLab native BF16', 1, bench(args.native, 1, { OMP_NUM_THREADS: '1' }, ['--dtype', 'bf16'])],
+                   ['AttnLab native BF16', 2, bench(args.native, 2, { OMP_NUM_THREADS: '2' }, ['--dtype', 'bf16'])]] : []),
   ];
-  const rows = [];
-  for (const [name, threads, run] of configs) {
-    const r = run();
-    if (r.checkpoint_sha256 && r.checkpoint_sha256 !== sha) { console.error(`compare.mjs: ${name} ran other weights (${r.checkpoint_sha256})`); process.exit(1); }
-    rows.push({ engine: name, name: r.version ? `${name} ${r.version}` : name, threads, ms: r.prefill_ms });
-    console.log(`${name}, ${threads} thread(s): ${lengths.map((L) => `L = ${L}: ${r.prefill_ms[L]} ms`).join(', ')}`);
-  }
+  // --only a,b: just the configurations whose name contains one of these (e.g. native,onnxruntime-node).
+  // --rounds R: every configuration once a round, the rounds one after the other, so that a
+  // machine whose speed drifts (other jobs) moves both sides of a ratio alike; each cell then shows
+  // the median of the rounds (and the min), each ratio the median of the rounds' own ratios.
+  const only = args.only ? args.only.split(',') : null;
+  const chosen = configs.filter(([name]) => !only || only.some((o) => name.includes(o)));
+  const rounds = Number(args.rounds ?? 1);
+  const rows = chosen.map(([name, threads]) => ({ engine: name, name, threads, runs: [] }));
+  for (let round = 0; round < rounds; ++round)
+    chosen.forEach(([name, threads, run], i) => {
+      const r = run();
+      const want = / BF16$/.test(name) ? shaBf16 : sha;
+      if (r.checkpoint_sha256 && r.checkpoint_sha256 !== want) { console.error(`compare.mjs: ${name} ran other weights (${r.checkpoint_sha256})`); process.exit(1); }
+      if (r.version) rows[i].name = `${name} ${r.version}`;
+      // --cpu 1: the process's CPU time instead of wall time (1 thread on a loaded machine).
+      rows[i].runs.push({ ...(args.cpu && r.prefill_cpu_ms ? r.prefill_cpu_ms : r.prefill_ms), decode: r.decode_ms });
+      console.log(`round ${round + 1}: ${name}, ${threads} thread(s): ${lengths.map((L) => `L = ${L}: ${r.prefill_ms[L]} ms`).join(', ')}${r.decode_ms ? `, decode ${r.decode_ms} ms a token` : ''}; load ${os.loadavg()[0].toFixed(1)}`);
+    });
+  const median = (xs) => { const v = xs.filter(Number.isFinite).sort((a, b) => a - b); return v.length ? (v[(v.length - 1) >> 1] + v[v.length >> 1]) / 2 : NaN; };
+  for (const r of rows) r.ms = Object.fromEntries([...lengths, 'decode'].map((L) => [L, median(r.runs.map((x) => x[L]))]));
   const find = (name, threads) => rows.find((r) => r.engine === name && r.threads === threads);
-  console.log(`\n| prefill (ms), best of ${repeats} | ${lengths.map((L) => `L = ${L}`).join(' | ')} |\n|---|${lengths.map(() => '---').join('|')}|`);
-  for (const r of rows) console.log(`| ${r.name}, ${r.threads} thread${r.threads > 1 ? 's' : ''} | ${lengths.map((L) => r.ms[L]).join(' | ')} |`);
+  const columns = decode > 0 ? [...lengths, 'decode'] : lengths;
+  const heads = columns.map((L) => (L === 'decode' ? `decode, ms a token (${decode} after 128)` : `L = ${L}`));
+  const fmt = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
+  const cell = (r, L) => (Number.isFinite(r.ms[L]) ? (rounds > 1 ? `${fmt(r.ms[L])} (min ${fmt(Math.min(...r.runs.map((x) => x[L])))})` : fmt(r.ms[L])) : "-");
+  console.log(`\n| ${model}: ${args.cpu ? 'CPU ' : ''}ms, best of ${repeats} in a process${rounds > 1 ? `, median (min) of ${rounds} rounds` : ''} | ${heads.join(' | ')} |\n|---|${columns.map(() => '---').join('|')}|`);
+  for (const r of rows) console.log(`| ${r.name}, ${r.threads} thread${r.threads > 1 ? 's' : ''} | ${columns.map((L) => cell(r, L)).join(' | ')} |`);
   const ratio = (peer, ours, threads, target) => {
     const p = find(peer, threads), o = find(ours, threads);
     if (!p || !o) return;
-    const cells = lengths.map((L) => p.ms[L] / o.ms[L]);
-    console.log(`| ${peer} / ${ours}, ${threads} thread${threads > 1 ? 's' : ''} (target >= ${target}) | ${cells.map((x) => `${x.toFixed(2)}${x >= target ? '' : ' (missed)'}`).join(' | ')} |`);
+    const cells = columns.map((L) => median(p.runs.map((x, i) => x[L] / o.runs[i][L])));
+    console.log(`| ${peer} / ${ours}, ${threads} thread${threads > 1 ? 's' : ''} (target >= ${target.toFixed(2)}) | ${cells.map((x) => (Number.isFinite(x) ? `${x.toFixed(2)}${x >= target ? '' : ' (missed)'}` : '-')).join(' | ')} |`);
   };
-  console.log(`\n| speed-up: peer time / AttnLab time | ${lengths.map((L) => `L = ${L}`).join(' | ')} |\n|---|${lengths.map(() => '---').join('|')}|`);
+  console.log(`\n| speed-up: peer time / AttnLab time | ${heads.join(' | ')} |\n|---|${columns.map(() => '---').join('|')}|`);
   ratio('onnxruntime-web', 'AttnLab wasm', 1, 1.3);
   ratio('onnxruntime-web', 'AttnLab wasm', all, 1.3);
   ratio('onnxruntime-web', 'AttnLab wasm relaxed SIMD', 1, 1.3);
   ratio('onnxruntime-web', 'AttnLab wasm relaxed SIMD', all, 1.3);
   ratio('onnxruntime-node', 'AttnLab native', 1, 1.0);
   ratio('onnxruntime-node', 'AttnLab native', 2, 1.0);
+  // BF16 within 1.1x of F32: F32 time / BF16 time >= 1 / 1.1.
+  ratio('AttnLab native', 'AttnLab native BF16', 1, 1 / 1.1);
+  ratio('AttnLab native', 'AttnLab native BF16', 2, 1 / 1.1);
   console.log(`\nload average after: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 }
 

@@ -229,6 +229,12 @@ export async function tinyModel({ browser, server, out }) {
         check(ind && ind.weight > INDUCTION_THRESHOLD && marked,
               `the "Repeated names" sample shows an induction head above ${INDUCTION_THRESHOLD}, marked in the grid (issue 12)`,
               ind ? `L${ind.layer} H${ind.head}: ${ind.weight.toFixed(3)} (uniform attention: ${ind.uniform.toFixed(3)}); marked: ${!!marked}` : "none");
+        // Issue 35 section 5: the sample shows what induction is for, the repeat's next word, the one
+        // that followed "baked" in the text itself (README and Help say so).
+        const top = st.attention.top10?.[0];
+        check(top && top.token === " bread" && top.p > 0.3,
+              "the \"Repeated names\" sample's likeliest next token is \" bread\", the word that followed \"baked\"",
+              JSON.stringify(st.attention.top10?.slice(0, 3)));
       }
     }
 

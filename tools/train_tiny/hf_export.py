@@ -137,7 +137,8 @@ def write_safetensors(path, tensors, metadata):
 
 
 def read_safetensors(path, dtype=torch.float64):
-    """Every tensor of an F16 or F32 safetensors file, as `dtype` (bench/onnx/export_gpt2.py reads F32)."""
+    """Every tensor of an F16, BF16 or F32 safetensors file, as `dtype` (bench/onnx/export_gpt2.py and
+    export_llama.py read F32)."""
     with open(path, "rb") as f:
         data = f.read()
     n = struct.unpack("<Q", data[:8])[0]
@@ -146,11 +147,13 @@ def read_safetensors(path, dtype=torch.float64):
     for name, info in header.items():
         if name == "__metadata__":
             continue
-        element = {"F16": "<f2", "F32": "<f4"}.get(info["dtype"])
+        element = {"F16": "<f2", "F32": "<f4", "BF16": "<u2"}.get(info["dtype"])
         if element is None:
-            raise ValueError(f"{path}: tensor {name} is {info['dtype']}; only F16 and F32 are read")
+            raise ValueError(f"{path}: tensor {name} is {info['dtype']}; only F16, BF16 and F32 are read")
         a, b = info["data_offsets"]
         arr = np.frombuffer(data[8 + n + a:8 + n + b], dtype=element).reshape(info["shape"])
+        if info["dtype"] == "BF16":  # the upper half of a float32
+            arr = (arr.astype(np.uint32) << 16).view(np.float32)
         out[name] = torch.from_numpy(arr.astype(np.float64 if dtype == torch.float64 else np.float32))
     return out
 

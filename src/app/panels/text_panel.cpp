@@ -35,10 +35,13 @@ constexpr SampleText kSamples[] = {
      "day.\n"
      "And God said, Let there be a firmament in the midst of the waters, and let it divide the waters from the waters."},
     // A passage and its repeat: an induction head looks from each repeated token to the one that
-    // followed it the first time, so its map shows a stripe parallel to the diagonal.
+    // followed it the first time, so its map shows a stripe parallel to the diagonal, and the
+    // model predicts the repeat's next word ("bread", which followed "baked"). "baked" is said
+    // once: with "bought bread" after "bought apples" the built-in 4-layer model, which copies what
+    // followed the last token, left "bread" out of its top 10.
     {"Repeated names",
-     "Mary and John went to the market on Saturday. Mary bought apples and John bought bread. On Sunday, Mary "
-     "and John went to the market again. Mary bought apples and John bought"},
+     "Mary and John went to the market on Saturday. Mary bought apples and John baked bread. On Sunday, Mary "
+     "and John went to the market again. Mary bought apples and John baked"},
     {"A long list",
      "Things to pack for the hike: tent, sleeping bag, stove, matches, water filter, map, compass, first-aid kit, "
      "headlamp, spare batteries, rain jacket, warm socks, sunscreen, snacks, and"},
