@@ -7,11 +7,13 @@
 //     units (some empty) merge into the one-process run's files byte for byte, the JSON apart from
 //     its timing fields; each shard's records cover exactly its block of the units, computed here;
 //   - a set with a shard missing, repeated or run on another model, text, plan, options or
-//     experiment is refused with a message that names the shard and what differs.
+//     experiment is refused with a message that names the shard and what differs;
+//   - scripts/slurm/submit.sh passes the experiment's name through (fading, with a stand-in sbatch).
 //
 //   node tests/cli/shard_merge_test.mjs PATH/TO/attnlab
-import { check, run, finish } from "./harness.mjs";
-import { readFileSync, readdirSync, writeFileSync, mkdtempSync, rmSync } from "node:fs";
+import { check, cli, run, finish } from "./harness.mjs";
+import { readFileSync, readdirSync, writeFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -167,6 +169,30 @@ for (const name of ["all", "fading"]) {
   const b = experiment(name, path.join(tmp, "bad"), ["--shard", "4/3"]);
   check(b.code === 2 && /--shard/.test(b.err), `${name}: --shard 4/3 is refused as bad usage`, b.err.trim());
 }
+
+// ---- scripts/slurm/submit.sh passes any experiment's name through ------------------------------
+// A stand-in for sbatch that runs each array task, then the merge, at once (the real Slurm is
+// tests/cli/slurm_test.sh's, which needs root).
+const bin = path.join(tmp, "bin");
+mkdirSync(bin);
+writeFileSync(path.join(bin, "sbatch"), `#!/usr/bin/env bash
+array= out= script=
+for a in "$@"; do case $a in --array=*) array=\${a#--array=} ;; --output=*) out=\${a#--output=} ;; --*) ;; *) script=$a ;; esac; done
+if [[ -n $array ]]; then
+  for k in \${array//,/ }; do SLURM_ARRAY_TASK_ID=$k bash "$script" > "\${out//%a/$k}" 2>&1 || exit 1; done
+else bash "$script" > "$out" 2>&1 || exit 1; fi
+echo 4242
+`, { mode: 0o755 });
+const submitted = path.join(tmp, "submitted");
+const sub = spawnSync(path.join(root, "scripts/slurm/submit.sh"), ["fading", "--model", model, "--text", textFile, "--out", submitted,
+  "--tasks", "3", "--", "--max-L", "24", "--windows", "5", "--needle"],
+  { encoding: "utf8", env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, ATTNLAB: path.resolve(cli) } });
+check(sub.status === 0 && /array 4242: shards 1,2,3 of 3/.test(sub.stdout), "submit.sh fading submits 3 shards and the merge", sub.stderr);
+const direct = path.join(tmp, "fading-text-whole");
+r = run(["experiment", "fading", ...tiny, "--text", textFile, "--out", direct, "--max-L", "24", "--windows", "5", "--needle"]);
+const readOrNull = (dir, file) => { try { return read(dir, file); } catch { return null; } };
+check(r.code === 0 && ["fading.csv", "needle.csv"].every((f) => readOrNull(submitted, f) !== null && readOrNull(submitted, f) === read(direct, f)),
+  "submit.sh fading: the merged tables equal the one-process run's", r.err);
 
 rmSync(tmp, { recursive: true, force: true });
 finish("shard_merge_test");
