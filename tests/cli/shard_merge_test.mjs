@@ -7,7 +7,8 @@
 //     units (some empty) merge into the one-process run's files byte for byte, the JSON apart from
 //     its timing fields; each shard's records cover exactly its block of the units, computed here;
 //   - a set with a shard missing, repeated or run on another model, text, plan, options or
-//     experiment is refused with a message that names the shard and what differs;
+//     experiment is refused with a message that names the shard and what differs, and so is a
+//     merge after the text changed;
 //   - scripts/slurm/submit.sh passes the experiment's name through (fading, with a stand-in sbatch).
 //
 //   node tests/cli/shard_merge_test.mjs PATH/TO/attnlab
@@ -165,6 +166,15 @@ if (all3.length === 3) {
   }
   refused([all3[0], all3[1], shards[2]], /differs from shard 1|is one of/, "records: a normalizer-swap shard among all's is refused");
 }
+// The merge reads the model and the text again: a text changed since the shards ran is refused.
+const changing = path.join(tmp, "changing.txt");
+writeFileSync(changing, readFileSync(textFile, "utf8"));
+const before = [1, 2].map((k) => path.join(tmp, `changing-${k}`));
+const ranBefore = before.every((dir, i) => experiment("gradient", dir, ["--shard", `${i + 1}/2`], ["--text", changing]).code === 0);
+writeFileSync(changing, readFileSync(otherText, "utf8"));
+refused(before, /corpus \(SHA-256\) is now .* but the shards ran .*a file changed/,
+  "records: a merge after the text changed is refused, naming the corpus");
+check(ranBefore, "the two shards over the text before it changed ran");
 for (const name of ["all", "fading"]) {
   const b = experiment(name, path.join(tmp, "bad"), ["--shard", "4/3"]);
   check(b.code === 2 && /--shard/.test(b.err), `${name}: --shard 4/3 is refused as bad usage`, b.err.trim());

@@ -326,6 +326,8 @@ int cli_experiment(int argc, char** argv, int first) {
     if (!make_output_folder(out_dir, error)) return fail(error);
 
     ctx.model_sha256 = sha256_hex(ck.file.bytes());
+    const ShardRun sharded{name, ctx.model_sha256, ctx.corpus_sha256, ctx.attention, shard_run_arguments(argc, argv, first)};
+    if (!same_as_merged_shards(sharded, error)) return fail(error);
 
     const auto forward_start = SteadyClock::now();
     AttentionCapture capture(options.residual_vectors);
@@ -375,8 +377,7 @@ int cli_experiment(int argc, char** argv, int first) {
     }
     if (kinds.size() > 1) std::printf("total %.1f s including the forward pass\n", total_seconds);
     if (shard_only) {
-        const ShardRun run{name, ctx.model_sha256, ctx.corpus_sha256, ctx.attention, shard_run_arguments(argc, argv, first)};
-        if (!write_records_shard(out_dir, run, shard, heads, slice->produced, error)) return fail(error);
+        if (!write_records_shard(out_dir, sharded, shard, heads, slice->produced, error)) return fail(error);
         std::printf("shard %d/%d: heads %d..%d of %d in %s\n", shard.index, shard.count, slice->first, slice->end, heads,
                     (out_dir / "units.txt").c_str());
     }

@@ -489,6 +489,12 @@ int cli_fading(int argc, char** argv, int first) {
     const std::filesystem::path out_dir = *args.value("out");
     if (!make_output_folder(out_dir, error)) return fail(error);
 
+    ShardRun sharded;  // hashing the model costs a read of it: only for a shard or a merge
+    if (shard.given || rerunning_from_shards()) {
+        sharded = {"fading", sha256_hex(ck.file.bytes()), sha256_hex(in.bytes), attention_spec(plan),
+                   shard_run_arguments(argc, argv, first - 1)};
+        if (!same_as_merged_shards(sharded, error)) return fail(error);
+    }
     ProgressBar bar(args.flag("quiet"));
     const int fading_windows = static_cast<int>(window_offsets(static_cast<int>(in.ids.size()), run.max_L, windows).size());
     const std::unique_ptr<UnitSlice> slice = unit_slice_for(shard, fading_windows);
@@ -506,8 +512,6 @@ int cli_fading(int argc, char** argv, int first) {
     }
     if (slice && !slice->merging()) {
         if (needle_slice) slice->produced.merge(needle_slice->produced);
-        const ShardRun sharded{"fading", sha256_hex(ck.file.bytes()), sha256_hex(in.bytes), attention_spec(plan),
-                               shard_run_arguments(argc, argv, first - 1)};
         if (!write_records_shard(out_dir, sharded, shard, fading_windows, slice->produced, error)) return fail(error);
         std::printf("fading shard %d/%d: windows %d..%d of %d in %s\n", shard.index, shard.count, slice->first, slice->end, fading_windows,
                     (out_dir / "units.txt").c_str());

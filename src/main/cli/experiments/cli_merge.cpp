@@ -206,14 +206,18 @@ int merge_records(const std::vector<ShardFolder>& shards, const std::string& out
     std::string error;
     for (const ShardFolder& s : shards)
         if (!read_unit_records(s.dir / manifest_string(s, "records"), records, error)) return fail(error);
-    std::vector<std::string> arguments;
-    for (const json::Value& a : shards[0].manifest.find("arguments")->items()) arguments.push_back(a.as_string());
+    ShardRun run{manifest_string(shards[0], "experiment"),
+                 manifest_string(shards[0], "model_sha256"),
+                 manifest_string(shards[0], "corpus_sha256"),
+                 manifest_string(shards[0], "plan"),
+                 {}};
+    for (const json::Value& a : shards[0].manifest.find("arguments")->items()) run.arguments.push_back(a.as_string());
     std::error_code ec;
     const std::filesystem::path out_dir = std::filesystem::absolute(out, ec);
     const std::string cwd = manifest_string(shards[0], "cwd");
     if (!cwd.empty() && (std::filesystem::current_path(cwd, ec), ec))
         return fail("cannot enter " + cwd + ", the folder the shards ran in (their paths are relative to it): " + ec.message());
-    const int code = rerun_with_records(arguments, out_dir.string(), records);
+    const int code = rerun_with_records(run, out_dir.string(), records);
     if (code == 0)
         std::printf("merged %zu shards of %s into %s\n", shards.size(), manifest_string(shards[0], "experiment").c_str(), out.c_str());
     return code;

@@ -58,7 +58,8 @@ bool write_shard_manifest(const std::filesystem::path& dir, const std::string& e
 }
 
 namespace {
-const UnitRecords* merging = nullptr;  // set while `attnlab merge` reruns an experiment
+const UnitRecords* merging = nullptr;   // set while `attnlab merge` reruns an experiment
+const ShardRun* merging_run = nullptr;  // the run the shards recorded, meanwhile
 }  // namespace
 
 std::vector<std::string> shard_run_arguments(int argc, char** argv, int name_at) {
@@ -149,17 +150,36 @@ bool read_unit_records(const std::filesystem::path& file, UnitRecords& records, 
     return true;
 }
 
-int rerun_with_records(const std::vector<std::string>& arguments, const std::string& out, const UnitRecords& records) {
+int rerun_with_records(const ShardRun& run, const std::string& out, const UnitRecords& records) {
     std::vector<std::string> words = {"attnlab", "experiment"};
-    words.insert(words.end(), arguments.begin(), arguments.end());
+    words.insert(words.end(), run.arguments.begin(), run.arguments.end());
     words.insert(words.end(), {"--out", out, "--quiet"});
     std::vector<char*> argv;
     for (std::string& w : words) argv.push_back(w.data());
     argv.push_back(nullptr);
     merging = &records;
+    merging_run = &run;
     const int code = cli_experiment(static_cast<int>(words.size()), argv.data(), 2);
     merging = nullptr;
+    merging_run = nullptr;
     return code;
+}
+
+bool rerunning_from_shards() { return merging_run != nullptr; }
+
+bool same_as_merged_shards(const ShardRun& now, std::string& error) {
+    if (!merging_run) return true;
+    const std::pair<const char*, std::pair<std::string, std::string>> fields[] = {
+        {"model (SHA-256)", {now.model_sha256, merging_run->model_sha256}},
+        {"corpus (SHA-256)", {now.corpus_sha256, merging_run->corpus_sha256}},
+        {"plan", {now.plan, merging_run->plan}}};
+    for (const auto& [what, values] : fields)
+        if (values.first != values.second) {
+            error = std::string("the ") + what + " is now \"" + values.first + "\", but the shards ran \"" + values.second +
+                    "\": a file changed since the shards ran; run them again";
+            return false;
+        }
+    return true;
 }
 
 }  // namespace attnlab

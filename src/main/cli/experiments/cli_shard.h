@@ -55,8 +55,13 @@ bool write_records_shard(const std::filesystem::path& dir, const ShardRun& run, 
                          const UnitRecords& records, std::string& error);
 bool read_unit_records(const std::filesystem::path& file, UnitRecords& records, std::string& error);
 
-// `attnlab merge`: runs `attnlab experiment ARGUMENTS --out OUT` with every unit's record from
-// `records` (unit_slice_for hands them to the experiment); its exit code.
-int rerun_with_records(const std::vector<std::string>& arguments, const std::string& out, const UnitRecords& records);
+// `attnlab merge`: runs `attnlab experiment ARGUMENTS --out OUT` (the shards' run.arguments) with
+// every unit's record from `records` (unit_slice_for hands them to the experiment); its exit code.
+int rerun_with_records(const ShardRun& run, const std::string& out, const UnitRecords& records);
+
+// Under `attnlab merge`: false with a message when the model, the corpus or the plan the rerun
+// read is not what the shards ran (a file changed since); true otherwise.
+bool same_as_merged_shards(const ShardRun& now, std::string& error);
+bool rerunning_from_shards();  // whether `attnlab merge` is running the experiment now
 
 }  // namespace attnlab
