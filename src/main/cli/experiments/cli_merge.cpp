@@ -81,6 +81,11 @@ bool read_shard(const std::filesystem::path& dir, ShardFolder& s, std::string& e
     if (!read_json(dir / "shard.json", s.manifest, text, error)) return false;
     const json::Value *k = s.manifest.find("shard"), *n = s.manifest.find("of"), *summary = s.manifest.find("summary");
     s.records = s.manifest.find("records") != nullptr;
+    const json::Value* arguments = s.manifest.find("arguments");
+    if (s.records && (!arguments || !arguments->is_array() || arguments->items().empty())) {
+        error = (dir / "shard.json").string() + ": a records shard without its arguments (the run the merge repeats)";
+        return false;
+    }
     if (!k || !n || !k->as_int(1, 1 << 20) || !n->as_int(1, 1 << 20) || (!s.records && (!summary || !summary->is_string()))) {
         error = (dir / "shard.json").string() + ": lacks shard, of, or records or summary";
         return false;
