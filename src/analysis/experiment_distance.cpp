@@ -51,11 +51,14 @@ std::vector<double> distance_row(const HeadInputs& h, int L, int N, long long sk
 
 // Per-query distances of one head for each N in Ns, over query rows 0..end_row-1:
 // result[k][t] for Ns[k], computed only where row t sees at least N + 1 tokens (N <= t).
-std::vector<std::vector<SelectionDistance>> head_distances(const HeadInputs& h, std::span<const int> Ns, int end_row,
+// The Gram matrix is over the first gram_rows >= end_row tokens: a product's rounding may depend
+// on its size, and critical-n keeps it fixed so that a query's values do not depend on how far
+// the search has gone (nor on which Ls a shard computes).
+std::vector<std::vector<SelectionDistance>> head_distances(const HeadInputs& h, std::span<const int> Ns, int end_row, int gram_rows,
                                                            DistanceOptions options, std::uint64_t seed, std::uint64_t tag) {
     // One Gram matrix per head serves all its queries (the distances' fast path).
     RowMatrixXd gram;
-    gram.noalias() = h.x.topRows(end_row) * h.x.topRows(end_row).transpose();  // (end_row, end_row)
+    gram.noalias() = h.x.topRows(gram_rows) * h.x.topRows(gram_rows).transpose();  // (gram_rows, gram_rows)
     std::vector<std::vector<SelectionDistance>> out(Ns.size(), std::vector<SelectionDistance>(static_cast<size_t>(end_row)));
     std::vector<int> valid;
     const int n_min = *std::min_element(Ns.begin(), Ns.end());
@@ -86,17 +89,17 @@ struct DistancePoint {
     size_t n;  // index into Ns
 };
 
-void distance_table(const AttentionCapture& c, const ExperimentOptions& o, std::span<const int> Ns, int end_row,
+bool distance_table(const AttentionCapture& c, const ExperimentOptions& o, std::span<const int> Ns, int end_row,
                     const std::vector<DistancePoint>& points, const char* name, std::uint64_t tag, ExperimentResult& out,
-                    const ExperimentProgress& progress) {
+                    std::string& error, const ExperimentProgress& progress) {
     const int heads = heads_of(c);
     std::vector<std::vector<std::vector<double>>> rows(static_cast<size_t>(heads));
     long long done = 0;
-    for_each_head(heads, progress, done, heads, experiment_name(out.kind), [&](int index) {
+    for_each_head(o.slice, heads, progress, done, heads, experiment_name(out.kind), [&](int index) {
         const HeadInputs h = head_inputs(c, index / c.n_head(), index % c.n_head(), o.residual_vectors);
         DistanceOptions options;
         options.samples = o.samples;
-        const auto per_query = head_distances(h, Ns, end_row, options, o.seed, tag);
+        const auto per_query = head_distances(h, Ns, end_row, end_row, options, o.seed, tag);
         for (const DistancePoint& p : points) {
             const int N = Ns[p.n];
             DistanceSummary s;
@@ -105,43 +108,134 @@ void distance_table(const AttentionCapture& c, const ExperimentOptions& o, std::
         }
     });
     Table table{name, distance_columns(), {}};
+    const auto save = [&](int index) { return flatten_rows(rows[static_cast<size_t>(index)]); };
+    const auto load = [&](int index, const std::vector<double>& r) {
+        return unflatten_rows(r, table.columns.size(), rows[static_cast<size_t>(index)]);
+    };
+    if (!exchange_records(o.slice, static_cast<int>(tag) * 1000, heads, save, load, error)) return false;
+    if (!builds_tables(o.slice)) return true;
     append_in_order(rows, table);
     for (const DistancePoint& p : points) {
         out.queries_used += static_cast<long long>(heads) * (p.L - Ns[p.n]);
         out.queries_skipped += static_cast<long long>(heads) * Ns[p.n];
     }
     out.tables.push_back(std::move(table));
+    return true;
 }
 
 }  // namespace
 
-bool run_distance_vs_L(const AttentionCapture& c, const ExperimentOptions& o, ExperimentResult& out, std::string&,
+bool run_distance_vs_L(const AttentionCapture& c, const ExperimentOptions& o, ExperimentResult& out, std::string& error,
                        const ExperimentProgress& progress) {
     const int Ns[] = {o.N};
     std::vector<DistancePoint> points;
     for (int L : o.Ls) points.push_back({L, 0});
-    distance_table(c, o, Ns, *std::max_element(o.Ls.begin(), o.Ls.end()), points, "distance_vs_L", 1, out, progress);
-    return true;
+    return distance_table(c, o, Ns, *std::max_element(o.Ls.begin(), o.Ls.end()), points, "distance_vs_L", 1, out, error, progress);
 }
 
-bool run_distance_vs_N(const AttentionCapture& c, const ExperimentOptions& o, ExperimentResult& out, std::string&,
+bool run_distance_vs_N(const AttentionCapture& c, const ExperimentOptions& o, ExperimentResult& out, std::string& error,
                        const ExperimentProgress& progress) {
     std::vector<DistancePoint> points;
     for (size_t k = 0; k < o.Ns.size(); ++k) points.push_back({c.length(), k});
-    distance_table(c, o, o.Ns, c.length(), points, "distance_vs_N", 2, out, progress);
+    return distance_table(c, o, o.Ns, c.length(), points, "distance_vs_N", 2, out, error, progress);
+}
+
+namespace {
+
+constexpr int kChunk = 8;  // the critical-N search tries N in chunks of 8: 1..8, 9..16, ...
+
+// The N of the chunk that starts at N_first: at most kChunk, each <= top_L - 1 and <= max_n.
+std::vector<int> chunk_Ns(int N_first, int top_L, int max_n) {
+    std::vector<int> Ns;
+    for (int N = N_first; N <= std::min({N_first + kChunk - 1, top_L - 1, max_n}); ++N) Ns.push_back(N);
+    return Ns;
+}
+
+// One head's means for one chunk: [i][k] = {queries, mean d_A, mean E[d_A]} over the first Ls[i]
+// queries for Ns[k], for the Ls with open[i] (the others are left NaN). Ls is sorted.
+using ChunkMeans = std::vector<std::vector<std::array<double, 3>>>;
+
+ChunkMeans head_chunk_means(const AttentionCapture& c, const ExperimentOptions& o, int index, const std::vector<int>& Ls,
+                            const std::vector<char>& open, const std::vector<int>& Ns) {
+    const double nan = std::nan("");
+    ChunkMeans mine(Ls.size(), std::vector<std::array<double, 3>>(Ns.size(), {nan, nan, nan}));
+    int L_top = 0;
+    for (size_t i = 0; i < Ls.size(); ++i)
+        if (open[i]) L_top = Ls[i];
+    const HeadInputs h = head_inputs(c, index / c.n_head(), index % c.n_head(), o.residual_vectors);
+    DistanceOptions options;
+    options.samples = o.critical_samples;
+    options.bounds = false;
+    options.approx = false;
+    const auto per_query = head_distances(h, Ns, L_top, Ls.back(), options, o.seed, 3);
+    for (size_t i = 0; i < Ls.size(); ++i) {
+        if (!open[i]) continue;
+        for (size_t k = 0; k < Ns.size(); ++k) {
+            Summary d, e;
+            for (int t = Ns[k]; t < Ls[i]; ++t) {
+                d.add(per_query[k][static_cast<size_t>(t)].d_A);
+                e.add(per_query[k][static_cast<size_t>(t)].expected_A);
+            }
+            mine[i][k] = {double(d.n), d.mean_or_nan(), e.mean_or_nan()};
+        }
+    }
+    return mine;
+}
+
+std::vector<double> flatten_means(const ChunkMeans& m) {
+    std::vector<double> out;
+    for (const auto& per_L : m)
+        for (const auto& v : per_L) out.insert(out.end(), v.begin(), v.end());
+    return out;
+}
+
+// A record of a shard's chunk holds every N up to the largest L; the search may want fewer.
+bool unflatten_means(const std::vector<double>& r, size_t n_L, size_t n_N, ChunkMeans& m) {
+    const size_t stride = n_L ? r.size() / (3 * n_L) : 0;
+    if (n_L == 0 || r.size() != 3 * n_L * stride || stride < n_N) return false;
+    m.assign(n_L, std::vector<std::array<double, 3>>(n_N));
+    for (size_t i = 0; i < n_L; ++i)
+        for (size_t k = 0; k < n_N; ++k)
+            for (size_t f = 0; f < 3; ++f) m[i][k][f] = r[(i * stride + k) * 3 + f];
     return true;
 }
+
+int chunk_stage(int N_first) { return 3000 + (N_first - 1) / kChunk; }
+
+// A shard cannot know where the search stops (that needs every head): it computes its heads'
+// means for every L and every chunk up to the largest L or max_critical_n, and keeps them.
+bool critical_n_shard(const AttentionCapture& c, const ExperimentOptions& o, const std::vector<int>& Ls, std::string& error,
+                      const ExperimentProgress& progress) {
+    const int heads = heads_of(c);
+    const std::vector<char> all(Ls.size(), 1);
+    long long done = 0;
+    for (int N_first = 1;; N_first += kChunk) {
+        const std::vector<int> Ns = chunk_Ns(N_first, Ls.back(), o.critical_max_n);
+        if (Ns.empty()) return true;
+        std::vector<ChunkMeans> means(static_cast<size_t>(heads));
+        for_each_head(o.slice, heads, progress, done, done + heads,
+                      "critical-n, N " + std::to_string(N_first) + ".." + std::to_string(Ns.back()),
+                      [&](int index) { means[static_cast<size_t>(index)] = head_chunk_means(c, o, index, Ls, all, Ns); });
+        const auto save = [&](int index) { return flatten_means(means[static_cast<size_t>(index)]); };
+        if (!exchange_records(
+                o.slice, chunk_stage(N_first), heads, save, [](int, const std::vector<double>&) { return true; }, error))
+            return false;
+    }
+}
+
+}  // namespace
 
 // Algorithm 3: for each L, the smallest N at which a two-sample KS test of the per-head mean
 // d_A against the per-head mean E[d_A] no longer rejects. N is searched upwards in chunks, and
 // every chunk's per-query values serve every L at once (the per-L means are means over the
-// first L queries). An L drops out of the search once its N* is found.
+// first L queries). An L drops out of the search once its N* is found. A merge runs the same
+// search on the means its shards computed.
 bool run_critical_n(const AttentionCapture& c, const ExperimentOptions& o, ExperimentResult& out, std::string& error,
                     const ExperimentProgress& progress) {
-    constexpr int kChunk = 8;
     const int heads = heads_of(c);
     std::vector<int> Ls = o.Ls;
     std::sort(Ls.begin(), Ls.end());
+    if (!builds_tables(o.slice)) return critical_n_shard(c, o, Ls, error, progress);
     std::vector<int> n_star(Ls.size(), 0);  // 0 = not found (yet)
     std::vector<KsResult> at_star(Ls.size(), KsResult{0, 0, false});
     Table scan{"critical_n_scan", {"L", "N", "D", "p_value", "exact", "rejected"}, {}};
@@ -157,39 +251,24 @@ bool run_critical_n(const AttentionCapture& c, const ExperimentOptions& o, Exper
     int N_first = 1;
     for (std::vector<size_t> open = open_Ls(); !open.empty(); open = open_Ls()) {
         // The largest N still worth trying: an L needs N <= L - 1, and we stop at critical_max_n.
-        const int L_top = Ls[open.back()];
-        const int N_last = std::min({N_first + kChunk - 1, L_top - 1, o.critical_max_n});
-        if (N_first > N_last) break;
-        std::vector<int> Ns;
-        for (int N = N_first; N <= N_last; ++N) Ns.push_back(N);
+        const std::vector<int> Ns = chunk_Ns(N_first, Ls[open.back()], o.critical_max_n);
+        if (Ns.empty()) break;
+        std::vector<char> is_open(Ls.size(), 0);
+        for (size_t i : open) is_open[i] = 1;
 
-        // means[index][i][k]: head index's mean over the first Ls[open[i]] queries, for Ns[k].
-        std::vector<std::vector<std::vector<std::array<double, 3>>>> means(static_cast<size_t>(heads));
+        // means[index][i][k]: head index's mean over the first Ls[i] queries, for Ns[k].
+        std::vector<ChunkMeans> means(static_cast<size_t>(heads));
         const long long total = done + heads;
-        for_each_head(heads, progress, done, total, "critical-n, N " + std::to_string(N_first) + ".." + std::to_string(N_last),
-                      [&](int index) {
-                          const HeadInputs h = head_inputs(c, index / c.n_head(), index % c.n_head(), o.residual_vectors);
-                          DistanceOptions options;
-                          options.samples = o.critical_samples;
-                          options.bounds = false;
-                          options.approx = false;
-                          const auto per_query = head_distances(h, Ns, L_top, options, o.seed, 3);
-                          auto& mine = means[static_cast<size_t>(index)];
-                          mine.assign(open.size(), std::vector<std::array<double, 3>>(Ns.size(), {0, 0, 0}));
-                          for (size_t i = 0; i < open.size(); ++i) {
-                              const int L = Ls[open[i]];
-                              for (size_t k = 0; k < Ns.size(); ++k) {
-                                  Summary d, e;
-                                  for (int t = Ns[k]; t < L; ++t) {
-                                      d.add(per_query[k][static_cast<size_t>(t)].d_A);
-                                      e.add(per_query[k][static_cast<size_t>(t)].expected_A);
-                                  }
-                                  mine[i][k] = {double(d.n), d.mean_or_nan(), e.mean_or_nan()};
-                              }
-                          }
-                      });
-        for (size_t i = 0; i < open.size(); ++i) {
-            const int L = Ls[open[i]];
+        for_each_head(o.slice, heads, progress, done, total, "critical-n, N " + std::to_string(N_first) + ".." + std::to_string(Ns.back()),
+                      [&](int index) { means[static_cast<size_t>(index)] = head_chunk_means(c, o, index, Ls, is_open, Ns); });
+        const auto load = [&](int index, const std::vector<double>& r) {
+            return unflatten_means(r, Ls.size(), Ns.size(), means[static_cast<size_t>(index)]);
+        };
+        if (!exchange_records(
+                o.slice, chunk_stage(N_first), heads, [](int) { return std::vector<double>{}; }, load, error))
+            return false;
+        for (size_t i : open) {
+            const int L = Ls[i];
             for (size_t k = 0; k < Ns.size() && Ns[k] < L; ++k) {
                 std::vector<double> d(static_cast<size_t>(heads)), e(static_cast<size_t>(heads));
                 for (int index = 0; index < heads; ++index) {
@@ -206,15 +285,15 @@ bool run_critical_n(const AttentionCapture& c, const ExperimentOptions& o, Exper
                 }
                 const bool rejected = ks.p_value < o.ks_level;
                 scan.rows.push_back({double(L), double(Ns[k]), ks.statistic, ks.p_value, ks.exact ? 1.0 : 0.0, rejected ? 1.0 : 0.0});
-                if (!rejected && !n_star[open[i]]) {
-                    n_star[open[i]] = Ns[k];
-                    at_star[open[i]] = ks;
+                if (!rejected && !n_star[i]) {
+                    n_star[i] = Ns[k];
+                    at_star[i] = ks;
                 }
                 out.queries_used += static_cast<long long>(heads) * (L - Ns[k]);
                 out.queries_skipped += static_cast<long long>(heads) * Ns[k];
             }
         }
-        N_first = N_last + 1;
+        N_first = Ns.back() + 1;
     }
 
     Table summary{"critical_n", {"L", "N_star", "found", "N_star_over_L", "D", "p_value", "exact"}, {}};

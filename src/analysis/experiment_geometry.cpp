@@ -21,7 +21,7 @@ bool run_separability(const AttentionCapture& c, const ExperimentOptions& o, Exp
     std::vector<std::string> errors(static_cast<size_t>(heads));
     std::vector<long long> lower_undefined(static_cast<size_t>(heads), 0);
     long long done = 0;
-    for_each_head(heads, progress, done, heads, "separability", [&](int index) {
+    for_each_head(o.slice, heads, progress, done, heads, "separability", [&](int index) {
         const HeadInputs h = head_inputs(c, index / c.n_head(), index % c.n_head(), o.residual_vectors);
         RowMatrixXd unit;
         if (!normalize_rows(h.x, o.M, unit, errors[static_cast<size_t>(index)])) return;
@@ -67,6 +67,20 @@ bool run_separability(const AttentionCapture& c, const ExperimentOptions& o, Exp
                 {"layer", "head", "L", "N", "queries", "skipped", "ratio_mean", "ratio_sd", "N_s_mean", "N_s_sd", "r_mean", "r_sd",
                  "delta_mean", "delta_sd", "lower_mean", "lower_sd", "upper_mean", "upper_sd"},
                 {}};
+    // A head's record: its count of undefined lower bounds, then its rows.
+    const auto save = [&](int index) {
+        std::vector<double> r = {double(lower_undefined[static_cast<size_t>(index)])};
+        const std::vector<double> flat = flatten_rows(rows[static_cast<size_t>(index)]);
+        r.insert(r.end(), flat.begin(), flat.end());
+        return r;
+    };
+    const auto load = [&](int index, const std::vector<double>& r) {
+        if (r.empty()) return false;
+        lower_undefined[static_cast<size_t>(index)] = static_cast<long long>(r[0]);
+        return unflatten_rows(std::vector<double>(r.begin() + 1, r.end()), table.columns.size(), rows[static_cast<size_t>(index)]);
+    };
+    if (!exchange_records(o.slice, 4000, heads, save, load, error)) return false;
+    if (!builds_tables(o.slice)) return true;
     append_in_order(rows, table);
     for (int N : Ns) {
         out.queries_used += static_cast<long long>(heads) * (T - N);
@@ -81,7 +95,36 @@ bool run_separability(const AttentionCapture& c, const ExperimentOptions& o, Exp
     return true;
 }
 
-bool run_gradient(const AttentionCapture& c, const ExperimentOptions& o, ExperimentResult& out, std::string&,
+namespace {
+
+// A head's gradient summaries as one record: (n, mean, m2) per Summary of g, then of J, then J_max.
+template <typename HeadGradient>
+std::vector<double> gradient_record(const HeadGradient& hg) {
+    std::vector<double> r;
+    for (const auto* list : {&hg.g, &hg.J})
+        for (const Summary& s : *list) r.insert(r.end(), {double(s.n), s.mean, s.m2});
+    r.insert(r.end(), hg.J_max.begin(), hg.J_max.end());
+    return r;
+}
+
+template <typename HeadGradient>
+bool read_gradient_record(const std::vector<double>& r, HeadGradient& hg) {
+    if (r.size() != 3 * (hg.g.size() + hg.J.size()) + hg.J_max.size()) return false;
+    size_t at = 0;
+    for (auto* list : {&hg.g, &hg.J})
+        for (Summary& s : *list) {
+            s.n = static_cast<long long>(r[at]);
+            s.mean = r[at + 1];
+            s.m2 = r[at + 2];
+            at += 3;
+        }
+    for (double& m : hg.J_max) m = r[at++];
+    return true;
+}
+
+}  // namespace
+
+bool run_gradient(const AttentionCapture& c, const ExperimentOptions& o, ExperimentResult& out, std::string& error,
                   const ExperimentProgress& progress) {
     const int heads = c.layers() * c.n_head();
     const int T = c.length();
@@ -95,12 +138,14 @@ bool run_gradient(const AttentionCapture& c, const ExperimentOptions& o, Experim
     };
     std::vector<HeadGradient> per_head(static_cast<size_t>(heads));
     long long done = 0;
-    for_each_head(heads, progress, done, heads, "gradient", [&](int index) {
-        const HeadInputs h = head_inputs(c, index / c.n_head(), index % c.n_head(), o.residual_vectors);
-        HeadGradient& hg = per_head[static_cast<size_t>(index)];
+    for (HeadGradient& hg : per_head) {
         hg.g.assign(nT * nE, Summary{});
         hg.J.assign(nT, Summary{});
         hg.J_max.assign(nT, 0.0);
+    }
+    for_each_head(o.slice, heads, progress, done, heads, "gradient", [&](int index) {
+        const HeadInputs h = head_inputs(c, index / c.n_head(), index % c.n_head(), o.residual_vectors);
+        HeadGradient& hg = per_head[static_cast<size_t>(index)];
         for (int t = 1; t < T; ++t) {  // row 0 sees one token: its weight is 1 whatever the logits
             const std::vector<double> l = h.logits(t);
             const std::vector<double> v =
@@ -115,6 +160,12 @@ bool run_gradient(const AttentionCapture& c, const ExperimentOptions& o, Experim
             }
         }
     });
+    const auto save = [&](int index) { return gradient_record(per_head[static_cast<size_t>(index)]); };
+    const auto load = [&](int index, const std::vector<double>& r) {
+        return read_gradient_record(r, per_head[static_cast<size_t>(index)]);
+    };
+    if (!exchange_records(o.slice, 5000, heads, save, load, error)) return false;
+    if (!builds_tables(o.slice)) return true;
 
     Table table{"gradient",
                 {"layer", "head", "T", "T_paper", "eps", "queries", "skipped", "g_mean", "g_sd", "jacobian_norm_mean", "jacobian_norm_max",

@@ -43,18 +43,33 @@ struct Summary {
     double mean_or_nan() const { return n ? mean : std::nan(""); }
 };
 
-// Runs fn(head_index) for every head of the capture, spread over the cores, and reports each
-// finished head. fn must write only to its own head's slot.
+// Runs fn(head_index) for every head of the capture that the run computes (all, or a shard's
+// slice), spread over the cores, and reports each finished head. fn must write only to its own
+// head's slot.
 template <typename Fn>
-void for_each_head(int heads, const ExperimentProgress& progress, long long& done, long long total, const std::string& stage, Fn&& fn) {
+void for_each_head(const UnitSlice* slice, int heads, const ExperimentProgress& progress, long long& done, long long total,
+                   const std::string& stage, Fn&& fn) {
     std::mutex lock;
     parallel_for(heads, [&](int h) {
-        fn(h);
+        if (computes_unit(slice, h)) fn(h);
         if (progress) {
             std::lock_guard<std::mutex> guard(lock);
             progress(++done, total, stage);
         }
     });
+}
+
+// A head's rows as one record (rows of `columns` values each), and back.
+inline std::vector<double> flatten_rows(const std::vector<std::vector<double>>& rows) {
+    std::vector<double> out;
+    for (const auto& row : rows) out.insert(out.end(), row.begin(), row.end());
+    return out;
+}
+inline bool unflatten_rows(const std::vector<double>& record, size_t columns, std::vector<std::vector<double>>& rows) {
+    if (columns == 0 || record.size() % columns) return false;
+    rows.clear();
+    for (size_t at = 0; at < record.size(); at += columns) rows.emplace_back(record.begin() + at, record.begin() + at + columns);
+    return true;
 }
 
 // Tables per head, joined in head order so that the output does not depend on scheduling.

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/unit_slice.h"
 #include "model/attention_capture.h"
 
 namespace attnlab {
@@ -42,6 +43,9 @@ struct ExperimentOptions {
     std::vector<double> temperatures;  // gradient, in AttnLab's convention (T = 1 is GPT-2)
     std::vector<double> eps = {1e-3, 1e-1, 10.0};
     double M = 1.0;  // sphere radius for separability
+    // --shard K/N and `attnlab merge`: the units are the heads (layer * n_head + head); null runs
+    // them all. A shard leaves the tables empty and its records in slice->produced.
+    UnitSlice* slice = nullptr;
 };
 
 // The paper's sweeps, limited to a text of `tokens` tokens:

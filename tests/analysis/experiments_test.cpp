@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <string>
 #include <vector>
@@ -269,6 +270,76 @@ TEST_CASE("experiments: identical tables whatever the thread count", "[experimen
         }
     }
     set_max_threads(before);
+}
+
+namespace {
+
+// Tables equal bit for bit (NaN equals NaN).
+bool same_tables(const ExperimentResult& a, const ExperimentResult& b) {
+    if (a.tables.size() != b.tables.size() || a.queries_used != b.queries_used || a.queries_skipped != b.queries_skipped ||
+        a.notes != b.notes)
+        return false;
+    for (size_t t = 0; t < a.tables.size(); ++t) {
+        const auto &x = a.tables[t].rows, &y = b.tables[t].rows;
+        if (a.tables[t].columns != b.tables[t].columns || x.size() != y.size()) return false;
+        for (size_t i = 0; i < x.size(); ++i)
+            for (size_t j = 0; j < x[i].size(); ++j)
+                if (!(std::isnan(x[i][j]) ? std::isnan(y[i][j]) : std::memcmp(&x[i][j], &y[i][j], sizeof(double)) == 0)) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+TEST_CASE("experiments: shards over the heads, merged from their records, give the unsharded tables bit for bit", "[experiments][shard]") {
+    const AttentionCapture& c = tiny().capture;
+    const int heads = c.layers() * c.n_head();
+    ExperimentOptions o = paper_sweeps(c.length());
+    o.Ls = {8, 16, 32};
+    o.samples = 3;
+    o.temperatures = {0.1, 10.0};
+    o.critical_max_n = 20;
+    for (ExperimentKind kind : kAllExperiments) {
+        ExperimentResult whole;
+        std::string error;
+        REQUIRE(run_experiment(kind, c, o, whole, error));
+        REQUIRE(!whole.tables.empty());
+        for (int n : {1, 3, heads + 2}) {
+            INFO(experiment_name(kind) << ", " << n << " shards");
+            UnitRecords records;
+            bool own_block = true, no_tables = true;
+            for (int k = 1; k <= n; ++k) {
+                UnitSlice slice;
+                slice.first = heads * (k - 1) / n;  // block k of n, computed here, not by ShardSpec
+                slice.end = heads * k / n;
+                ExperimentOptions shard = o;
+                shard.slice = &slice;
+                ExperimentResult r;
+                REQUIRE(run_experiment(kind, c, shard, r, error));
+                no_tables = no_tables && r.tables.empty();
+                for (const auto& [key, values] : slice.produced) {
+                    own_block = own_block && key.second >= slice.first && key.second < slice.end;
+                    records[key] = values;
+                }
+            }
+            CHECK(own_block);
+            CHECK(no_tables);
+            UnitSlice merge;
+            merge.given = &records;
+            ExperimentOptions merging = o;
+            merging.slice = &merge;
+            ExperimentResult merged;
+            REQUIRE(run_experiment(kind, c, merging, merged, error));
+            CHECK(same_tables(whole, merged));
+            if (n == 3) {  // a head's records missing: the merge refuses and says which
+                UnitRecords gap = records;
+                for (auto it = gap.begin(); it != gap.end();) it = it->first.second == 5 ? gap.erase(it) : std::next(it);
+                merge.given = &gap;
+                CHECK_FALSE(run_experiment(kind, c, merging, merged, error));
+                CHECK(error.find("unit 5") != std::string::npos);
+            }
+        }
+    }
 }
 
 TEST_CASE("experiments: impossible options are refused with a message", "[experiments]") {

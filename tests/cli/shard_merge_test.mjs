@@ -1,12 +1,20 @@
-// `experiment normalizer-swap --shard K/N` and `attnlab merge`: three shards merged in a shuffled
-// order give the one-process run's CSV files byte for byte and its JSON summary apart from the
-// timing; each shard ran its own contiguous block of the plans (the rows are counted here, not
-// read from shard.json); and a set with a shard missing, repeated or run on another text is
-// refused with a message that names the shard and what differs.
+// `experiment NAME --shard K/N` and `attnlab merge`, for every experiment:
+//   - normalizer-swap: three shards merged in a shuffled order give the one-process run's CSV files
+//     byte for byte and its JSON summary apart from the timing; each shard ran its own contiguous
+//     block of the plans (the rows are counted here, not read from shard.json);
+//   - all, distance-vs-L, distance-vs-N, critical-n, separability, gradient (units: heads) and
+//     fading with --needle (units: windows), on a small text: N = 1, 2, 3 and more shards than
+//     units (some empty) merge into the one-process run's files byte for byte, the JSON apart from
+//     its timing fields; each shard's records cover exactly its block of the units, computed here;
+//   - a set with a shard missing, repeated or run on another model, text, plan, options or
+//     experiment is refused with a message that names the shard and what differs, and so is a
+//     merge after the text changed;
+//   - scripts/slurm/submit.sh passes the experiment's name through (fading, with a stand-in sbatch).
 //
 //   node tests/cli/shard_merge_test.mjs PATH/TO/attnlab
-import { check, run, finish } from "./harness.mjs";
-import { readFileSync, mkdtempSync, rmSync } from "node:fs";
+import { check, cli, run, finish } from "./harness.mjs";
+import { readFileSync, readdirSync, writeFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -59,6 +67,142 @@ for (const bad of ["0/3", "4/3", "2", "a/3"]) {
   const b = swap(path.join(tmp, "bad"), ids, "--shard", bad);
   check(b.code === 2 && /--shard/.test(b.err), `--shard ${bad} is refused as bad usage`, b.err.trim());
 }
+
+// ---- the experiments whose shards keep records ----------------------------------------------
+const textFile = path.join(tmp, "text.txt");
+writeFileSync(textFile, "In the beginning was the Word, and the Word was with God. The light shineth in darkness; " +
+  "and the darkness comprehended it not. There was a man sent from God, whose name was John. The same came for a " +
+  "witness, to bear witness of the Light, that all men through him might believe.\n");
+const otherText = path.join(tmp, "other.txt");
+writeFileSync(otherText, readFileSync(textFile, "utf8").replace("John", "Peter"));
+// Tokenized once here: --text would load the vocabulary in each of the ~80 runs below.
+r = run(["tokenize"], readFileSync(textFile, "utf8"));
+check(r.code === 0 && r.out.trim().split(/\s+/).length > 40, "the small text has more than 40 tokens", r.err || r.out);
+const textIds = ["--ids", r.out.trim().split(/\s+/).join(",")];
+const tiny = ["--model", model, "--quiet"];
+const fiveOptions = ["--Ls", "8,16,24,40", "--Ns", "1,3,5", "--separability-Ns", "1,2,4,8", "--temperatures", "0.01,1,10",
+  "--max-critical-n", "24"];
+const experiment = (name, out, extra = [], input = textIds) => run(["experiment", name, ...tiny, ...input, "--out", out,
+  ...(name === "fading" ? ["--max-L", "24", "--windows", "5", "--needle"] : fiveOptions), ...extra]);
+// Timing fields blanked, everything else compared as text.
+const timingBlanked = (json) => json.replace(/"timing":\{[^}]*\}/, '"timing":{}').replace(/"seconds":[-0-9.e+]+/g, '"seconds":0');
+// Shard k of n runs units [floor(total (k-1) / n), floor(total k / n)).
+const block = (total, k, n) => [Math.floor(total * (k - 1) / n), Math.floor(total * k / n)];
+const recordUnits = (dir, stage) => [...new Set(read(dir, "units.txt").split("\n").filter((l) => l && !l.startsWith("#"))
+  .map((l) => l.split(" ")).filter((f) => stage(Number(f[0]))).map((f) => Number(f[1])))].sort((a, b) => a - b);
+const range = ([a, b]) => Array.from({ length: b - a }, (_, i) => a + i);
+
+const cases = [
+  // name, units (tiny: 4 layers x 4 heads; fading: 5 windows), the shard counts
+  ["all", 16, [1, 2, 3, 17]],
+  ["distance-vs-L", 16, [2]],
+  ["distance-vs-N", 16, [2]],
+  ["critical-n", 16, [2]],
+  // L = 46 finds N* = 24 (chunk 17..24) before L = 45 does (N* = 25): the search goes on without the
+  // largest L, which the shards (they compute every L up to N = 32) cannot know. Checked below.
+  ["critical-n", 16, [2], ["--Ls", "45,46", "--max-critical-n", "32"]],
+  ["separability", 16, [2]],
+  ["gradient", 16, [2]],
+  ["fading", 5, [1, 2, 3, 7]],
+];
+const sets = {};
+for (const [name, units, counts, options = []] of cases) {
+  const label = options.length ? `${name} ${options.join(" ")}` : name;
+  const one = path.join(tmp, `${label.replace(/[^\w-]/g, "_")}-whole`);
+  r = experiment(name, one, options);
+  check(r.code === 0, `${name}: the one-process run succeeds`, r.err);
+  const files = readdirSync(one).sort();
+  for (const n of counts) {
+    const dirs = range([1, n + 1]).map((k) => `${one}-${n}-${k}`);
+    let ok = true;
+    dirs.forEach((dir, i) => {
+      r = experiment(name, dir, [...options, "--shard", `${i + 1}/${n}`, "--threads", String(1 + (i % 2))]);
+      ok = ok && r.code === 0;
+      if (r.code !== 0) check(false, `${name}: shard ${i + 1}/${n} succeeds`, r.err);
+    });
+    if (!ok) continue;
+    // A head's records are in stages 1000 (distance-vs-L) ... 5000; fading's windows in 0, the needle's in 1.
+    const firstStage = name === "fading" ? (s) => s === 0 : () => true;
+    const covered = dirs.every((dir, i) => JSON.stringify(recordUnits(dir, firstStage)) === JSON.stringify(range(block(units, i + 1, n))));
+    check(covered, `${name}: each of ${n} shards holds the records of its own block of the ${units} units, and only those`);
+    const merged = `${one}-${n}-merged`;
+    r = run(["merge", ...dirs.slice().reverse(), "--out", merged]);
+    check(r.code === 0, `${name}: merge of ${n} shards (given in reverse order) succeeds`, r.err);
+    if (r.code !== 0) continue;
+    check(JSON.stringify(readdirSync(merged).sort()) === JSON.stringify(files), `${name}, ${n} shards: the merge writes the same files`,
+      readdirSync(merged).join(" "));
+    const differ = files.filter((f) => (f.endsWith(".json") ? timingBlanked(read(merged, f)) !== timingBlanked(read(one, f))
+      : read(merged, f) !== read(one, f)));
+    check(differ.length === 0, `${name}, ${n} shards: ${files.join(", ")} equal the one-process run's byte for byte (JSON apart from timing)`,
+      `differ: ${differ.join(", ")}`);
+    sets[`${label}/${n}`] = dirs;
+  }
+}
+// The test can fail: the one-process critical-n found N* (not only NaN rows).
+check(/^40,\d+,1,/m.test(read(path.join(tmp, "critical-n-whole"), "critical_n.csv")), "critical-n's one-process run finds N* at L = 40");
+const early = read(path.join(tmp, "critical-n_--Ls_45_46_--max-critical-n_32-whole"), "critical_n.csv");
+check(/^45,25,1,/m.test(early) && /^46,24,1,/m.test(early), "critical-n --Ls 45,46: the largest L closes a chunk before the other", early);
+
+const all3 = sets["all/3"] ?? [];
+const shard3 = (extra, name = "all") => {
+  const dir = path.join(tmp, `odd-${extra.join("-").replace(/[^\w]/g, "")}-${name}`);
+  const input = extra[0] === "--text" ? [] : textIds;
+  return { dir, r: experiment(name, dir, ["--shard", "3/3", ...extra], input) };
+};
+if (all3.length === 3) {
+  refused([all3[0], all3[2]], /shard\(s\) 2 of 3 missing/, "records: a missing shard is refused by its number");
+  refused([all3[0], all3[1], all3[1], all3[2]], /shard 2\/3 is given twice/, "records: a repeated shard is refused by its number");
+  const odd = [
+    [["--model", path.join(root, "assets/tiny-ssmax")], "all", /shard 3\/3 differs from shard 1 .* in the model/, "another model"],
+    [["--attention", "all=ssmax:0.43"], "all", /shard 3\/3 differs from shard 1 .* in the plan: "all=ssmax:0.43"/, "another plan"],
+    [["--seed", "1"], "all", /shard 3\/3 differs from shard 1 .* in the options: "--seed"/, "another seed"],
+    [["--text", otherText], "all", /shard 3\/3 differs from shard 1 .* in the corpus/, "another text"],
+    [[], "gradient", /shard 3\/3 differs from shard 1 .* in the experiment: "gradient" where shard 1 has "all"/, "another experiment"],
+  ];
+  for (const [extra, name, pattern, what] of odd) {
+    const o = shard3(extra, name);
+    check(o.r.code === 0, `the odd shard (${what}) runs`, o.r.err);
+    refused([all3[0], all3[1], o.dir], pattern, `records: a shard run on ${what} is refused, naming the shard and what differs`);
+  }
+  refused([all3[0], all3[1], shards[2]], /differs from shard 1|is one of/, "records: a normalizer-swap shard among all's is refused");
+}
+// The merge reads the model and the text again: a text changed since the shards ran is refused.
+const changing = path.join(tmp, "changing.txt");
+writeFileSync(changing, readFileSync(textFile, "utf8"));
+const before = [1, 2].map((k) => path.join(tmp, `changing-${k}`));
+const ranBefore = before.every((dir, i) => experiment("gradient", dir, ["--shard", `${i + 1}/2`], ["--text", changing]).code === 0);
+writeFileSync(changing, readFileSync(otherText, "utf8"));
+refused(before, /corpus \(SHA-256\) is now .* but the shards ran .*a file changed/,
+  "records: a merge after the text changed is refused, naming the corpus");
+check(ranBefore, "the two shards over the text before it changed ran");
+for (const name of ["all", "fading"]) {
+  const b = experiment(name, path.join(tmp, "bad"), ["--shard", "4/3"]);
+  check(b.code === 2 && /--shard/.test(b.err), `${name}: --shard 4/3 is refused as bad usage`, b.err.trim());
+}
+
+// ---- scripts/slurm/submit.sh passes any experiment's name through ------------------------------
+// A stand-in for sbatch that runs each array task, then the merge, at once (the real Slurm is
+// tests/cli/slurm_test.sh's, which needs root).
+const bin = path.join(tmp, "bin");
+mkdirSync(bin);
+writeFileSync(path.join(bin, "sbatch"), `#!/usr/bin/env bash
+array= out= script=
+for a in "$@"; do case $a in --array=*) array=\${a#--array=} ;; --output=*) out=\${a#--output=} ;; --*) ;; *) script=$a ;; esac; done
+if [[ -n $array ]]; then
+  for k in \${array//,/ }; do SLURM_ARRAY_TASK_ID=$k bash "$script" > "\${out//%a/$k}" 2>&1 || exit 1; done
+else bash "$script" > "$out" 2>&1 || exit 1; fi
+echo 4242
+`, { mode: 0o755 });
+const submitted = path.join(tmp, "submitted");
+const sub = spawnSync(path.join(root, "scripts/slurm/submit.sh"), ["fading", "--model", model, "--text", textFile, "--out", submitted,
+  "--tasks", "3", "--", "--max-L", "24", "--windows", "5", "--needle"],
+  { encoding: "utf8", env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, ATTNLAB: path.resolve(cli) } });
+check(sub.status === 0 && /array 4242: shards 1,2,3 of 3/.test(sub.stdout), "submit.sh fading submits 3 shards and the merge", sub.stderr);
+const direct = path.join(tmp, "fading-text-whole");
+r = run(["experiment", "fading", ...tiny, "--text", textFile, "--out", direct, "--max-L", "24", "--windows", "5", "--needle"]);
+const readOrNull = (dir, file) => { try { return read(dir, file); } catch { return null; } };
+check(r.code === 0 && ["fading.csv", "needle.csv"].every((f) => readOrNull(submitted, f) !== null && readOrNull(submitted, f) === read(direct, f)),
+  "submit.sh fading: the merged tables equal the one-process run's", r.err);
 
 rmSync(tmp, { recursive: true, force: true });
 finish("shard_merge_test");

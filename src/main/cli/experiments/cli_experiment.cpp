@@ -18,6 +18,7 @@
 #include "main/cli/cli_output.h"
 #include "main/cli/cli_progress.h"
 #include "main/cli/cli_vocabulary.h"
+#include "main/cli/experiments/cli_shard.h"
 #include "platform/whole_file.h"
 
 namespace attnlab {
@@ -59,6 +60,11 @@ const char* const kHelp =
     "  --quiet                     no progress bar\n"
     "  --attention SPEC            run the forward pass under an attention plan (see `attnlab --help`); the five\n"
     "                              experiments then analyse the softmax of the scores that pass gives each head\n"
+    "  --shard K/N                 compute only the K-th of N contiguous blocks of the heads (layer * n_head + head)\n"
+    "                              and write DIR/units.txt (their results) and DIR/shard.json instead of the\n"
+    "                              tables; `attnlab merge` joins the N folders into this run's files. critical-n's\n"
+    "                              shards compute every N up to --max-critical-n (where the search stops needs\n"
+    "                              every head)\n"
     "Writes DIR/<table>.csv for each table and DIR/<experiment>.json with the parameters, the counts of\n"
     "skipped queries, the SHA-256 of the model, the window's text and the corpus, the corpus's documents\n"
     "and the window, and the timing. tools/plot_figures.py DIR draws them.\n";
@@ -284,7 +290,8 @@ int cli_experiment(int argc, char** argv, int first) {
                                             "threads",
                                             "vocab-dir",
                                             "ids",
-                                            "attention"},
+                                            "attention",
+                                            "shard"},
                     {"quiet"}, error))
         return fail(error, 2);
     for (const char* required : {"model", "out"})
@@ -295,6 +302,8 @@ int cli_experiment(int argc, char** argv, int first) {
     if (!args.get_int("threads", 1, 1024, threads, error) || !args.get_int("max-tokens", 2, 1 << 20, max_tokens, error))
         return fail(error, 2);
     if (threads) set_max_threads(static_cast<int>(*threads));
+    ShardSpec shard;
+    if (!read_shard_option(args, shard, error)) return fail(error, 2);
 
     RunContext ctx;
     ctx.threads = max_threads();
@@ -317,6 +326,8 @@ int cli_experiment(int argc, char** argv, int first) {
     if (!make_output_folder(out_dir, error)) return fail(error);
 
     ctx.model_sha256 = sha256_hex(ck.file.bytes());
+    const ShardRun sharded{name, ctx.model_sha256, ctx.corpus_sha256, ctx.attention, shard_run_arguments(argc, argv, first)};
+    if (!same_as_merged_shards(sharded, error)) return fail(error);
 
     const auto forward_start = SteadyClock::now();
     AttentionCapture capture(options.residual_vectors);
@@ -329,6 +340,10 @@ int cli_experiment(int argc, char** argv, int first) {
                 ctx.threads);
     if (ctx.text_tokens > T) std::printf("  (the text is cut to its first %d tokens)\n", T);
 
+    const int heads = cfg.n_layer * cfg.n_head;
+    const std::unique_ptr<UnitSlice> slice = unit_slice_for(shard, heads);
+    options.slice = slice.get();
+    const bool shard_only = slice && !slice->merging();
     ProgressBar bar(args.flag("quiet"));
     double total_seconds = ctx.forward_seconds;
     for (ExperimentKind kind : kinds) {
@@ -342,6 +357,10 @@ int cli_experiment(int argc, char** argv, int first) {
         bar.finish_line();
         const double seconds = seconds_since(start);
         total_seconds += seconds;
+        if (shard_only) {
+            std::printf("%-14s %7.1f s  heads %d..%d of %d\n", experiment_name(kind), seconds, slice->first, slice->end, heads);
+            continue;
+        }
         std::vector<std::string> files;
         for (const Table& t : result.tables) {
             const std::string file = t.name + ".csv";
@@ -357,6 +376,11 @@ int cli_experiment(int argc, char** argv, int first) {
         std::fflush(stdout);
     }
     if (kinds.size() > 1) std::printf("total %.1f s including the forward pass\n", total_seconds);
+    if (shard_only) {
+        if (!write_records_shard(out_dir, sharded, shard, heads, slice->produced, error)) return fail(error);
+        std::printf("shard %d/%d: heads %d..%d of %d in %s\n", shard.index, shard.count, slice->first, slice->end, heads,
+                    (out_dir / "units.txt").c_str());
+    }
     return 0;
 }
 

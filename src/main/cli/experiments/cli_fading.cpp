@@ -15,6 +15,7 @@
 #include "analysis/fading.h"
 #include "base/json.h"
 #include "base/parallel.h"
+#include "base/sha256.h"
 #include "base/timing.h"
 #include "main/cli/cli_args.h"
 #include "main/cli/cli_checkpoint.h"
@@ -22,6 +23,7 @@
 #include "main/cli/cli_output.h"
 #include "main/cli/cli_progress.h"
 #include "main/cli/cli_text_nll.h"
+#include "main/cli/experiments/cli_shard.h"
 
 namespace attnlab {
 
@@ -50,6 +52,9 @@ const char* const kHelp =
     "  --quiet            no progress on stderr\n"
     "  --attention SPEC   run the heads under an attention plan, e.g. all=ssmax:0.43: a zero-shot swap in a\n"
     "                     model trained with softmax, not a model trained with SSMax\n"
+    "  --shard K/N        run only the K-th of N contiguous blocks of the windows (and of the needle's) and\n"
+    "                     write DIR/units.txt (each window's sums) and DIR/shard.json instead of the tables;\n"
+    "                     `attnlab merge` joins the N folders into this run's files\n"
     "Writes DIR/fading.csv (a row per L, layer and head), DIR/needle.csv with --needle, and DIR/fading.json;\n"
     "tools/plot_figures.py DIR draws them.\n";
 
@@ -75,7 +80,65 @@ struct HeadGrid {
     size_t index(size_t li, int layer, int head) const { return (li * static_cast<size_t>(n_layer) + layer) * n_head + head; }
     Cell& at(size_t li, int layer, int head) { return cells[index(li, layer, head)]; }
     const Cell& at(size_t li, int layer, int head) const { return cells[index(li, layer, head)]; }
+    HeadGrid empty() const { return HeadGrid(Ls, n_layer, n_head); }
 };
+
+// A cell's sums as doubles (a window's record holds every cell's), and back; the counts are exact.
+std::vector<double> cell_values(const FadingSums& s) {
+    return {s.max_weight, s.entropy, s.previous_weight, s.lemma1_lower, s.lemma1_upper, double(s.queries), double(s.lemma1_queries)};
+}
+void set_cell(const double* v, FadingSums& s) { s = {v[0], v[1], v[2], v[3], v[4], static_cast<int>(v[5]), static_cast<int>(v[6])}; }
+void add_cell(const FadingSums& w, FadingSums& s) {
+    s.max_weight += w.max_weight;
+    s.entropy += w.entropy;
+    s.previous_weight += w.previous_weight;
+    s.lemma1_lower += w.lemma1_lower;
+    s.lemma1_upper += w.lemma1_upper;
+    s.queries += w.queries;
+    s.lemma1_queries += w.lemma1_queries;
+}
+std::vector<double> cell_values(const NeedleSums& s) { return {s.weight, s.rank, double(s.queries)}; }
+void set_cell(const double* v, NeedleSums& s) { s = {v[0], v[1], static_cast<int>(v[2])}; }
+void add_cell(const NeedleSums& w, NeedleSums& s) {
+    s.weight += w.weight;
+    s.rank += w.rank;
+    s.queries += w.queries;
+}
+
+// The windows are the units of --shard: each window's sums go into a grid of its own, which a
+// shard keeps as a record and every other run adds to the total in window order. A window adds
+// one query to each cell, so its grid holds the query's values exactly (0 + v = v) and the total
+// is the same sum, bit for bit, as adding the queries straight into it. A merge takes each
+// window's grid from the shards' records instead of computing it.
+template <typename Cell, typename Compute>
+bool run_windows(UnitSlice* slice, int stage, HeadGrid<Cell>& total, int windows, Compute&& compute, std::string& error) {
+    const size_t width = cell_values(Cell{}).size();
+    for (int w = 0; w < windows; ++w) {
+        HeadGrid<Cell> grid = total.empty();
+        if (computes_unit(slice, w)) {
+            if (!compute(w, grid)) return false;
+            if (slice) {
+                std::vector<double>& record = slice->produced[{stage, w}];
+                for (const Cell& c : grid.cells) {
+                    const std::vector<double> v = cell_values(c);
+                    record.insert(record.end(), v.begin(), v.end());
+                }
+            }
+        } else if (slice && slice->merging()) {
+            const auto it = slice->given->find({stage, w});
+            if (it == slice->given->end() || it->second.size() != grid.cells.size() * width) {
+                error = "the shards hold no record, or one of the wrong length, for window " + std::to_string(w) + " of stage " +
+                        std::to_string(stage);
+                return false;
+            }
+            for (size_t i = 0; i < grid.cells.size(); ++i) set_cell(it->second.data() + i * width, grid.cells[i]);
+        } else {
+            continue;  // another shard's window
+        }
+        for (size_t i = 0; i < grid.cells.size(); ++i) add_cell(grid.cells[i], total.cells[i]);
+    }
+    return true;
+}
 
 std::vector<int> context_lengths(int max_L) {
     std::vector<int> Ls;
@@ -146,20 +209,21 @@ struct FadingRun {
     double seconds = 0;
 };
 
-bool run_fading(const DecoderModel& model, const AttentionPlan& plan, const std::vector<int>& ids, int windows, ProgressBar& bar,
-                FadingRun& run, std::string& error) {
+bool run_fading(const DecoderModel& model, const AttentionPlan& plan, const std::vector<int>& ids, int windows, UnitSlice* slice,
+                ProgressBar& bar, FadingRun& run, std::string& error) {
     const DecoderShape c = model.shape();
     run.grid = HeadGrid<FadingSums>(context_lengths(run.max_L), c.n_layer, c.n_head);
     run.offsets = window_offsets(static_cast<int>(ids.size()), run.max_L, windows);
     const auto start = SteadyClock::now();
-    FadingObserver observer(run.grid);
-    for (size_t w = 0; w < run.offsets.size(); ++w) {
-        bar.update(static_cast<long long>(w), static_cast<long long>(run.offsets.size()), "fading: windows");
+    const auto one_window = [&](int w, HeadGrid<FadingSums>& grid) {
+        bar.update(w, static_cast<long long>(run.offsets.size()), "fading: windows");
+        FadingObserver observer(grid);
         const std::unique_ptr<DecoderState> state = model.new_state();
         state->attention_plan() = plan;
-        const std::span<const int> window(ids.data() + run.offsets[w], static_cast<size_t>(run.max_L));
-        if (!state->prefill(window, error, &observer)) return false;
-    }
+        const std::span<const int> window(ids.data() + run.offsets[static_cast<size_t>(w)], static_cast<size_t>(run.max_L));
+        return state->prefill(window, error, &observer);
+    };
+    if (!run_windows(slice, 0, run.grid, static_cast<int>(run.offsets.size()), one_window, error)) return false;
     bar.update(static_cast<long long>(run.offsets.size()), static_cast<long long>(run.offsets.size()), "fading: windows");
     bar.finish_line();
     run.seconds = seconds_since(start);
@@ -201,8 +265,8 @@ struct NeedleRun {
 
 // Per window: [f_o, A, B, f_o+1, ...] prefilled once and grown 8 tokens at a time; for each L, a
 // copy of that state sees A at position L - 1, so a window costs one pass over its longest context.
-bool run_needle(const DecoderModel& model, const AttentionPlan& plan, int max_L, int windows, ProgressBar& bar, NeedleRun& run,
-                std::string& error) {
+bool run_needle(const DecoderModel& model, const AttentionPlan& plan, int max_L, int windows, UnitSlice* slice, ProgressBar& bar,
+                NeedleRun& run, std::string& error) {
     const std::vector<int>& filler = run.needle.filler;
     const int longest = std::min(max_L, static_cast<int>(filler.size()) + 3);
     if (longest < kStep) {
@@ -213,23 +277,24 @@ bool run_needle(const DecoderModel& model, const AttentionPlan& plan, int max_L,
     run.grid = HeadGrid<NeedleSums>(context_lengths(longest), model.shape().n_layer, model.shape().n_head);
     run.offsets = window_offsets(static_cast<int>(filler.size()), longest - 3, windows);
     const auto start = SteadyClock::now();
-    NeedleObserver observer(run.grid, 2);
     const long long total = static_cast<long long>(run.offsets.size() * run.grid.Ls.size());
-    long long done = 0;
-    for (int o : run.offsets) {
+    const auto one_window = [&](int w, HeadGrid<NeedleSums>& grid) {
+        const size_t o = static_cast<size_t>(run.offsets[static_cast<size_t>(w)]);
+        NeedleObserver observer(grid, 2);
         const std::unique_ptr<DecoderState> state = model.new_state();
         state->attention_plan() = plan;
-        std::vector<int> prefix = {filler[static_cast<size_t>(o)], run.needle.a, run.needle.b};
-        for (size_t li = 0; li < run.grid.Ls.size(); ++li, ++done) {
-            bar.update(done, total, "fading: needle");
-            while (static_cast<int>(prefix.size()) < run.grid.Ls[li] - 1)
-                prefix.push_back(filler[static_cast<size_t>(o) + prefix.size() - 2]);
+        std::vector<int> prefix = {filler[o], run.needle.a, run.needle.b};
+        for (size_t li = 0; li < run.grid.Ls.size(); ++li) {
+            bar.update(static_cast<long long>(static_cast<size_t>(w) * run.grid.Ls.size() + li), total, "fading: needle");
+            while (static_cast<int>(prefix.size()) < run.grid.Ls[li] - 1) prefix.push_back(filler[o + prefix.size() - 2]);
             if (!state->prefill(std::span<const int>(prefix).subspan(static_cast<size_t>(state->length())), error)) return false;
             const std::unique_ptr<DecoderState> probe = state->clone();  // the query A at position L - 1, then discarded
             observer.li = li;
             if (!probe->prefill(std::span<const int>(&run.needle.a, 1), error, &observer)) return false;
         }
-    }
+        return true;
+    };
+    if (!run_windows(slice, 1, run.grid, static_cast<int>(run.offsets.size()), one_window, error)) return false;
     bar.update(total, total, "fading: needle");
     bar.finish_line();
     run.seconds = seconds_since(start);
@@ -399,9 +464,11 @@ int cli_fading(int argc, char** argv, int first) {
     if (printed_help(argc, argv, first, kHelp)) return 0;
     CliArgs args;
     std::string error;
-    if (!args.parse(argc, argv, first, {"model", "text", "ids", "out", "attention", "max-L", "windows", "threads", "vocab-dir"},
+    if (!args.parse(argc, argv, first, {"model", "text", "ids", "out", "attention", "max-L", "windows", "threads", "vocab-dir", "shard"},
                     {"needle", "json", "quiet"}, error))
         return fail(error, 2);
+    ShardSpec shard;
+    if (!read_shard_option(args, shard, error)) return fail(error, 2);
     for (const char* required : {"model", "out"})
         if (!args.value(required)) return fail(std::string("--") + required + " is required\n" + kHelp, 2);
     std::optional<std::int64_t> threads;
@@ -422,16 +489,38 @@ int cli_fading(int argc, char** argv, int first) {
     const std::filesystem::path out_dir = *args.value("out");
     if (!make_output_folder(out_dir, error)) return fail(error);
 
+    ShardRun sharded;  // hashing the model costs a read of it: only for a shard or a merge
+    if (shard.given || rerunning_from_shards()) {
+        sharded = {"fading", sha256_hex(ck.file.bytes()), sha256_hex(in.bytes), attention_spec(plan),
+                   shard_run_arguments(argc, argv, first - 1)};
+        if (!same_as_merged_shards(sharded, error)) return fail(error);
+    }
     ProgressBar bar(args.flag("quiet"));
-    if (!run_fading(*ck.decoder, plan, in.ids, windows, bar, run, error)) return fail(error);
-    const TextTable fading = fading_table(run, plan);
-    if (!write_table(out_dir, fading, error)) return fail(error);
+    const int fading_windows = static_cast<int>(window_offsets(static_cast<int>(in.ids.size()), run.max_L, windows).size());
+    const std::unique_ptr<UnitSlice> slice = unit_slice_for(shard, fading_windows);
+    if (!run_fading(*ck.decoder, plan, in.ids, windows, slice.get(), bar, run, error)) return fail(error);
     std::optional<NeedleRun> needle;
-    TextTable needle_rows;
+    std::unique_ptr<UnitSlice> needle_slice;
     if (args.flag("needle")) {
         needle.emplace();
-        if (!choose_needle(in.ids, needle->needle, error) || !run_needle(*ck.decoder, plan, run.max_L, windows, bar, *needle, error))
-            return fail(error);
+        if (!choose_needle(in.ids, needle->needle, error)) return fail(error);
+        // The needle's windows are sliced on their own (the filler is shorter than the text).
+        const int longest = std::min(run.max_L, static_cast<int>(needle->needle.filler.size()) + 3);
+        needle_slice = unit_slice_for(
+            shard, static_cast<int>(window_offsets(static_cast<int>(needle->needle.filler.size()), longest - 3, windows).size()));
+        if (!run_needle(*ck.decoder, plan, run.max_L, windows, needle_slice.get(), bar, *needle, error)) return fail(error);
+    }
+    if (slice && !slice->merging()) {
+        if (needle_slice) slice->produced.merge(needle_slice->produced);
+        if (!write_records_shard(out_dir, sharded, shard, fading_windows, slice->produced, error)) return fail(error);
+        std::printf("fading shard %d/%d: windows %d..%d of %d in %s\n", shard.index, shard.count, slice->first, slice->end, fading_windows,
+                    (out_dir / "units.txt").c_str());
+        return 0;
+    }
+    const TextTable fading = fading_table(run, plan);
+    if (!write_table(out_dir, fading, error)) return fail(error);
+    TextTable needle_rows;
+    if (needle) {
         needle_rows = needle_table(*needle);
         if (!write_table(out_dir, needle_rows, error)) return fail(error);
     }

@@ -1,9 +1,10 @@
 // attnlab merge DIR... --out DIR: joins the folders of a sharded experiment (--shard K/N, one
-// folder per K) into the files the one-process run writes. Each table is the shards' rows in
-// shard order under one header (a shard is a contiguous block of the units, see cli_shard.h);
-// the summary JSON is shard 1's, after every shard's summary was checked to agree with it in all
-// but its timing. A set with a shard missing, repeated, or run on another model, text, plan or
-// options is refused, naming the shard and what differs.
+// folder per K) into the files the one-process run writes (see cli_shard.h for the two ways).
+// Tables: each table is the shards' rows in shard order under one header, and the summary JSON is
+// shard 1's, after every shard's summary was checked to agree with it in all but its timing.
+// Records: the experiment runs again with every unit's record read from the shards. A set with a
+// shard missing, repeated, or run on another model, text, plan or options is refused, naming the
+// shard and what differs.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include "main/cli/cli_args.h"
 #include "main/cli/cli_commands.h"
 #include "main/cli/cli_output.h"
+#include "main/cli/experiments/cli_shard.h"
 #include "platform/whole_file.h"
 
 namespace attnlab {
@@ -27,7 +29,9 @@ const char* const kHelp =
     "Joins the output folders of `attnlab experiment NAME --shard K/N` (one per K = 1..N, in any order)\n"
     "into DIR: the same CSV tables and JSON summary that the run without --shard writes, byte for byte\n"
     "apart from the summary's timing. Refuses a set with a shard missing or given twice, or shards whose\n"
-    "summaries differ in the model, the text, the attention plan or the options, and names the shard.\n";
+    "summaries differ in the model, the text, the attention plan or the options, and names the shard.\n"
+    "The shards of the five experiments and of fading hold each unit's results (units.txt): the merge\n"
+    "runs the experiment again from them, so it reads the model and the text the shards read.\n";
 
 int fail(const std::string& message, int code = 1) { return command_failed("merge", message, code); }
 
@@ -36,6 +40,7 @@ struct ShardFolder {
     json::Value manifest, summary;
     std::string summary_text;
     int index = 0, count = 0;
+    bool records = false;  // a records shard (units.txt), not a tables one
 };
 
 bool read_json(const std::filesystem::path& path, json::Value& value, std::string& text, std::string& error) {
@@ -75,17 +80,53 @@ bool read_shard(const std::filesystem::path& dir, ShardFolder& s, std::string& e
     }
     if (!read_json(dir / "shard.json", s.manifest, text, error)) return false;
     const json::Value *k = s.manifest.find("shard"), *n = s.manifest.find("of"), *summary = s.manifest.find("summary");
-    if (!k || !n || !summary || !summary->is_string() || !k->as_int(1, 1 << 20) || !n->as_int(1, 1 << 20)) {
-        error = (dir / "shard.json").string() + ": lacks shard, of or summary";
+    s.records = s.manifest.find("records") != nullptr;
+    const json::Value* arguments = s.manifest.find("arguments");
+    if (s.records && (!arguments || !arguments->is_array() || arguments->items().empty())) {
+        error = (dir / "shard.json").string() + ": a records shard without its arguments (the run the merge repeats)";
+        return false;
+    }
+    if (!k || !n || !k->as_int(1, 1 << 20) || !n->as_int(1, 1 << 20) || (!s.records && (!summary || !summary->is_string()))) {
+        error = (dir / "shard.json").string() + ": lacks shard, of, or records or summary";
         return false;
     }
     s.index = static_cast<int>(*k->as_int(1, 1 << 20));
     s.count = static_cast<int>(*n->as_int(1, 1 << 20));
-    return read_json(dir / summary->as_string(), s.summary, s.summary_text, error);
+    return s.records || read_json(dir / summary->as_string(), s.summary, s.summary_text, error);
+}
+
+std::string manifest_string(const ShardFolder& s, const char* key) {
+    const json::Value* v = s.manifest.find(key);
+    return v && v->is_string() ? v->as_string() : "";
+}
+
+// What a records shard `s` ran that differs from shard `ref`: the experiment, the model, the
+// corpus, the plan or an option, with both values; or "".
+std::string records_difference(const ShardFolder& ref, const ShardFolder& s) {
+    const char* const fields[][2] = {
+        {"experiment", "experiment"}, {"model_sha256", "model (SHA-256)"}, {"corpus_sha256", "corpus (SHA-256)"}, {"plan", "plan"}};
+    for (const auto& [key, label] : fields)
+        if (manifest_string(ref, key) != manifest_string(s, key))
+            return std::string(label) + ": \"" + manifest_string(s, key) + "\" where shard 1 has \"" + manifest_string(ref, key) + "\"";
+    const json::Value *a = ref.manifest.find("arguments"), *b = s.manifest.find("arguments");
+    if (!a || !b || !same_json(*a, *b)) {
+        const auto& x = a ? a->items() : std::vector<json::Value>{};
+        const auto& y = b ? b->items() : std::vector<json::Value>{};
+        size_t i = 0;
+        while (i < x.size() && i < y.size() && x[i].as_string() == y[i].as_string()) ++i;
+        auto word = [](const std::vector<json::Value>& v, size_t at) { return at < v.size() ? v[at].as_string() : "(end)"; };
+        const std::string option = i > 0 && word(y, i - 1).rfind("--", 0) == 0 ? word(y, i - 1) + " " : "";
+        return "options: \"" + option + word(y, i) + "\" where shard 1 has \"" + option + word(x, i) + "\"";
+    }
+    const json::Value *u = ref.manifest.find("units"), *v = s.manifest.find("units");
+    if (!u || !v || !same_json(*u, *v)) return "units";
+    return "";
 }
 
 // The first member of shard `s`'s summary (timing aside) that differs from shard `ref`'s, or "".
 std::string first_difference(const ShardFolder& ref, const ShardFolder& s) {
+    if (ref.records != s.records) return "experiment: one is a records shard, the other a tables shard";
+    if (ref.records) return records_difference(ref, s);
     for (const auto& [key, value] : ref.summary.members()) {
         if (key == "timing") continue;
         const json::Value* other = s.summary.find(key);
@@ -133,7 +174,7 @@ bool check_set(std::vector<ShardFolder>& shards, std::string& error) {
         const std::string differs = first_difference(shards[0], s);
         if (!differs.empty()) {
             error = s.dir.string() + ": shard " + std::to_string(s.index) + "/" + std::to_string(n) + " differs from shard 1 (" +
-                    shards[0].dir.string() + ") in \"" + differs + "\"";
+                    shards[0].dir.string() + ") in " + (s.records ? "the " + differs : "\"" + differs + "\"");
             return false;
         }
     }
@@ -163,6 +204,30 @@ bool join_table(const std::vector<ShardFolder>& shards, const std::string& file,
     return write_text_file(out / file, joined, error);
 }
 
+// Reads every shard's records and runs the experiment again from them, in the shards' folder
+// (cwd in shard.json), so that paths on its command line mean what they meant to the shards.
+int merge_records(const std::vector<ShardFolder>& shards, const std::string& out) {
+    UnitRecords records;
+    std::string error;
+    for (const ShardFolder& s : shards)
+        if (!read_unit_records(s.dir / manifest_string(s, "records"), records, error)) return fail(error);
+    ShardRun run{manifest_string(shards[0], "experiment"),
+                 manifest_string(shards[0], "model_sha256"),
+                 manifest_string(shards[0], "corpus_sha256"),
+                 manifest_string(shards[0], "plan"),
+                 {}};
+    for (const json::Value& a : shards[0].manifest.find("arguments")->items()) run.arguments.push_back(a.as_string());
+    std::error_code ec;
+    const std::filesystem::path out_dir = std::filesystem::absolute(out, ec);
+    const std::string cwd = manifest_string(shards[0], "cwd");
+    if (!cwd.empty() && (std::filesystem::current_path(cwd, ec), ec))
+        return fail("cannot enter " + cwd + ", the folder the shards ran in (their paths are relative to it): " + ec.message());
+    const int code = rerun_with_records(run, out_dir.string(), records);
+    if (code == 0)
+        std::printf("merged %zu shards of %s into %s\n", shards.size(), manifest_string(shards[0], "experiment").c_str(), out.c_str());
+    return code;
+}
+
 }  // namespace
 
 int cli_merge(int argc, char** argv, int first) {
@@ -187,6 +252,7 @@ int cli_merge(int argc, char** argv, int first) {
     for (size_t i = 0; i < dirs.size(); ++i)
         if (!read_shard(dirs[i], shards[i], error)) return fail(error);
     if (!check_set(shards, error) || !make_output_folder(out, error)) return fail(error);
+    if (shards[0].records) return merge_records(shards, out);
     const json::Value* tables = shards[0].manifest.find("tables");
     for (const json::Value& t : tables ? tables->items() : std::vector<json::Value>{})
         if (!join_table(shards, t.as_string(), out, error)) return fail(error);

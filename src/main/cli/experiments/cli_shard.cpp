@@ -1,8 +1,13 @@
 // --shard K/N and the manifest a sharded run leaves for `attnlab merge`.
 #include "main/cli/experiments/cli_shard.h"
 
+#include <cstdlib>
+#include <sstream>
+
 #include "base/json.h"
+#include "main/cli/cli_commands.h"
 #include "main/cli/cli_output.h"
+#include "platform/whole_file.h"
 
 namespace attnlab {
 
@@ -50,6 +55,131 @@ bool write_shard_manifest(const std::filesystem::path& dir, const std::string& e
         .add_raw("tables", json::ArrayBuilder().add_all(tables).str())
         .add("summary", summary);
     return write_text_file(dir / "shard.json", m.str() + "\n", error);
+}
+
+namespace {
+const UnitRecords* merging = nullptr;   // set while `attnlab merge` reruns an experiment
+const ShardRun* merging_run = nullptr;  // the run the shards recorded, meanwhile
+}  // namespace
+
+std::vector<std::string> shard_run_arguments(int argc, char** argv, int name_at) {
+    std::vector<std::string> out;
+    for (int i = name_at; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--quiet" || a == "--json") continue;
+        if (a == "--shard" || a == "--out" || a == "--threads") {
+            ++i;
+            continue;
+        }
+        out.push_back(a);
+    }
+    return out;
+}
+
+std::unique_ptr<UnitSlice> unit_slice_for(const ShardSpec& shard, int units) {
+    if (merging) {
+        auto slice = std::make_unique<UnitSlice>();
+        slice->given = merging;
+        return slice;
+    }
+    if (!shard.given) return nullptr;
+    auto slice = std::make_unique<UnitSlice>();
+    shard.range(units, slice->first, slice->end);
+    return slice;
+}
+
+bool write_records_shard(const std::filesystem::path& dir, const ShardRun& run, const ShardSpec& shard, int total_units,
+                         const UnitRecords& records, std::string& error) {
+    std::string lines = "# stage unit values...: the records of this shard's units (attnlab merge reads them)\n";
+    for (const auto& [key, values] : records) {
+        lines += std::to_string(key.first) + " " + std::to_string(key.second);
+        for (double v : values) {
+            lines += ' ';
+            lines += csv_number(v);
+        }
+        lines += "\n";
+    }
+    if (!write_text_file(dir / "units.txt", lines, error)) return false;
+    int first = 0, end = 0;
+    shard.range(total_units, first, end);
+    std::error_code ec;
+    const std::string cwd = std::filesystem::current_path(ec).string();
+    json::ObjectBuilder m;
+    m.add("experiment", run.experiment)
+        .add("shard", shard.index)
+        .add("of", shard.count)
+        .add("units", total_units)
+        .add("first_unit", first)
+        .add("end_unit", end)
+        .add("model_sha256", run.model_sha256)
+        .add("corpus_sha256", run.corpus_sha256)
+        .add("plan", run.plan)
+        .add_raw("arguments", json::ArrayBuilder().add_all(run.arguments).str())
+        .add("cwd", cwd)
+        .add("records", "units.txt");
+    return write_text_file(dir / "shard.json", m.str() + "\n", error);
+}
+
+bool read_unit_records(const std::filesystem::path& file, UnitRecords& records, std::string& error) {
+    std::string text;
+    if (!read_whole_file(file.string(), text, error)) return false;
+    std::istringstream lines(text);
+    std::string line;
+    for (int n = 1; std::getline(lines, line); ++n) {
+        if (line.empty() || line[0] == '#') continue;
+        std::istringstream fields(line);
+        int stage = 0, unit = 0;
+        std::vector<double> values;
+        std::string v;
+        bool ok = static_cast<bool>(fields >> stage >> unit);
+        while (ok && fields >> v) {
+            char* end = nullptr;
+            values.push_back(std::strtod(v.c_str(), &end));
+            ok = end && *end == '\0';
+        }
+        if (!ok) {
+            error = file.string() + ":" + std::to_string(n) + ": not a record (stage unit values...)";
+            return false;
+        }
+        if (!records.emplace(std::make_pair(stage, unit), std::move(values)).second) {
+            error = file.string() + ":" + std::to_string(n) + ": unit " + std::to_string(unit) + " of stage " + std::to_string(stage) +
+                    " is in two shards";
+            return false;
+        }
+    }
+    return true;
+}
+
+int rerun_with_records(const ShardRun& run, const std::string& out, const UnitRecords& records) {
+    std::vector<std::string> words = {"attnlab", "experiment"};
+    words.insert(words.end(), run.arguments.begin(), run.arguments.end());
+    words.insert(words.end(), {"--out", out, "--quiet"});
+    std::vector<char*> argv;
+    for (std::string& w : words) argv.push_back(w.data());
+    argv.push_back(nullptr);
+    merging = &records;
+    merging_run = &run;
+    const int code = cli_experiment(static_cast<int>(words.size()), argv.data(), 2);
+    merging = nullptr;
+    merging_run = nullptr;
+    return code;
+}
+
+bool rerunning_from_shards() { return merging_run != nullptr; }
+
+bool same_as_merged_shards(const ShardRun& now, std::string& error) {
+    if (!merging_run) return true;
+    const std::pair<const char*, std::pair<std::string, std::string>> fields[] = {
+        {"model (SHA-256)", {now.model_sha256, merging_run->model_sha256}},
+        {"corpus (SHA-256)", {now.corpus_sha256, merging_run->corpus_sha256}},
+        {"plan", {now.plan, merging_run->plan}}};
+    for (const auto& [what, values] : fields)
+        if (values.first != values.second) {
+            error = std::string("the ") + what + " is now \"" + values.first + "\", but the shards ran \"" + values.second +
+                    "\": a file changed since the shards ran; run them again";
+            return false;
+        }
+    return true;
 }
 
 }  // namespace attnlab

@@ -1,12 +1,20 @@
 #pragma once
 // --shard K/N: the K-th (1-based) of N deterministic slices of an experiment's work, so that a
 // cluster can run the slices as a job array and `attnlab merge` can join them. A slice is a
-// contiguous block of the experiment's units (plans, ...), so the merged tables are the shards'
-// rows concatenated in shard order: byte for byte the rows of the one-process run.
+// contiguous block of the experiment's units. Two ways to join them, byte for byte the files of
+// the one-process run:
+//   - tables (normalizer-swap, units = plans): each row depends on its plan alone, so the merged
+//     tables are the shards' rows concatenated in shard order;
+//   - records (the five experiments, units = heads; fading, units = windows): a shard keeps each
+//     unit's result as a record of doubles (analysis/unit_slice.h), and the merge runs the
+//     experiment again with every unit's record taken from the shards instead of computed, so
+//     that the tables, means and KS tests come from the same code on the same doubles.
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "analysis/unit_slice.h"
 #include "main/cli/cli_args.h"
 
 namespace attnlab {
@@ -25,5 +33,35 @@ bool read_shard_option(const CliArgs& args, ShardSpec& shard, std::string& error
 // a merge joins (`tables`, concatenated) and copies (`summary`, equal in every shard but timing).
 bool write_shard_manifest(const std::filesystem::path& dir, const std::string& experiment, const ShardSpec& shard, int total_units,
                           const std::vector<std::string>& tables, const std::string& summary, std::string& error);
+
+// What a records shard's folder says about its run, for the merge to check and repeat it.
+struct ShardRun {
+    std::string experiment;  // as named on the command line ("all", "fading", ...)
+    std::string model_sha256, corpus_sha256, plan;
+    // argv from the experiment's name on, without --shard, --out, --threads, --quiet, --json
+    // (which change no output file): the run the merge repeats.
+    std::vector<std::string> arguments;
+};
+
+// The arguments of ShardRun from argv[name_at] (the experiment's name) on.
+std::vector<std::string> shard_run_arguments(int argc, char** argv, int name_at);
+
+// A slice of `units` units for this run: null without --shard and outside a merge (compute
+// everything); the shard's block; or, under `attnlab merge`, every record of the shards.
+std::unique_ptr<UnitSlice> unit_slice_for(const ShardSpec& shard, int units);
+
+// DIR/units.txt (one record a line: stage, unit, values, in %.17g) and DIR/shard.json.
+bool write_records_shard(const std::filesystem::path& dir, const ShardRun& run, const ShardSpec& shard, int total_units,
+                         const UnitRecords& records, std::string& error);
+bool read_unit_records(const std::filesystem::path& file, UnitRecords& records, std::string& error);
+
+// `attnlab merge`: runs `attnlab experiment ARGUMENTS --out OUT` (the shards' run.arguments) with
+// every unit's record from `records` (unit_slice_for hands them to the experiment); its exit code.
+int rerun_with_records(const ShardRun& run, const std::string& out, const UnitRecords& records);
+
+// Under `attnlab merge`: false with a message when the model, the corpus or the plan the rerun
+// read is not what the shards ran (a file changed since); true otherwise.
+bool same_as_merged_shards(const ShardRun& now, std::string& error);
+bool rerunning_from_shards();  // whether `attnlab merge` is running the experiment now
 
 }  // namespace attnlab
