@@ -50,6 +50,23 @@ bool TensorBinding::check(Need& n, std::string& error) const {
     return true;
 }
 
+bool config_int(const json::Value& root, const std::string& where, const char* key, const char* alt, int lo, int hi, int& out,
+                bool required, std::string& error) {
+    const json::Value* v = root.find(key);
+    if ((!v || v->is_null()) && alt) v = root.find(alt);
+    if (!v || v->is_null()) {
+        if (required) error = where + ": missing \"" + key + "\"";
+        return !required;
+    }
+    const auto i = v->as_int(lo, hi);
+    if (!i) {
+        error = where + ": \"" + key + "\" must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi);
+        return false;
+    }
+    out = static_cast<int>(*i);
+    return true;
+}
+
 bool TensorBinding::bind(std::vector<float>& owned, std::int64_t& parameters, std::string& error) {
     // Check everything before converting anything, and size the one owned buffer: vectors that
     // are not fp32 in place, and matrices that cannot be used in place (misaligned bytes).

@@ -9,10 +9,16 @@
 #include <string>
 #include <vector>
 
+#include "base/json.h"
 #include "base/safetensors.h"
 #include "model/weight_matrix.h"
 
 namespace attnlab {
+
+// A whole-number field of a config.json (`root`, read from `where`) in [lo, hi], or its older
+// name `alt`. Missing or null: an error naming it when required, else `out` keeps its default.
+bool config_int(const json::Value& root, const std::string& where, const char* key, const char* alt, int lo, int hi, int& out,
+                bool required, std::string& error);
 
 class TensorBinding {
 public:

@@ -42,19 +42,7 @@ bool parse_gpt2_config(std::string_view json_text, std::string_view source, Gpt2
     }
     Gpt2Config c;
     const auto get_int = [&](const char* key, const char* alt, int lo, int hi, int& out, bool required) {
-        const json::Value* v = root.find(key);
-        if (!v && alt) v = root.find(alt);
-        if (!v) {
-            if (required) error = where + ": missing \"" + key + "\"";
-            return !required;
-        }
-        const auto i = v->as_int(lo, hi);
-        if (!i) {
-            error = where + ": \"" + key + "\" must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi);
-            return false;
-        }
-        out = static_cast<int>(*i);
-        return true;
+        return config_int(root, where, key, alt, lo, hi, out, required, error);
     };
     if (!get_int("n_layer", nullptr, 1, 1024, c.n_layer, true) || !get_int("n_head", nullptr, 1, 1024, c.n_head, true) ||
         !get_int("n_embd", nullptr, 1, 65536, c.n_embd, true) || !get_int("n_positions", "n_ctx", 1, 1 << 20, c.n_positions, true) ||

@@ -109,18 +109,7 @@ bool parse_llama_config(std::string_view json_text, std::string_view source, Lla
     }
     if (c.arch != LlamaArch::Llama) c.max_position_embeddings = 32768;
     const auto get_int = [&](const char* key, int lo, int hi, int& out, bool required) {
-        const json::Value* v = root.find(key);
-        if (!v || v->is_null()) {
-            if (required) error = where + ": missing \"" + key + "\"";
-            return !required;
-        }
-        const auto i = v->as_int(lo, hi);
-        if (!i) {
-            error = where + ": \"" + key + "\" must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi);
-            return false;
-        }
-        out = static_cast<int>(*i);
-        return true;
+        return config_int(root, where, key, nullptr, lo, hi, out, required, error);
     };
     const auto get_bool = [&](const char* key, bool& out) {
         const json::Value* v = root.find(key);
