@@ -8,6 +8,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/attention_plan.h"
@@ -126,11 +127,18 @@ public:
                          AttentionObserver* observer = nullptr) = 0;
     // forward() without the final norm and the logits.
     virtual bool prefill(std::span<const int> tokens, std::string& error, AttentionObserver* observer = nullptr) = 0;
-    virtual int length() const = 0;
-    virtual void reset() = 0;
-    // Each head's normalizer and temperature from the next forward() on.
-    virtual AttentionPlan& attention_plan() = 0;
     virtual std::unique_ptr<DecoderState> clone() const = 0;  // the cache too
+    int length() const { return t_; }                         // the tokens seen, whose keys and values are cached
+    void reset() { t_ = 0; }
+    AttentionPlan& attention_plan() { return plan; }
+
+    // Each head's normalizer and temperature, from the next forward() on: the model's trained plan
+    // until set. A plan of another shape than the model's is refused by forward().
+    AttentionPlan plan;
+
+protected:
+    explicit DecoderState(AttentionPlan trained) : plan(std::move(trained)) {}
+    int t_ = 0;
 };
 
 class DecoderModel {

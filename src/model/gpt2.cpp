@@ -32,7 +32,7 @@ void gelu_tanh_columns(float* v, int n, int cols, int c0, int width) {
 
 }  // namespace
 
-Gpt2State::Gpt2State(const Gpt2Model& model) : plan(model.trained_plan()), model_(model) {
+Gpt2State::Gpt2State(const Gpt2Model& model) : DecoderState(model.trained_plan()), model_(model) {
     const Gpt2Config& c = model.config();
     const size_t cache = static_cast<size_t>(c.n_layer) * c.n_positions * c.n_embd;
     k_cache_.assign(cache, 0.0f);

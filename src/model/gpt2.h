@@ -107,15 +107,7 @@ public:
     // not its last, where reading the 154 MB lm_head of GPT-2 small for logits nobody reads was
     // a fixed cost of every chunk.
     bool prefill(std::span<const int> tokens, std::string& error, AttentionObserver* observer = nullptr) override;
-
-    int length() const override { return t_; }
-    void reset() override { t_ = 0; }
-    AttentionPlan& attention_plan() override { return plan; }
     std::unique_ptr<DecoderState> clone() const override { return std::make_unique<Gpt2State>(*this); }
-
-    // Each head's normalizer and temperature, from the next forward() on: the model's trained plan
-    // until set. A plan of another shape than the model's is refused by forward().
-    AttentionPlan plan;
 
     // The last forward()'s final layer-norm output, (n, C), for checks against references.
     const std::vector<float>& final_hidden() const { return ln_f_out_; }
@@ -125,7 +117,6 @@ private:
     bool run_layers(std::span<const int> tokens, std::string& error, AttentionObserver* observer);
 
     const Gpt2Model& model_;
-    int t_ = 0;
     std::vector<float> k_cache_, v_cache_;                                    // (n_layer, n_positions, C)
     std::vector<float> x_, h_, qkv_, q_, attn_out_, fc_, scores_, ln_f_out_;  // scratch
 };

@@ -5,7 +5,7 @@
 
 namespace attnlab {
 
-LlamaState::LlamaState(const LlamaModel& model) : plan(model.trained_plan()), model_(model) {
+LlamaState::LlamaState(const LlamaModel& model) : DecoderState(model.trained_plan()), model_(model) {
     k_cache_.resize(static_cast<size_t>(model.config().num_hidden_layers));
     v_cache_.resize(k_cache_.size());
 }

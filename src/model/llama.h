@@ -110,11 +110,7 @@ public:
     bool forward(std::span<const int> tokens, std::vector<float>& logits, std::string& error, bool all_logits = false,
                  AttentionObserver* observer = nullptr) override;
     bool prefill(std::span<const int> tokens, std::string& error, AttentionObserver* observer = nullptr) override;
-    int length() const override { return t_; }
-    void reset() override { t_ = 0; }
-    AttentionPlan& attention_plan() override { return plan; }
     std::unique_ptr<DecoderState> clone() const override { return std::make_unique<LlamaState>(*this); }
-    AttentionPlan plan;
     const std::vector<float>& final_hidden() const { return norm_out_; }
 
 private:
@@ -122,7 +118,6 @@ private:
     void rotate(float* rows, int n, int heads, int stride) const;  // positions t_..t_ + n - 1
 
     const LlamaModel& model_;
-    int t_ = 0;
     int capacity_ = 0;  // cache rows allocated: grown as the sequence grows, never max_position_embeddings up front
     std::vector<std::vector<float>> k_cache_, v_cache_;  // per layer (capacity, KV d)
     std::vector<float> x_, h_, qkv_, q_, attn_out_, gate_, up_, scores_, norm_out_;
