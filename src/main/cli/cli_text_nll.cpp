@@ -26,7 +26,7 @@ bool read_text_input(const CliArgs& args, const DecoderModel& model, int limit, 
         usage = false;
         Gpt2Tokenizer tokenizer;
         in.path = *args.value("text");
-        if (!load_vocabulary(args.value("vocab-dir"), tokenizer, error) || !read_whole_file(in.path, in.bytes, error)) return false;
+        if (!load_text_tokenizer(args, tokenizer, error) || !read_whole_file(in.path, in.bytes, error)) return false;
         std::vector<std::string> warnings;
         in.ids = tokenizer.encode(in.bytes, &warnings);
         for (const std::string& w : warnings) std::fprintf(stderr, "attnlab %s: warning: %s\n", command, w.c_str());

@@ -1,5 +1,7 @@
 #include "main/cli/cli_vocabulary.h"
 
+#include <filesystem>
+
 #include "platform/whole_file.h"
 
 namespace attnlab {
@@ -29,6 +31,17 @@ bool load_model_tokenizer(const std::string& dir, Tokenizer& tokenizer, std::str
         return false;
     }
     return true;
+}
+
+bool load_text_tokenizer(const CliArgs& args, Tokenizer& tokenizer, std::string& error) {
+    if (args.value("vocab-dir") || !args.value("model")) return load_vocabulary(args.value("vocab-dir"), tokenizer, error);
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    fs::path folder(*args.value("model"));
+    if (!fs::is_directory(folder, ec)) folder = folder.parent_path();
+    if (folder.empty()) folder = ".";
+    if (fs::is_regular_file(folder / "tokenizer.json", ec)) return load_model_tokenizer(folder.string(), tokenizer, error);
+    return load_vocabulary(std::nullopt, tokenizer, error);
 }
 
 }  // namespace attnlab

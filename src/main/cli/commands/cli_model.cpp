@@ -158,7 +158,7 @@ int cli_generate(int argc, char** argv, int first) {
     Checkpoint ck;
     if (!open_checkpoint(*args.value("model"), ck, error)) return fail("generate", error);
     Gpt2Tokenizer tokenizer;
-    const bool have_tokenizer = load_vocabulary(args.value("vocab-dir"), tokenizer, error);
+    const bool have_tokenizer = load_text_tokenizer(args, tokenizer, error);
     std::vector<int> ids;
     if (args.value("prompt")) {
         if (!have_tokenizer) return fail("generate", error);

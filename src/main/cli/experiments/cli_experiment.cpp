@@ -37,8 +37,8 @@ const char* const kHelp =
     "\n"
     "--text may be given more than once; each is a text file (one document), a folder of .txt files (one\n"
     "document each, in path order) or a .jsonl file (one document per line, its \"text\" field). The five\n"
-    "experiments run on one window: the first document with at least 2 tokens, tokenized with GPT-2's\n"
-    "tokenizer and cut to the model's context (1024 tokens for GPT-2); a window never crosses documents.\n"
+    "experiments run on one window: the first document with at least 2 tokens, tokenized by the model's\n"
+    "tokenizer.json (else GPT-2's) and cut to the model's context; a window never crosses documents.\n"
     "Defaults are the paper's sweeps. Options:\n"
     "  --vectors values|residual   x_i: the head's value vectors (default) or the layer's input residual stream\n"
     "  --N n                       selection size for distance-vs-L (default 5)\n"
@@ -56,7 +56,7 @@ const char* const kHelp =
     "  --seed S                    seed of every random draw (default 0); results do not depend on --threads\n"
     "  --threads n                 worker threads (default: all cores)\n"
     "  --ids LIST                  token ids instead of --text (already tokenized input)\n"
-    "  --vocab-dir DIR             GPT-2 vocabulary (default: the repository's assets/gpt2)\n"
+    "  --vocab-dir DIR             GPT-2 vocabulary (default: the model folder's tokenizer.json, else assets/gpt2)\n"
     "  --quiet                     no progress bar\n"
     "  --attention SPEC            run the forward pass under an attention plan (see `attnlab --help`); the five\n"
     "                              experiments then analyse the softmax of the scores that pass gives each head\n"
@@ -165,8 +165,7 @@ bool read_corpus_window(const CliArgs& args, const DecoderShape& cfg, std::optio
     std::vector<std::vector<int>> tokens;
     if (args.value("text")) {
         Gpt2Tokenizer tokenizer;
-        if (!load_vocabulary(args.value("vocab-dir"), tokenizer, error) || !read_corpus(args.values("text"), documents, error))
-            return false;
+        if (!load_text_tokenizer(args, tokenizer, error) || !read_corpus(args.values("text"), documents, error)) return false;
         for (const CorpusDocument& d : documents) {
             std::vector<std::string> warnings;
             tokens.push_back(tokenizer.encode(d.text, &warnings));

@@ -48,7 +48,7 @@ const char* const kHelp =
     "                     puts on B (what an induction head attends to) and B's rank among the L keys\n"
     "  --json             print DIR/fading.json to stdout instead of the table\n"
     "  --threads n        worker threads (default: all cores); results do not depend on it\n"
-    "  --vocab-dir DIR    GPT-2 vocabulary (default: the repository's assets/gpt2)\n"
+    "  --vocab-dir DIR    GPT-2 vocabulary (default: the model folder's tokenizer.json, else assets/gpt2)\n"
     "  --quiet            no progress on stderr\n"
     "  --attention SPEC   run the heads under an attention plan, e.g. all=ssmax:0.43: a zero-shot swap in a\n"
     "                     model trained with softmax, not a model trained with SSMax\n"

@@ -40,7 +40,7 @@ const char* const kHelp =
     "  --attention SPEC   the unmodified model's plan, which the swaps start from (default: the model's own)\n"
     "  --max-tokens n     use at most n tokens of the text (default: the model's context)\n"
     "  --threads n        worker threads (default: all cores); results do not depend on it\n"
-    "  --vocab-dir DIR    GPT-2 vocabulary (default: the repository's assets/gpt2)\n"
+    "  --vocab-dir DIR    GPT-2 vocabulary (default: the model folder's tokenizer.json, else assets/gpt2)\n"
     "  --quiet            no progress on stderr\n"
     "  --shard K/N        run the K-th of N contiguous blocks of the plans (the unmodified row goes with 1/N)\n"
     "                     and write DIR/shard.json; `attnlab merge` joins the N folders into this run's files\n"
