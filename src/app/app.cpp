@@ -38,9 +38,7 @@ void load_builtin(AppState& app, BuiltinModel which) {
     start_builtin_model(app.model_loading, app.session, *app.model_source, app.twin_model, which);
 }
 
-void request_learned_head(AppState& app, Panel panel, bool first_view) {
-    app.learned_head = {true, app.session.view, panel, first_view, first_view};
-}
+void request_learned_head(AppState& app, Panel panel, bool first_view) { app.learned_head = {true, app.session.view, panel, first_view}; }
 
 namespace {
 
@@ -53,7 +51,7 @@ void show_learned_head(AppState& app) {
     const ViewState& v = s.view;
     const ViewState& o = r.from;
     if (v.panel != o.panel || v.layer != o.layer || v.head != o.head || v.text != o.text || v.model_url != o.model_url ||
-        (r.builtin_only && s.model && !s.model->builtin)) {
+        (r.first_view && s.model && !s.model->builtin)) {
         r.pending = false;
         return;
     }

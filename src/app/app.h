@@ -68,8 +68,9 @@ struct AppState {
         bool pending = false;
         ViewState from;
         Panel panel = Panel::Attention;  // the panel to show it on
-        bool builtin_only = false;       // give up if another model comes instead
-        bool first_view = false;         // a first visit: first_view_head, not strongest_learned_head
+        // A first visit: first_view_head, not strongest_learned_head, and only on the built-in
+        // model (give up if another model comes instead).
+        bool first_view = false;
     } learned_head;
 
     TourPlayer tour;
