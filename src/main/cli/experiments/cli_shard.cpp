@@ -41,22 +41,6 @@ bool read_shard_option(const CliArgs& args, ShardSpec& shard, std::string& error
     return true;
 }
 
-bool write_shard_manifest(const std::filesystem::path& dir, const std::string& experiment, const ShardSpec& shard, int total_units,
-                          const std::vector<std::string>& tables, const std::string& summary, std::string& error) {
-    int first = 0, end = 0;
-    shard.range(total_units, first, end);
-    json::ObjectBuilder m;
-    m.add("experiment", experiment)
-        .add("shard", shard.index)
-        .add("of", shard.count)
-        .add("units", total_units)
-        .add("first_unit", first)
-        .add("end_unit", end)
-        .add_raw("tables", json::ArrayBuilder().add_all(tables).str())
-        .add("summary", summary);
-    return write_text_file(dir / "shard.json", m.str() + "\n", error);
-}
-
 namespace {
 const UnitRecords* merging = nullptr;   // set while `attnlab merge` reruns an experiment
 const ShardRun* merging_run = nullptr;  // the run the shards recorded, meanwhile
