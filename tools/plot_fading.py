@@ -125,7 +125,7 @@ def figure_fading(folders, out_dir, fmt, written, plt, save, read_table, heads=N
     for k in range(len(layout), rows * cols):
         axes[k // cols][k % cols].axis("off")
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", fontsize=7, ncol=1, bbox_to_anchor=(0.5, -0.02 - 0.025 * len(labels)))
+    fig.legend(handles, labels, loc="upper center", fontsize=7, ncol=1, bbox_to_anchor=(0.5, 0.0))  # under the x labels, any length
     fig.suptitle("Attention fading with context length (PAPER.md §2, Lemma 1): the query that sees L keys\n"
                  "Lemma 1 bounds softmax heads only; SSMax depends on L and has no band")
     fig.tight_layout()
@@ -166,7 +166,7 @@ def figure_needle(folders, out_dir, fmt, written, plt, save, read_table):
         ax.set_title(f"layer {int(layer)}", fontsize=10)
         ax.grid(True, which="both", alpha=0.2)
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", fontsize=7, bbox_to_anchor=(0.5, -0.02 - 0.03 * len(labels)))
+    fig.legend(handles, labels, loc="upper center", fontsize=7, bbox_to_anchor=(0.5, 0.0))
     fig.suptitle("Needle probe: [f, A, B, filler..., A]; the weight the query A puts on B (what an induction head attends to)")
     fig.tight_layout()
     save(fig, out_dir, "fig_needle", fmt, written)
