@@ -50,9 +50,9 @@ int cli_perplexity(int argc, char** argv, int first) {
         std::fprintf(stderr, "attnlab perplexity: %s has %d tokens; using the first %d (%s), %d cut\n", in.path.c_str(), in.text_tokens,
                      limit, max_tokens && *max_tokens < shape.max_positions ? "--max-tokens" : "the model's context", in.cut());
 
-    // --capture keeps what the page keeps of a pass (every layer's queries, keys and values),
-    // alive until the perplexity is done: bench/pass_memory.sh measures the page's memory with it.
-    AttentionCapture capture(/*keep_residual=*/true);
+    // --capture keeps what the page keeps of a pass (every layer's queries, keys and values, as
+    // display_storage), alive until the perplexity is done: bench/pass_memory.sh measures with it.
+    AttentionCapture capture(false, display_storage(static_cast<int>(in.ids.size())));
     FinalResidual output(shape.hidden, args.flag("capture") ? &capture : nullptr);
     if (!state->prefill(in.ids, error, &output)) return fail(error);
     std::vector<double> nll;
