@@ -8,7 +8,7 @@
 //
 // Storage: fp32 (exact: what the CLI's analyses read), or IEEE half for display at long
 // lengths (CaptureStorage::f16: half the memory; every read widens, so scores() and weights()
-// are then those of the rounded Q and K, within about 1e-3 relative of the exact ones).
+// are then those of the rounded Q and K: each score within about 1e-3 of |q| |k| / sqrt(d)).
 #include <cstddef>
 #include <cstdint>
 #include <vector>
