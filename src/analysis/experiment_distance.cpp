@@ -59,6 +59,7 @@ std::vector<std::vector<SelectionDistance>> head_distances(const HeadInputs& h, 
     // One Gram matrix per head serves all its queries (the distances' fast path).
     RowMatrixXd gram;
     gram.noalias() = h.x.topRows(gram_rows) * h.x.topRows(gram_rows).transpose();  // (gram_rows, gram_rows)
+    const GramRows rows(gram);
     std::vector<std::vector<SelectionDistance>> out(Ns.size(), std::vector<SelectionDistance>(static_cast<size_t>(end_row)));
     std::vector<int> valid;
     const int n_min = *std::min_element(Ns.begin(), Ns.end());
@@ -68,7 +69,7 @@ std::vector<std::vector<SelectionDistance>> head_distances(const HeadInputs& h, 
             if (N <= t) valid.push_back(N);
         const std::vector<double> w = softmax(h.logits(t), 1.0);
         options.seed = derive_seed(seed, static_cast<std::uint64_t>(h.index), static_cast<std::uint64_t>(t), tag);
-        const std::vector<SelectionDistance> r = selection_distances(w, h.x.topRows(t + 1), valid, options, &gram);
+        const std::vector<SelectionDistance> r = selection_distances(w, h.x.topRows(t + 1), valid, options, &rows);
         for (size_t k = 0, v = 0; k < Ns.size(); ++k)
             if (Ns[k] <= t) out[k][static_cast<size_t>(t)] = r[v++];
     }

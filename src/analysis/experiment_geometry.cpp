@@ -27,6 +27,7 @@ bool run_separability(const AttentionCapture& c, const ExperimentOptions& o, Exp
         if (!normalize_rows(h.x, o.M, unit, errors[static_cast<size_t>(index)])) return;
         RowMatrixXd unit_gram;
         unit_gram.noalias() = unit * unit.transpose();  // (T, T), shared by all queries of the head
+        const GramRows unit_rows(unit_gram);
         // ratio, N_s, r, delta, lower, upper per N, over the queries that see > N tokens
         std::vector<std::array<Summary, 6>> s(Ns.size());
         std::vector<int> valid;
@@ -34,7 +35,7 @@ bool run_separability(const AttentionCapture& c, const ExperimentOptions& o, Exp
             valid.clear();
             for (int N : Ns)
                 if (N <= t) valid.push_back(N);
-            const std::vector<Separability> r = separability(softmax(h.logits(t), 1.0), unit.topRows(t + 1), valid, o.M, &unit_gram);
+            const std::vector<Separability> r = separability(softmax(h.logits(t), 1.0), unit.topRows(t + 1), valid, o.M, &unit_rows);
             for (size_t k = 0, v = 0; k < Ns.size(); ++k) {
                 if (Ns[k] > t) continue;
                 const Separability& q = r[v++];

@@ -29,11 +29,11 @@ namespace {
 // g_ii + g_jj - 2 g_ij. Only the largest distance matters, so the cancellation this form
 // suffers for nearly equal vectors does not reach the result. `outside` is 0 for the tokens
 // left out and -inf for the selected, which keeps the loop over i branch-free and vectorised.
-double max_cross_distance(const RowMatrixXd& G, const Eigen::VectorXd& sq, std::span<const int> selected, const Eigen::ArrayXd& outside) {
+double max_cross_distance(const GramRows& G, const Eigen::VectorXd& sq, std::span<const int> selected, const Eigen::ArrayXd& outside) {
     const Eigen::Index L = sq.size();
     double best = 0.0;
     for (const int j : selected)
-        best = std::max(best, (sq.array() + sq[j] - 2.0 * G.row(j).head(L).transpose().array() + outside).maxCoeff());
+        best = std::max(best, (sq.array() + sq[j] - 2.0 * Eigen::Map<const Eigen::ArrayXd>(G.row(j), L) + outside).maxCoeff());
     return std::sqrt(std::max(best, 0.0));
 }
 
@@ -61,7 +61,7 @@ MeanSe mean_and_se(const Eigen::VectorXd& v) {
 }  // namespace
 
 std::vector<SelectionDistance> selection_distances(std::span<const double> weights, const Eigen::Ref<const RowMatrixXd>& x,
-                                                   std::span<const int> Ns, const DistanceOptions& options, const RowMatrixXd* gram) {
+                                                   std::span<const int> Ns, const DistanceOptions& options, const GramRows* gram) {
     const Eigen::Index L = x.rows(), d = x.cols();
     assert(static_cast<Eigen::Index>(weights.size()) == L && !Ns.empty());
     const Eigen::Map<const Eigen::VectorXd> alpha(weights.data(), L);
@@ -70,13 +70,14 @@ std::vector<SelectionDistance> selection_distances(std::span<const double> weigh
     // The Gram block: the caller's, or computed here when the Monte Carlo needs it.
     RowMatrixXd local;
     if (!gram && options.samples > 0) local.noalias() = x * x.transpose();  // (L, L)
-    const RowMatrixXd& G = gram ? *gram : local;
+    const GramRows local_rows(local);
+    const GramRows& G = gram ? *gram : local_rows;
     const bool fast = gram != nullptr;
 
-    const RowMatrixXd Y = alpha.asDiagonal() * x;            // y_i = alpha_i x_i: (L, d)
-    const Eigen::VectorXd y_sq = Y.rowwise().squaredNorm();  // (L)
-    const Eigen::RowVectorXd y_total = Y.colwise().sum();    // (d)
-    const Eigen::VectorXd x_sq = fast ? Eigen::VectorXd(G.diagonal().head(L)) : Eigen::VectorXd(x.rowwise().squaredNorm());  // (L)
+    const RowMatrixXd Y = alpha.asDiagonal() * x;                                                    // y_i = alpha_i x_i: (L, d)
+    const Eigen::VectorXd y_sq = Y.rowwise().squaredNorm();                                          // (L)
+    const Eigen::RowVectorXd y_total = Y.colwise().sum();                                            // (d)
+    const Eigen::VectorXd x_sq = fast ? G.diagonal(L) : Eigen::VectorXd(x.rowwise().squaredNorm());  // (L)
 
     // Results are produced in increasing N while the selection grows; by_size maps back.
     std::vector<int> by_size(Ns.size());
@@ -88,7 +89,7 @@ std::vector<SelectionDistance> selection_distances(std::span<const double> weigh
 
     // sum_{j in S} alpha_j G_ij as S grows by token j: one contiguous row of G. (The alpha_i
     // factor of y_i . s is applied once, when distances are taken.)
-    auto grow_dots = [&](Eigen::VectorXd& dots, int j) { dots.noalias() += alpha[j] * G.row(j).head(L).transpose(); };
+    auto grow_dots = [&](Eigen::VectorXd& dots, int j) { dots.noalias() += alpha[j] * Eigen::Map<const Eigen::VectorXd>(G.row(j), L); };
     // |y_i - s| for every token, from the Gram form; the caller subtracts the members.
     auto gram_distances = [&](const Eigen::VectorXd& dots, double s_sq) {
         return (y_sq.array() + s_sq - 2.0 * alpha.array() * dots.array()).max(0.0).sqrt().matrix().eval();
@@ -136,7 +137,8 @@ std::vector<SelectionDistance> selection_distances(std::span<const double> weigh
                 r.X = std::sqrt(X_sq);
                 // Directly without a caller's Gram matrix: nearly equal vectors must give their
                 // true distance, not a rounding error of |x|^2.
-                r.d_1 = fast ? max_cross_distance(G, x_sq, selected, left_out) : direct_cross_distance(x, selected, in_selection);
+                r.d_1 =
+                    fast && G.whole() ? max_cross_distance(G, x_sq, selected, left_out) : direct_cross_distance(x, selected, in_selection);
                 // The weight left out, summed itself: 1 - abar loses it when abar rounds to 1.
                 double outside = 0.0;
                 for (Eigen::Index i = 0; i < L; ++i)
@@ -173,7 +175,7 @@ std::vector<SelectionDistance> selection_distances(std::span<const double> weigh
         // Distances to s_b: either grown token by token from rows of G (O(L) per token), or,
         // when few sizes are asked for far apart (N = 1, 5, 10, 20, 100), all aggregates at once
         // through one product Y S^T (O(L d) per size, but at matrix-product speed).
-        const bool by_product = static_cast<double>(Ns.size()) * static_cast<double>(d) < 4.0 * n_max;
+        const bool by_product = !G.whole() || static_cast<double>(Ns.size()) * static_cast<double>(d) < 4.0 * n_max;
         const int B = S * static_cast<int>(Ns.size());
         RowMatrixXd sums(B, d);                                           // s_b at each size, row b * |Ns| + slot
         Eigen::MatrixXd growing(by_product ? 0 : L, by_product ? 0 : B);  // raw Gram dots, same layout

@@ -16,9 +16,9 @@
 #include <span>
 #include <vector>
 
-namespace attnlab {
+#include "analysis/gram_rows.h"
 
-using RowMatrixXd = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+namespace attnlab {
 
 // Token indices by weight, largest first, ties broken by the lower index. I_N is the first N.
 std::vector<int> selection_order(std::span<const double> weights);
@@ -50,15 +50,17 @@ struct DistanceOptions {
 // analysis here relies on. Distances to the random aggregates come from the Gram matrix:
 // |y_i - s|^2 = |y_i|^2 + |s|^2 - 2 alpha_i sum_{j in S} alpha_j (x_i . x_j).
 //
-// `gram` (x x^T over at least the first L tokens; the experiments keep one per head, shared by
-// all its queries) switches the top-N distances to that Gram form too: O(L) per N instead of
+// `gram` (x x^T over at least the first L tokens: the whole matrix, which the experiments keep
+// per head and share by all its queries, or its rows computed as read, gram_rows.h) switches the
+// top-N distances to that Gram form too: O(L) per N instead of
 // O(L d), with a rounding error of about 1e-16 |s|^2 / |y_i - s| on each distance, harmless in
 // means over queries. Without it the top-N distances are computed directly, exact to
 // rounding even for repeated tokens (what `attnlab analyze` wants), and the Gram block the
-// Monte Carlo and d_1 need is computed here.
+// Monte Carlo and d_1 need is computed here. With rows computed as read (not the whole matrix),
+// the Monte Carlo takes its distances through one product Y S^T rather than reading a row per
+// sampled token, and d_1 is computed directly.
 std::vector<SelectionDistance> selection_distances(std::span<const double> weights, const Eigen::Ref<const RowMatrixXd>& x,
-                                                   std::span<const int> Ns, const DistanceOptions& options,
-                                                   const RowMatrixXd* gram = nullptr);
+                                                   std::span<const int> Ns, const DistanceOptions& options, const GramRows* gram = nullptr);
 
 // Corollary 2's large-L term: sum_i ||alpha_i x_i||, which E[d] approaches as L grows with
 // N fixed (E[d] goes to 0 as N -> L).

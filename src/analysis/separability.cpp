@@ -22,7 +22,7 @@ bool normalize_rows(const Eigen::Ref<const RowMatrixXd>& x, double M, RowMatrixX
 }
 
 std::vector<Separability> separability(std::span<const double> weights, const Eigen::Ref<const RowMatrixXd>& unit, std::span<const int> Ns,
-                                       double M, const RowMatrixXd* unit_gram) {
+                                       double M, const GramRows* unit_gram) {
     const Eigen::Index L = unit.rows();
     assert(static_cast<Eigen::Index>(weights.size()) == L && !Ns.empty());
     const std::vector<int> order = selection_order(weights);
@@ -49,7 +49,7 @@ std::vector<Separability> separability(std::span<const double> weights, const Ei
         // delta: the new token against those already selected.
         for (int m = 0; m < k; ++m) {
             const int o = order[static_cast<size_t>(m)];
-            const double d = fast ? std::sqrt(std::max(0.0, 2.0 * M2 - 2.0 * (*unit_gram)(j, o))) : (unit.row(j) - unit.row(o)).norm();
+            const double d = fast ? std::sqrt(std::max(0.0, 2.0 * M2 - 2.0 * unit_gram->row(j)[o])) : (unit.row(j) - unit.row(o)).norm();
             min_delta = std::min(min_delta, d);
         }
         in_selection[static_cast<size_t>(j)] = 1;
@@ -57,7 +57,7 @@ std::vector<Separability> separability(std::span<const double> weights, const Ei
         a2_all += alpha[j] * alpha[j];
         if (fast) {
             s_sq += 2.0 * dots[j] + alpha[j] * alpha[j] * M2;  // |s + u_j|^2, with dots[j] = u_j . s before the step
-            dots.array() += alpha[j] * alpha.array() * unit_gram->row(j).head(L).transpose().array();
+            dots.array() += alpha[j] * alpha.array() * Eigen::Map<const Eigen::ArrayXd>(unit_gram->row(j), L);
         } else {
             s += U.row(j);
         }

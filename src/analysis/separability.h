@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/gram_rows.h"
 #include "analysis/selection.h"
 
 namespace attnlab {
@@ -42,6 +43,6 @@ bool normalize_rows(const Eigen::Ref<const RowMatrixXd>& x, double M, RowMatrixX
 // |u_i - s|^2 = |u_i|^2 + |s|^2 - 2 u_i . s, O(L) per N; see selection_distances for the
 // rounding this trades, and why the experiments accept it.
 std::vector<Separability> separability(std::span<const double> weights, const Eigen::Ref<const RowMatrixXd>& unit, std::span<const int> Ns,
-                                       double M, const RowMatrixXd* unit_gram = nullptr);
+                                       double M, const GramRows* unit_gram = nullptr);
 
 }  // namespace attnlab

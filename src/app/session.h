@@ -53,7 +53,7 @@ std::string model_display_name(std::string_view config_json);
 // One forward pass over a token sequence.
 struct ForwardResult {
     std::vector<int> tokens;
-    AttentionCapture capture{true};  // every layer's Q/K/V and input residual stream
+    AttentionCapture capture;        // every layer's Q/K/V, stored as display_storage(tokens.size())
     std::vector<float> next_logits;  // (V): the model's scores for the token after the last
     AttentionPlan plan;              // each head's normalizer and temperature in this pass
     // (L, C): the residual stream after the last layer, before the final layer norm: what the

@@ -1,6 +1,7 @@
 #include "model/attention_capture.h"
 
 #include "base/parallel.h"
+#include "base/safetensors.h"
 #include "model/gemm.h"
 #include "model/normalize_rows.h"
 
@@ -15,6 +16,23 @@ void AttentionCapture::clear() {
     length_ = 0;
 }
 
+void AttentionCapture::Rows::put(const float* src, std::size_t t0, std::size_t n, std::size_t width, CaptureStorage storage) {
+    const std::size_t at = t0 * width, count = n * width;
+    if (storage == CaptureStorage::f32) {
+        f32.resize(at + count);
+        std::copy(src, src + count, f32.begin() + static_cast<std::ptrdiff_t>(at));
+        return;
+    }
+    f16.resize(at + count);
+    for (std::size_t i = 0; i < count; ++i) f16[at + i] = f32_to_f16(src[i]);
+}
+
+std::size_t AttentionCapture::bytes() const {
+    std::size_t total = 0;
+    for (const Layer& L : layers_) total += L.q.bytes() + L.k.bytes() + L.v.bytes() + L.x.size() * sizeof(float);
+    return total;
+}
+
 void AttentionCapture::on_layer(const LayerQkv& x) {
     if (static_cast<int>(layers_.size()) <= x.layer) layers_.resize(static_cast<size_t>(x.layer) + 1);
     n_head_ = x.n_head;
@@ -22,27 +40,31 @@ void AttentionCapture::on_layer(const LayerQkv& x) {
     n_kv_head_ = x.kv_heads();
     width_ = x.residual_width();
     const size_t C = static_cast<size_t>(x.n_head) * x.head_dim, K = static_cast<size_t>(n_kv_head_) * x.head_dim;
-    const size_t W = static_cast<size_t>(width_), T = static_cast<size_t>(x.t0 + x.n);
+    const size_t W = static_cast<size_t>(width_), t0 = static_cast<size_t>(x.t0), n = static_cast<size_t>(x.n);
     Layer& L = layers_[static_cast<size_t>(x.layer)];
-    // Queries arrive only for the new tokens; keys and values are the whole cache so far.
-    L.q.resize(T * C);
-    std::copy(x.q, x.q + static_cast<size_t>(x.n) * C, L.q.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(x.t0) * C));
-    L.k.assign(x.k, x.k + T * K);
-    L.v.assign(x.v, x.v + T * K);
+    // Queries arrive only for the new tokens; keys and values are the whole cache so far, whose
+    // rows before t0 this capture already holds (a chunked pass would copy the cache again at
+    // every chunk otherwise: quadratic in the length).
+    L.q.put(x.q, t0, n, C, storage_);
+    L.k.put(x.k + t0 * K, t0, n, K, storage_);
+    L.v.put(x.v + t0 * K, t0, n, K, storage_);
     if (keep_residual_) {
-        L.x.resize(T * W);
-        std::copy(x.residual, x.residual + static_cast<size_t>(x.n) * W,
-                  L.x.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(x.t0) * W));
+        L.x.resize((t0 + n) * W);
+        std::copy(x.residual, x.residual + n * W, L.x.begin() + static_cast<std::ptrdiff_t>(t0 * W));
     }
     length_ = x.t0 + x.n;
 }
 
-std::vector<float> AttentionCapture::slice(const std::vector<float>& m, int heads, int head) const {
-    const size_t C = static_cast<size_t>(heads) * head_dim_;
-    std::vector<float> out(static_cast<size_t>(length_) * head_dim_);
-    for (int t = 0; t < length_; ++t) {
-        const float* src = m.data() + t * C + static_cast<size_t>(head) * head_dim_;
-        std::copy(src, src + head_dim_, out.begin() + static_cast<std::ptrdiff_t>(t) * head_dim_);
+std::vector<float> AttentionCapture::slice(const Rows& m, int heads, int head) const {
+    const size_t C = static_cast<size_t>(heads) * head_dim_, d = static_cast<size_t>(head_dim_);
+    std::vector<float> out(static_cast<size_t>(length_) * d);
+    for (size_t t = 0; t < static_cast<size_t>(length_); ++t) {
+        const size_t from = t * C + static_cast<size_t>(head) * d;
+        float* to = out.data() + t * d;
+        if (m.f16.empty())
+            std::copy(m.f32.begin() + static_cast<std::ptrdiff_t>(from), m.f32.begin() + static_cast<std::ptrdiff_t>(from + d), to);
+        else
+            for (size_t c = 0; c < d; ++c) to[c] = f16_to_f32(m.f16[from + c]);
     }
     return out;
 }

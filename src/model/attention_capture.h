@@ -3,6 +3,14 @@
 // attention matrix from them on demand: under another temperature, or handed to another
 // normalizer, without running the model again. Keeping Q/K/V costs 3 x n_layer x T x C
 // floats (113 MB for GPT-2 small at T = 1024); all 144 T x T matrices would cost 600 MB.
+// Memory grows with T, never T^2: each call copies only the new tokens' rows (the cache's
+// earlier rows do not change), and a head's (T, T) matrix exists only while a caller holds it.
+//
+// Storage: fp32 (exact: what the CLI's analyses read), or IEEE half for display at long
+// lengths (CaptureStorage::f16: half the memory; every read widens, so scores() and weights()
+// are then those of the rounded Q and K: each score within about 1e-3 of |q| |k| / sqrt(d)).
+#include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "model/attention_plan.h"
@@ -10,11 +18,20 @@
 
 namespace attnlab {
 
+enum class CaptureStorage { f32, f16 };
+
+// What the page keeps of a pass of `tokens` tokens: fp32 up to kExactCaptureTokens (exact, as
+// the CLI's analyses; GPT-2's 1,024 positions always are), half beyond, where 8,192 tokens of a
+// SmolLM2-sized model then keep 470 MB rather than 940 MB (the views say so).
+constexpr int kExactCaptureTokens = 2048;
+inline CaptureStorage display_storage(int tokens) { return tokens > kExactCaptureTokens ? CaptureStorage::f16 : CaptureStorage::f32; }
+
 class AttentionCapture final : public AttentionObserver {
 public:
     // keep_residual also keeps each layer's input residual stream, (T, C) per layer (37 MB for
-    // GPT-2 small at T = 1024), for analyses over the 768-d residual vectors.
-    explicit AttentionCapture(bool keep_residual = false) : keep_residual_(keep_residual) {}
+    // GPT-2 small at T = 1024), for analyses over the 768-d residual vectors (always fp32).
+    explicit AttentionCapture(bool keep_residual = false, CaptureStorage storage = CaptureStorage::f32)
+        : keep_residual_(keep_residual), storage_(storage) {}
 
     void on_layer(const LayerQkv& qkv) override;
 
@@ -32,6 +49,8 @@ public:
     // (T, C): the layer's input residual stream; empty unless constructed with keep_residual.
     const std::vector<float>& residual(int layer) const { return layers_.at(static_cast<size_t>(layer)).x; }
     int width() const { return width_; }  // C
+    CaptureStorage storage() const { return storage_; }
+    std::size_t bytes() const;  // what the kept Q, K, V (and residual) take
 
     // (T, T) pre-softmax scores q.k / sqrt(d), -inf above the diagonal (causal).
     std::vector<float> scores(int layer, int head) const;
@@ -43,16 +62,25 @@ public:
     void clear();
 
 private:
+    // Rows of `width` values, fp32 or half (one of the two vectors is used).
+    struct Rows {
+        std::vector<float> f32;
+        std::vector<std::uint16_t> f16;
+        // Rows t0..t0 + n - 1 from src (n rows of width), the table then t0 + n rows long.
+        void put(const float* src, std::size_t t0, std::size_t n, std::size_t width, CaptureStorage storage);
+        std::size_t bytes() const { return f32.size() * sizeof(float) + f16.size() * sizeof(std::uint16_t); }
+    };
     struct Layer {
-        std::vector<float> q;     // (T, n_head, d)
-        std::vector<float> k, v;  // (T, n_kv_head, d)
-        std::vector<float> x;     // (T, C), only with keep_residual
+        Rows q;                // (T, n_head, d)
+        Rows k, v;             // (T, n_kv_head, d)
+        std::vector<float> x;  // (T, C), only with keep_residual
     };
     std::vector<Layer> layers_;
     int length_ = 0, n_head_ = 0, head_dim_ = 0, n_kv_head_ = 0, width_ = 0;
     bool keep_residual_ = false;
+    CaptureStorage storage_ = CaptureStorage::f32;
 
-    std::vector<float> slice(const std::vector<float>& m, int heads, int head) const;
+    std::vector<float> slice(const Rows& m, int heads, int head) const;
 };
 
 }  // namespace attnlab

@@ -85,4 +85,8 @@ bool MappedFile::open(const std::string& path, std::string& error) {
     return true;
 }
 
+void MappedFile::drop_resident_pages() const {
+    if (data_) madvise(const_cast<std::uint8_t*>(data_), size_, MADV_DONTNEED);
+}
+
 }  // namespace attnlab

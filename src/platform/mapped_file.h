@@ -34,6 +34,12 @@ public:
     // them valid (the mapping itself does not move), so views taken earlier stay good.
     std::span<const std::uint8_t> bytes() const { return {data_, size_}; }
 
+    // Lets the kernel drop the pages read so far from this process's memory (madvise
+    // MADV_DONTNEED): after a model has packed its weights into copies of its own, the file's
+    // pages it read to do so would otherwise stay resident beside them. Pages touched again load
+    // again from the file (the mapping is private and never written), so bytes() stays valid.
+    void drop_resident_pages() const;
+
 private:
     const std::uint8_t* data_ = nullptr;
     std::size_t size_ = 0;

@@ -258,6 +258,10 @@ void run_web_page(UiHost& host, std::function<void()> draw_ui, std::function<voi
 
 extern "C" {
 
+// dlmalloc's (emscripten's malloc) records of the memory it took from the system, now and at most.
+size_t malloc_footprint(void);
+size_t malloc_max_footprint(void);
+
 // The JSON behind window.attnlab.status().
 EMSCRIPTEN_KEEPALIVE const char* attnlab_status_json() {
     using attnlab::g_page;
@@ -278,6 +282,20 @@ EMSCRIPTEN_KEEPALIVE const char* attnlab_status_json() {
     heap.add("in_use_bytes", static_cast<double>(static_cast<unsigned>(mallinfo().uordblks)));
 #endif
     o.add_raw("heap", heap.str());
+    // status().memory (issue 38): heap_bytes, the bytes in use now, and peak_heap_bytes, the most
+    // the heap has held since the page opened: dlmalloc's high-water mark of what it took from
+    // the wasm memory (emscripten's never gives any back), free fragments included, so what the
+    // browser had to provide. In use now comes from mallinfo() in the single-threaded build; the
+    // threaded build cannot walk its heap while workers allocate (above), and reports the heap's
+    // current extent instead, which heap_bytes_counts names.
+    attnlab::json::ObjectBuilder memory;
+#ifdef __EMSCRIPTEN_PTHREADS__
+    memory.add("heap_bytes", static_cast<double>(malloc_footprint())).add("heap_bytes_counts", "footprint");
+#else
+    memory.add("heap_bytes", static_cast<double>(static_cast<unsigned>(mallinfo().uordblks))).add("heap_bytes_counts", "in_use");
+#endif
+    memory.add("peak_heap_bytes", static_cast<double>(malloc_max_footprint()));
+    o.add_raw("memory", memory.str());
     if (g_page.host) {
         int w = 0, h = 0;
         glfwGetWindowSize(g_page.host->window(), &w, &h);

@@ -412,7 +412,8 @@ TEST_CASE("selection: Monte Carlo se falls as 1/sqrt(samples); seeds reproduce; 
         }
     options.samples = 0;
     const auto without = selection_distances(w, x, Ns, options);
-    const auto with = selection_distances(w, x, Ns, options, &gram);
+    const GramRows whole(gram);
+    const auto with = selection_distances(w, x, Ns, options, &whole);
     for (size_t k = 0; k < without.size(); ++k) {
         CHECK(with[k].d_1 == Approx(without[k].d_1).epsilon(1e-12));
         CHECK(with[k].d_1 == Approx(reference_distance(w, x, Ns[k]).d_1).epsilon(1e-12));
@@ -422,6 +423,47 @@ TEST_CASE("selection: Monte Carlo se falls as 1/sqrt(samples); seeds reproduce; 
         CHECK(with[k].d_A == Approx(without[k].d_A).epsilon(1e-9));
         CHECK(with[k].d_B == Approx(without[k].d_B).epsilon(1e-9));
         CHECK(with[k].approx_A == Approx(without[k].approx_A).epsilon(1e-12));
+    }
+}
+
+TEST_CASE("selection: Gram rows computed as read give the whole Gram matrix's numbers, Monte Carlo included", "[selection]") {
+    // The page's summaries past kWholeGramTokens read rows of x x^T computed per query rather
+    // than a (T, T) matrix, and take the Monte Carlo through one product Y S^T rather than rows
+    // of G. The same subsets (one seed) must then give the same numbers as the whole matrix's
+    // row-by-row sums, and the top-N distances those computed directly; d_1 the brute-force one.
+    SplitMix64 rng(77);
+    for (int trial = 0; trial < 40; ++trial) {
+        const int L = 3 + static_cast<int>(rng.uniform() * 120), d = 1 + static_cast<int>(rng.uniform() * 24);
+        std::vector<double> logits(static_cast<size_t>(L));
+        for (double& l : logits) l = 2.0 * rng.normal();
+        const std::vector<double> w = softmax(logits, 1.0);
+        const RowMatrixXd x = gaussian_rows(rng, L, d);
+        std::vector<int> Ns;
+        for (int N = 1; N < L; N += 1 + N / 2) Ns.push_back(N);
+        DistanceOptions options;
+        options.samples = 6;
+        options.seed = 5 + static_cast<std::uint64_t>(trial);
+        options.bounds = trial % 2 == 0;  // d_1 then directly: nearly equal vectors keep their true distance
+        const RowMatrixXd gram = x * x.transpose();
+        const GramRows whole(gram);
+        const GramRows as_read = GramRows::computed_from(x);
+        CHECK_FALSE(as_read.whole());
+        const auto a = selection_distances(w, x, Ns, options, &whole);
+        const auto b = selection_distances(w, x, Ns, options, &as_read);
+        const auto direct = selection_distances(w, x, Ns, options);
+        for (size_t k = 0; k < Ns.size(); ++k) {
+            INFO("trial " << trial << " L " << L << " d " << d << " N " << Ns[k]);
+            CHECK(b[k].d_A == Approx(a[k].d_A).epsilon(1e-9));
+            CHECK(b[k].d_B == Approx(a[k].d_B).epsilon(1e-12));
+            CHECK(b[k].d_A == Approx(direct[k].d_A).epsilon(1e-9));
+            CHECK(b[k].expected_A == Approx(a[k].expected_A).epsilon(1e-9));
+            CHECK(b[k].expected_B == Approx(a[k].expected_B).epsilon(1e-12));
+            CHECK(b[k].expected_A_se == Approx(a[k].expected_A_se).epsilon(1e-6).margin(1e-12));
+            if (options.bounds) {
+                CHECK(b[k].d_1 == Approx(reference_distance(w, x, Ns[k]).d_1).epsilon(1e-12));
+                CHECK(b[k].bound_A == Approx(direct[k].bound_A).epsilon(1e-12));
+            }
+        }
     }
 }
 

@@ -128,7 +128,10 @@ TEST_CASE("separability: the unit_gram path gives the direct numbers", "[separab
             }
         std::vector<int> Ns;
         for (int N = 1; N < L; N += 1 + N / 3) Ns.push_back(N);
-        const auto direct = separability(w, unit, Ns, 1.5), fast = separability(w, unit, Ns, 1.5, &gram);
+        const GramRows whole(gram), as_read = GramRows::computed_from(unit);
+        const auto direct = separability(w, unit, Ns, 1.5), fast = separability(w, unit, Ns, 1.5, &whole);
+        // Rows computed as read (the page's summaries past kWholeGramTokens): the whole matrix's numbers.
+        const auto rows = separability(w, unit, Ns, 1.5, &as_read);
         for (size_t k = 0; k < Ns.size(); ++k) {
             INFO("trial " << trial << " L " << L << " d " << d << " N " << Ns[k]);
             CHECK(fast[k].N == direct[k].N);
@@ -137,6 +140,10 @@ TEST_CASE("separability: the unit_gram path gives the direct numbers", "[separab
             CHECK(fast[k].delta == Approx(direct[k].delta).epsilon(1e-8).margin(1e-7));  // 2 M^2 - 2 g cancels at repeats
             CHECK(fast[k].lower == Approx(direct[k].lower).epsilon(1e-8));
             CHECK(fast[k].upper == Approx(direct[k].upper).epsilon(1e-8));
+            CHECK(rows[k].N_s == direct[k].N_s);
+            CHECK(rows[k].r == Approx(direct[k].r).epsilon(1e-8));
+            CHECK(rows[k].delta == Approx(direct[k].delta).epsilon(1e-8).margin(1e-7));
+            CHECK(rows[k].upper == Approx(direct[k].upper).epsilon(1e-8));
         }
     }
 }

@@ -200,6 +200,12 @@ void draw_map(AttentionPanel& p, PanelContext& ctx, ImVec2 size) {
     }
     ImGui::SetCursorScreenPos(ImVec2(origin.x, p1.y + bottom + bar_under));
     if (p.bins < L) ImGui::TextDisabled("%d positions in %d x %d blocks: each block shows its largest weight.", L, p.bins, p.bins);
+    // Past kExactCaptureTokens the pass keeps Q, K and V at 16 bits (display_storage): say so.
+    if (s.forward->capture.storage() == CaptureStorage::f16)
+        ImGui::TextDisabled(
+            "Queries, keys and values kept at 16 bits past %d tokens: each score within about 0.1%% of |q| |k| / sqrt(d) "
+            "(the CLI's are exact).",
+            kExactCaptureTokens);
     ImGui::EndChild();
 }
 

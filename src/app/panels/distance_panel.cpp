@@ -38,7 +38,9 @@ std::vector<int> curve_grid(int lo, int hi, int must) {
 void keep_head(DistancePanel& p, const Session& s, int layer, int head) {
     if (p.head_pass.lock() == s.forward && p.head_layer == layer && p.head_head == head) return;
     p.vectors = head_vectors(*s.forward, layer, head);
-    p.gram.noalias() = p.vectors.values * p.vectors.values.transpose();  // (T, T)
+    // (T, T) up to kWholeGramTokens; beyond it each curve point reads the rows it needs.
+    if (p.vectors.tokens <= kWholeGramTokens) p.gram.noalias() = p.vectors.values * p.vectors.values.transpose();
+    else p.gram.resize(0, 0);
     p.head_pass = s.forward;
     p.head_layer = layer;
     p.head_head = head;
@@ -62,7 +64,11 @@ void update(DistancePanel& p, const Session& s) {
     DistanceOptions options;
     options.samples = kSamples;
     options.seed = derive_seed(kSeed, index, static_cast<std::uint64_t>(slice.query), 11);
-    p.by_N = selection_distances(slice.weights, slice.values, Ns, options, &p.gram);
+    const auto gram_of = [&](const auto& x) { return p.gram.rows() > 0 ? GramRows(p.gram) : GramRows::computed_from(x); };
+    {
+        const GramRows rows = gram_of(slice.values);
+        p.by_N = selection_distances(slice.weights, slice.values, Ns, options, &rows);
+    }
     p.Ns.assign(Ns.begin(), Ns.end());
     p.at_N = p.by_N[static_cast<size_t>(std::find(Ns.begin(), Ns.end(), p.N_used) - Ns.begin())];
     p.sum_norms = sum_weighted_norms(slice.weights, slice.values);
@@ -77,7 +83,9 @@ void update(DistancePanel& p, const Session& s) {
     for (int t : ts) {
         const std::vector<double> w = normalize(slice.normalizer, p.vectors.logits(t), slice.T);
         options.seed = derive_seed(kSeed, index, static_cast<std::uint64_t>(t), 12);
-        p.by_L.push_back(selection_distances(w, p.vectors.values.topRows(t + 1), one_N, options, &p.gram)[0]);
+        const auto x = p.vectors.values.topRows(t + 1);
+        const GramRows rows = gram_of(x);
+        p.by_L.push_back(selection_distances(w, x, one_N, options, &rows)[0]);
         p.Ls.push_back(t + 1.0);
     }
     p.ready = true;

@@ -21,7 +21,7 @@ struct DistancePanel : TopNQueryView {
     std::weak_ptr<const ForwardResult> head_pass;
     int head_layer = -1, head_head = -1;
     HeadVectors vectors;
-    RowMatrixXd gram;  // (T, T) = values values^T
+    RowMatrixXd gram;  // (T, T) = values values^T, up to kWholeGramTokens (else empty)
 
     SelectionDistance at_N;  // the chosen query at N_used
     double sum_norms = 0;    // Corollary 2: sum_i |alpha_i x_i|

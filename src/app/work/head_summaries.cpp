@@ -143,7 +143,10 @@ public:
     }
 
 private:
-    int gram_units() const { return (out_.tokens + kGramBlock - 1) / kGramBlock + 1; }
+    // The Gram matrix's blocks (none beyond kWholeGramTokens: the queries then read rows of it
+    // computed as needed), then the unit-sphere rows.
+    bool whole_gram() const { return out_.tokens <= kWholeGramTokens; }
+    int gram_units() const { return (whole_gram() ? (out_.tokens + kGramBlock - 1) / kGramBlock : 0) + 1; }
 
     // One unit of work on the current head: a block of its Gram matrix, the unit-sphere Gram
     // matrix, or one query.
@@ -152,7 +155,7 @@ private:
         const int T = out_.tokens;
         if (done_units_ == 0) {
             hv_ = head_vectors(*forward_, head_ / cap.n_head(), head_ % cap.n_head());
-            gram_.resize(T, T);
+            if (whole_gram()) gram_.resize(T, T);
             start_head();
         }
         const int blocks = gram_units() - 1;
@@ -166,8 +169,10 @@ private:
                 next_head();
                 return;
             }
-            const Eigen::VectorXd inv = gram_.diagonal().cwiseSqrt().cwiseInverse();
-            unit_gram_ = inv.asDiagonal() * gram_ * inv.asDiagonal();
+            if (whole_gram()) {
+                const Eigen::VectorXd inv = gram_.diagonal().cwiseSqrt().cwiseInverse();
+                unit_gram_ = inv.asDiagonal() * gram_ * inv.asDiagonal();
+            }
         } else {
             query(out_.queries[static_cast<size_t>(done_units_ - blocks - 1)]);
         }
@@ -207,7 +212,8 @@ private:
             options.seed = derive_seed(kSeed, index, static_cast<std::uint64_t>(t), 1);
             options.bounds = false;
             options.approx = false;
-            const std::vector<SelectionDistance> r = selection_distances(w, x, valid, options, &gram_);
+            const GramRows rows = whole_gram() ? GramRows(gram_) : GramRows::computed_from(x);
+            const std::vector<SelectionDistance> r = selection_distances(w, x, valid, options, &rows);
             for (size_t k = 0; k < r.size(); ++k) {  // valid is a prefix of distance_Ns
                 d_A_[k].add(r[k].d_A);
                 d_B_[k].add(r[k].d_B);
@@ -220,7 +226,9 @@ private:
         for (int N : out_.separability_Ns)
             if (N <= t) valid.push_back(N);
         if (!valid.empty()) {
-            const std::vector<Separability> r = separability(w, unit_.topRows(t + 1), valid, 1.0, &unit_gram_);
+            const auto unit = unit_.topRows(t + 1);
+            const GramRows rows = whole_gram() ? GramRows(unit_gram_) : GramRows::computed_from(unit);
+            const std::vector<Separability> r = separability(w, unit, valid, 1.0, &rows);
             for (size_t k = 0; k < r.size(); ++k) {
                 ratio_[k].add(r[k].ratio);
                 if (std::isfinite(r[k].lower)) lower_[k].add(r[k].lower);
@@ -272,7 +280,7 @@ private:
     int heads_ = 0, head_ = 0, done_units_ = 0;
     // The current head.
     HeadVectors hv_;
-    RowMatrixXd gram_, unit_, unit_gram_;  // (T, T), (T, d), (T, T)
+    RowMatrixXd gram_, unit_, unit_gram_;  // (T, T), (T, d), (T, T); the Gram matrices only up to kWholeGramTokens
     std::vector<Mean> d_A_, d_B_, e_A_, e_B_, ratio_, lower_, upper_, jac_, g_;
     SteadyClock::time_point started_ = SteadyClock::now();
 };

@@ -49,47 +49,24 @@ struct ChunkedPrefill {
     bool finished(std::span<const int> tokens) const { return done >= static_cast<int>(tokens.size()); }
 };
 
-// Collects a chunked pass for an AttentionCapture. Gpt2State hands each call's new queries and
-// residual rows but the whole key/value cache so far, so forwarding every chunk would copy the
-// cache again each time (quadratic in the length). Instead this keeps the queries and residual
-// rows as they come and hands the capture one call covering every position at the last chunk.
-// It also keeps the residual stream after the last layer, for the text's perplexity.
+// Hands a chunked pass to an AttentionCapture (which copies only each call's new rows) and keeps
+// the residual stream after the last layer, for the text's perplexity.
 class ChunkedCapture final : public AttentionObserver {
 public:
-    ChunkedCapture(AttentionCapture& capture, std::vector<float>& final_residual, int total)
-        : capture_(capture), final_residual_(final_residual), total_(total) {}
+    ChunkedCapture(AttentionCapture& capture, std::vector<float>& final_residual) : capture_(capture), final_residual_(final_residual) {}
 
     void on_layer(const LayerQkv& x) override {
-        width_ = x.n_head * x.head_dim;
-        if (static_cast<int>(layers_.size()) <= x.layer) layers_.resize(static_cast<size_t>(x.layer) + 1);
-        Rows& r = layers_[static_cast<size_t>(x.layer)];
-        const size_t values = static_cast<size_t>(x.n) * x.n_head * x.head_dim;
-        r.q.insert(r.q.end(), x.q, x.q + values);
-        r.residual.insert(r.residual.end(), x.residual, x.residual + values);
-        if (x.t0 + x.n < total_) return;
-        LayerQkv all = x;  // keys and values: the cache, already every position
-        all.t0 = 0;
-        all.n = total_;
-        all.q = r.q.data();
-        all.residual = r.residual.data();
-        capture_.on_layer(all);
-        r = Rows{};  // the capture has its copy
+        width_ = x.residual_width();
+        capture_.on_layer(x);
     }
-
-    // Every chunk's rows (the capture itself only hears of the layers at the last chunk).
     void on_output(int, int n, const float* x) override {
         final_residual_.insert(final_residual_.end(), x, x + static_cast<size_t>(n) * width_);
     }
 
 private:
-    struct Rows {
-        std::vector<float> q, residual;  // (positions so far, C)
-    };
     AttentionCapture& capture_;
     std::vector<float>& final_residual_;
-    int total_;
     int width_ = 0;  // C, from the layers' calls
-    std::vector<Rows> layers_;
 };
 
 // A pass over the text under one plan, with the capture every panel reads: session.forward when
@@ -100,7 +77,8 @@ public:
         : model_(std::move(model)),
           state_(model_->model),
           result_(std::make_shared<ForwardResult>()),
-          collector_(result_->capture, result_->final_residual, static_cast<int>(tokens.size())) {
+          collector_(result_->capture, result_->final_residual) {
+        result_->capture = AttentionCapture(false, display_storage(static_cast<int>(tokens.size())));
         result_->tokens = std::move(tokens);
         result_->plan = plan;
         state_.plan = std::move(plan);

@@ -24,7 +24,8 @@ const Command kCommands[] = {
      "generate --model FILE --prompt TEXT -n N [--temperature T --top-k K --top-p P --seed S] [--attention SPEC]"},
     {"perplexity", attnlab::cli_perplexity,
      "perplexity --model FILE (--text FILE | --ids 1,2,3) [--attention SPEC] [--max-tokens n] [--json]\n"
-     "                 exp of the mean -ln p(token | the tokens before it) over the text's predicted positions"},
+     "                 [--capture]   exp of the mean -ln p(token | the tokens before it) over the text's predicted positions\n"
+     "                 (--capture: keep what the page keeps of the pass, to measure its memory)"},
     {"analyze", attnlab::cli_analyze, "analyze --input FILE.json [--json]   the paper's quantities for one query's logits and vectors"},
     {"experiment", attnlab::cli_experiment,
      "experiment NAME --model FILE --text FILE --out DIR   the paper's experiments (NAME: distance-vs-L, distance-vs-N,\n"

@@ -11,6 +11,7 @@
 #include "main/cli/cli_checkpoint.h"
 #include "main/cli/cli_commands.h"
 #include "main/cli/cli_text_nll.h"
+#include "model/attention_capture.h"
 
 namespace attnlab {
 
@@ -26,7 +27,7 @@ int fail(const std::string& message, int code = 1) {
 int cli_perplexity(int argc, char** argv, int first) {
     CliArgs args;
     std::string error;
-    if (!args.parse(argc, argv, first, {"model", "text", "ids", "attention", "max-tokens", "vocab-dir"}, {"json"}, error))
+    if (!args.parse(argc, argv, first, {"model", "text", "ids", "attention", "max-tokens", "vocab-dir"}, {"json", "capture"}, error))
         return fail(error, 2);
     if (!args.value("model")) return fail("--model FILE is required", 2);
     std::optional<std::int64_t> max_tokens;
@@ -49,7 +50,10 @@ int cli_perplexity(int argc, char** argv, int first) {
         std::fprintf(stderr, "attnlab perplexity: %s has %d tokens; using the first %d (%s), %d cut\n", in.path.c_str(), in.text_tokens,
                      limit, max_tokens && *max_tokens < shape.max_positions ? "--max-tokens" : "the model's context", in.cut());
 
-    FinalResidual output(shape.hidden);
+    // --capture keeps what the page keeps of a pass (every layer's queries, keys and values, as
+    // display_storage), alive until the perplexity is done: bench/pass_memory.sh measures with it.
+    AttentionCapture capture(false, display_storage(static_cast<int>(in.ids.size())));
+    FinalResidual output(shape.hidden, args.flag("capture") ? &capture : nullptr);
     if (!state->prefill(in.ids, error, &output)) return fail(error);
     std::vector<double> nll;
     const double mean = mean_next_token_nll(model, output.residual(), in.ids, nll);

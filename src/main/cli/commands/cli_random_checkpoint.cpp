@@ -117,7 +117,7 @@ int cli_random_checkpoint(int argc, char** argv, int first) {
     Gpt2Config c;  // GPT-2 small unless told otherwise
     std::optional<std::int64_t> layers, heads, embd, positions, vocab;
     if (!args.get_int("layers", 1, 48, layers, error) || !args.get_int("heads", 1, 64, heads, error) ||
-        !args.get_int("embd", 1, 4096, embd, error) || !args.get_int("positions", 1, 4096, positions, error) ||
+        !args.get_int("embd", 1, 4096, embd, error) || !args.get_int("positions", 1, 1 << 20, positions, error) ||
         !args.get_int("vocab", 1, 1 << 20, vocab, error))
         return fail(error, 2);
     if (layers) c.n_layer = static_cast<int>(*layers);

@@ -1,0 +1,80 @@
+// attnlab_pass_memory MODEL_DIR TOKENS: what the page does on a pass, natively and without a
+// window, then the process's peak resident memory. The session's own steps run it as the page's
+// frame loop does: the forward pass with its capture (and the baseline, which is the same pass
+// under the trained plan), the text's perplexity, the all-heads summaries and the head grid's
+// thumbnails, over TOKENS random ids (seed 1). Prints one JSON line. tests/app/pass_memory_test.mjs
+// runs it at three lengths and checks that the peak grows linearly in the length.
+#include <malloc.h>
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "app/session.h"
+#include "app/work/head_summaries.h"
+#include "app/work/head_thumbnails.h"
+#include "app/work/model_tasks.h"
+#include "base/random.h"
+#include "platform/whole_file.h"
+
+namespace {
+
+int fail(const std::string& message) {
+    std::fprintf(stderr, "attnlab_pass_memory: %s\n", message.c_str());
+    return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    using namespace attnlab;
+    if (argc != 3) return fail("usage: attnlab_pass_memory MODEL_DIR TOKENS");
+    const std::string dir = argv[1];
+    const int n = std::atoi(argv[2]);
+    if (n < 2) return fail("TOKENS must be at least 2");
+    // Every block of 1 MB or more is mapped, and unmapped when freed: glibc otherwise raises
+    // this threshold as large blocks are freed and then keeps freed memory in its heap, so that
+    // the peak would depend on which sizes crossed the moving threshold at which length.
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
+    // The page holds the checkpoint's bytes in its heap: so does this.
+    auto bytes = std::make_shared<std::string>();
+    std::string config, error;
+    if (!read_whole_file(dir + "/model.safetensors", *bytes, error) || !read_whole_file(dir + "/config.json", config, error))
+        return fail(error);
+    const ModelBytes model_bytes{bytes, {reinterpret_cast<const std::uint8_t*>(bytes->data()), bytes->size()}};
+
+    Session s;
+    s.model = load_model(model_bytes, config, dir, error);
+    if (!s.model) return fail(error);
+    const int vocab = s.model->model.config().vocab_size;
+    SplitMix64 rng(1);
+    for (int i = 0; i < n; ++i) s.tokens.push_back(static_cast<int>(rng.uniform() * vocab));
+    s.tokens_text = s.view.text;  // the tokens stand for the view's text: keep_forward_current keeps them
+
+    HeadThumbnails thumbnails;
+    for (;;) {
+        keep_forward_current(s);
+        keep_summaries_current(s);
+        keep_head_thumbnails(thumbnails, s);
+        bool busy = s.model_work.pump(s, 50);
+        busy = s.background.pump(s, 50) || busy;
+        busy = thumbnails.work.pump(s, 50) || busy;
+        if (!s.message.empty()) return fail(s.message);
+        const bool done = s.forward && !s.perplexities.empty() && s.summaries && s.summaries->complete && thumbnails.done;
+        if (done && !busy) break;
+        // A frame's pause: with threads the tasks run on workers, which a spinning loop would slow.
+        if (TaskRunner::threaded()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    std::printf("{\"tokens\":%d,\"peak_rss_bytes\":%.0f,\"capture_bytes\":%zu,\"perplexity\":%.17g,\"summaries_seconds\":%.3f}\n", n,
+                static_cast<double>(usage.ru_maxrss) * 1024.0, s.forward->capture.bytes(), s.perplexities.front()->perplexity,
+                s.summaries->seconds);
+    return 0;
+}
