@@ -438,10 +438,11 @@
     const op = begin(id);
     const model = F.resolve(address);
     const toKeep = [];
+    let first = null;  // a file address's body, opened before its texts are read
     try {
       if (!model) throw new F.Refusal(`"${address}" is not a web address nor a Hugging Face model (ORG/NAME).`);
       downloadingFrom(id, model.base);
-      let texts, weights, first = null;
+      let texts, weights;
       if (model.kind === "file") {
         // One file: its own answer gives the size (no HEAD first), as the early download may have begun.
         weights = [{ name: model.weights, url: model.base + model.weights, size: -1 }];
@@ -494,6 +495,7 @@
       finished(id, offset, files, model.name);
     } catch (e) {
       for (const k of toKeep) markSaving(k.url, false);
+      if (first && first.reader) first.reader.cancel().catch(() => {});  // refused before its body was read
       if (e instanceof Stale || op !== current) return;
       current = null;
       failed(id, readable(e, model ? model.base + model.weights : address, op.total));
@@ -501,7 +503,7 @@
   }
 
   // [SECTION] Keeping a loaded model in Cache Storage, from the heap -----------------------------------
-  let pendingKeep = null;  // { id, url, headers }: the download just handed to C++, to keep once loaded
+  let pendingKeep = null;  // { id, entries: [{ url, file, headers }] }: the download just handed to C++, to keep once loaded
   let keeping = null;      // { id, stop }: the write in progress
 
   function stopKeeping() {

@@ -95,16 +95,23 @@
     const url = model.base + name;
     const response = await get(url);
     if (response.ok) return { name, url, text: await response.text() };
-    if (!required && (response.status === 404 || (model.kind !== "repo" && response.status === 403))) return null;
+    if (!required && (response.status === 404 || model.kind !== "repo")) return null;  // a hub's 401 is the repository's, not the file's
     throw missing(model, name, response, url);
   }
 
-  // config.json (required but for a file's address), tokenizer.json and tokenizer_config.json.
+  // config.json's model_type, "gpt2" when it names none (or is no JSON: the engine says why).
+  function modelType(config) {
+    try { return JSON.parse(config.text).model_type || "gpt2"; } catch (e) { return "gpt2"; }
+  }
+
+  // config.json (required but for a file's address), tokenizer.json and tokenizer_config.json. A
+  // GPT-2 file's address reads GPT-2's built-in vocabulary, which its tokenizer.json would repeat:
+  // not asked for, so that such a folder without one gets no 404 for it.
   async function listTexts(model, get, bare = false) {
     const texts = [];
     const config = await text(model, "config.json", model.kind !== "file", get);
     if (config) texts.push({ ...config, kind: "config" });
-    if (bare) return texts;
+    if (bare || (model.kind === "file" && (!config || modelType(config) === "gpt2"))) return texts;
     const tokenizer = await text(model, "tokenizer.json", false, get);
     if (tokenizer) {
       texts.push({ ...tokenizer, kind: "tokenizer" });

@@ -8,6 +8,14 @@
 
 namespace attnlab {
 
+std::string ModelFiles::file_name(const std::string& name) const {
+    if (!name.empty() && source.ends_with(name)) return source;
+    // A file's address or path: its folder; a repository id or a folder: itself.
+    std::string folder = source.ends_with(".safetensors") ? source.substr(0, source.find_last_of("/\\") + 1) : source;
+    if (!folder.empty() && folder.back() != '/') folder += '/';
+    return folder + name;
+}
+
 namespace {
 
 // The weights' files inside the buffer: one safetensors file, or the shards the index names.
@@ -15,10 +23,10 @@ bool open_weights(LoadedModel& m, const ModelFiles& f, std::string& error) {
     if (f.weights.empty()) return m.reader.open(m.bytes.bytes, m.source, error);
     if (f.index_json.empty()) {
         const ModelFiles::Part& p = f.weights.front();
-        return m.reader.open(m.bytes.bytes.subspan(p.offset, p.size), m.source + " " + p.name, error);
+        return m.reader.open(m.bytes.bytes.subspan(p.offset, p.size), f.file_name(p.name), error);
     }
     ShardIndex index;
-    if (!parse_shard_index(f.index_json, m.source + " model.safetensors.index.json", index, error)) return false;
+    if (!parse_shard_index(f.index_json, f.file_name("model.safetensors.index.json"), index, error)) return false;
     std::vector<SafetensorsReader::Shard> shards;
     for (const std::string& name : index.files) {
         const auto part = std::find_if(f.weights.begin(), f.weights.end(), [&](const ModelFiles::Part& p) { return p.name == name; });
@@ -26,7 +34,7 @@ bool open_weights(LoadedModel& m, const ModelFiles& f, std::string& error) {
             error = m.source + ": the index names " + name + ", which did not arrive.";
             return false;
         }
-        shards.push_back({m.source + " " + name, m.bytes.bytes.subspan(part->offset, part->size)});
+        shards.push_back({f.file_name(name), m.bytes.bytes.subspan(part->offset, part->size)});
     }
     return m.reader.open_shards(index, shards, error);
 }
@@ -40,12 +48,12 @@ std::shared_ptr<const LoadedModel> load_model(ModelFiles files, std::string& err
     m->builtin = builtin != BuiltinModel::None;
     m->which = builtin;
     if (!open_weights(*m, files, error)) return nullptr;
-    m->model = open_decoder(m->reader, files.config_json, m->source + " config.json", error, &m->warnings);
+    m->model = open_decoder(m->reader, files.config_json, files.file_name("config.json"), error, &m->warnings);
     if (!m->model) return nullptr;
     m->shape = m->model->shape();
     m->dtype = weights_dtype(m->reader);
     if (!files.tokenizer_json.empty() && !m->tokenizer.load_json(files.tokenizer_json, files.tokenizer_config_json, error)) {
-        error = m->source + " " + error;
+        error = files.file_name("") + error;
         return nullptr;
     }
     if (m->tokenizer.loaded() && m->tokenizer.vocab_size() > m->shape.vocab) {

@@ -41,6 +41,10 @@ struct ModelFiles {
     std::string config_json, tokenizer_json, tokenizer_config_json;
     std::string index_json;  // model.safetensors.index.json, when `weights` are its shards
     std::string source;      // a web address, a Hugging Face repository id or a file name
+
+    // What messages call a file of the model: `source` when it names that file, else the file
+    // under it ("Qwen/Qwen3-0.6B/model.safetensors").
+    std::string file_name(const std::string& name) const;
 };
 
 // A model ready to run. Immutable once made; shared with tasks on other threads.

@@ -51,10 +51,11 @@ void take_loaded_bytes(ModelLoading& loading, ModelSource& source, Session& s) {
     if (!source.take_result(files)) return;
     const std::string name = files.source;
     const bool looks_right =
-        files.weights.empty() ? looks_like_safetensors(files.bytes.bytes, name, error)
-                              : std::all_of(files.weights.begin(), files.weights.end(), [&](const ModelFiles::Part& p) {
-                                    return looks_like_safetensors(files.bytes.bytes.subspan(p.offset, p.size), name + " " + p.name, error);
-                                });
+        files.weights.empty()
+            ? looks_like_safetensors(files.bytes.bytes, name, error)
+            : std::all_of(files.weights.begin(), files.weights.end(), [&](const ModelFiles::Part& p) {
+                  return looks_like_safetensors(files.bytes.bytes.subspan(p.offset, p.size), files.file_name(p.name), error);
+              });
     if (!looks_right) {
         report_failure(loading, s, error);
         return;
