@@ -216,7 +216,7 @@
   function reserve(op, need) {
     if (need <= op.capacity) return;
     const capacity = op.capacity > 0 ? Math.max(op.capacity * 2, need) : need;
-    const ptr = M()._attnlab_fetch_reserve(op.id, capacity);
+    const ptr = M()._attnlab_fetch_reserve(op.id, capacity) >>> 0;  // an address past 2 GB comes back as a negative i32
     if (op !== current) throw new Stale();
     if (!ptr) { if (op.reader) op.reader.cancel().catch(() => {}); throw new OutOfMemory(); }
     op.ptr = ptr;
@@ -268,13 +268,15 @@
     return { ok: response.ok, size, cached: false, response };
   }
 
-  // config.json's model_type, checked by the engine itself before any weights are downloaded:
-  // the sentence it refuses with, or "".
-  function configProblem(model, texts) {
+  // config.json's model_type (and every field), checked by the engine itself before any weights
+  // are downloaded: a Refusal with the sentence it refuses it with.
+  function refuseConfig(op, model, texts) {
+    if (op !== current) throw new Stale();
     const config = texts.find((t) => t.kind === "config");
-    if (!config || !M().ccall) return "";
-    const why = M().ccall("attnlab_config_problem", "string", ["string", "string"], [config.text, `${model.name} config.json`]);
-    return why || "";
+    if (!config) return;
+    const where = model.kind === "file" ? config.url : `${model.name}/config.json`;
+    const why = M().ccall("attnlab_config_problem", "string", ["string", "string"], [config.text, where]);
+    if (why) throw new F.Refusal(why);
   }
 
   // [SECTION] A link's download, started before the app is up -------------------------------------------
@@ -377,10 +379,8 @@
   async function listModel(op, model, useCache) {
     const signal = op.controller.signal;
     const list = await F.listFiles(model, { get: (u) => getText(u, signal, useCache), size: (u) => weightsSize(u, signal, useCache),
-                                            bare: !useCache });
+                                            has: async (u) => useCache && (await cachedResponse(u)) !== null, bare: !useCache, checkTexts: (texts) => refuseConfig(op, model, texts) });
     if (op !== current) throw new Stale();
-    const why = configProblem(model, list.texts);
-    if (why) throw new F.Refusal(why);
     return list;
   }
   const sum = (weights) => (weights.every((w) => w.size >= 0) ? weights.reduce((a, w) => a + w.size, 0) : -1);
@@ -450,10 +450,8 @@
         if (!first.fromCache && !first.response.ok) throw new F.Refusal(F.httpError(first.response, weights[0].url));
         weights[0].size = announcedSize(first.response);
         weights[0].cached = first.fromCache;
-        texts = (await F.listTexts(model, (u) => getText(u, op.controller.signal, useCache), !useCache));
-        if (op !== current) throw new Stale();
-        const why = configProblem(model, texts);
-        if (why) throw new F.Refusal(why);
+        texts = await F.listTexts(model, (u) => getText(u, op.controller.signal, useCache), !useCache);
+        refuseConfig(op, model, texts);
       } else {
         ({ texts, weights } = await listModel(op, model, useCache));
       }
@@ -516,6 +514,7 @@
   // goes to the cache 4 MB at a time, each slice copied out of the heap when the cache asks for it
   // (the heap may grow meanwhile), so JS never holds a second copy of the model.
   function keepFromHeap(id, ptr, size) {
+    ptr >>>= 0;  // an address past 2 GB comes back as a negative i32
     const k = pendingKeep;
     pendingKeep = null;
     if (!k || k.id !== id || !hasCacheApi) return 0;

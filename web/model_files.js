@@ -124,16 +124,20 @@
   // Everything a model is made of, before any weights are downloaded:
   //   { texts: [{ name, url, text, kind }], index (its text or null),
   //     weights: [{ name, url, size, cached }] }
-  // get(url): a GET, cache first; size(url): { size, cached, response } (size -1 when unknown).
+  // get(url): a GET, cache first; size(url): { ok, size, cached, response } (size -1 when unknown);
+  // has(url): whether Cache Storage holds it.
   // A file address with the `bare` flag (the site's own built-in models) reads config.json only.
-  async function listFiles(model, { get, size, bare = false }) {
+  async function listFiles(model, { get, size, has = null, bare = false, checkTexts = () => {} }) {
     const texts = await listTexts(model, get, bare);
+    checkTexts(texts);  // throws a Refusal for a config.json the engine refuses: no weights are asked for then
     if (model.kind === "file") {
       const s = await size(model.base + model.weights);
       if (!s.ok) throw missing(model, model.weights, s.response, model.base + model.weights);
       return { texts, index: null, weights: [{ name: model.weights, url: model.base + model.weights, size: s.size, cached: s.cached }] };
     }
-    const single = await size(model.base + "model.safetensors");
+    // A sharded model kept in Cache Storage: its index is there, and model.safetensors's 404 is not.
+    const single = has && (await has(model.base + "model.safetensors.index.json")) ? { ok: false, response: { status: 404 } }
+                                                                                  : await size(model.base + "model.safetensors");
     if (single.ok) {
       return { texts, index: null,
                weights: [{ name: "model.safetensors", url: model.base + "model.safetensors", size: single.size, cached: single.cached }] };

@@ -209,8 +209,11 @@ void WebModelSource::on_done(int id, double size, const char* manifest, const ch
         return;
     }
     source_ = source ? source : status_.url;
-    status_.done_bytes = size;
-    status_.total_bytes = size;
+    // The progress counts the weights (the texts came before them): all of them arrived.
+    double weights = 0;
+    for (const ModelFiles::Part& p : weights_) weights += static_cast<double>(p.size);
+    status_.done_bytes = weights;
+    status_.total_bytes = weights;
     status_.phase = FetchStatus::Phase::Ready;
 }
 

@@ -103,7 +103,13 @@ void draw_builtin_menu(ModelBar& bar, PanelContext& ctx, const ModelSource& sour
     const BuiltinModel loaded = s.model ? s.model->which : BuiltinModel::None;
     const FetchStatus st = source.status();
     const bool busy = st.phase == FetchStatus::Phase::Probing || st.phase == FetchStatus::Phase::Downloading;
-    const char* preview = loaded != BuiltinModel::None ? builtin_model_label(loaded) : "Built-in models";
+    // The menu names what it holds that is loaded: a built-in model, or one of its Hugging Face models (its name after ORG/).
+    const HubModel* hub = nullptr;
+    for (const HubModel& m : kHubModels)
+        if (s.model && s.model->source == m.id) hub = &m;
+    const char* preview = loaded != BuiltinModel::None ? builtin_model_label(loaded)
+                          : hub                        ? std::strchr(hub->id, '/') + 1
+                                                       : "Built-in models";
     ImGui::SetNextItemWidth(builtin_menu_width());
     const bool open = ImGui::BeginCombo("##builtin_model", preview);
     remember_last_item(ctx.widgets, "model.builtin");
