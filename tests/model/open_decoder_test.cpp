@@ -26,12 +26,13 @@ void open_bytes(Opened& o) {
 TEST_CASE("open_decoder opens the family config.json names, with its shape and dtype", "[model][open_decoder]") {
     for (const LlamaArch arch : {LlamaArch::Llama, LlamaArch::Qwen2, LlamaArch::Qwen3}) {
         const int head_dim = arch == LlamaArch::Qwen3 ? 16 : 8;
-        const LlamaConfig c{.arch = arch,
-                            .num_key_value_heads = 2,
-                            .hidden_size = 32,
-                            .head_dim = head_dim,
-                            .vocab_size = 100,
-                            .max_position_embeddings = 128};
+        LlamaConfig c;  // 2 layers and 4 heads by default
+        c.arch = arch;
+        c.num_key_value_heads = 2;
+        c.hidden_size = 32;
+        c.head_dim = head_dim;
+        c.vocab_size = 100;
+        c.max_position_embeddings = 128;
         Opened o{random_checkpoint(c, 3, DType::BF16), {}};
         open_bytes(o);
         std::string error;
@@ -46,8 +47,13 @@ TEST_CASE("open_decoder opens the family config.json names, with its shape and d
 }
 
 TEST_CASE("open_decoder reads a checkpoint without config.json as GPT-2, and refuses other model_types", "[model][open_decoder]") {
-    Opened o{random_checkpoint(Gpt2Config{.n_layer = 1, .n_head = 2, .n_embd = 128, .n_positions = 32, .vocab_size = 60}, 1, DType::F32),
-             {}};
+    Gpt2Config g;
+    g.n_layer = 1;
+    g.n_head = 2;
+    g.n_embd = 128;
+    g.n_positions = 32;
+    g.vocab_size = 60;
+    Opened o{random_checkpoint(g, 1, DType::F32), {}};
     open_bytes(o);
     std::string error;
     std::vector<std::string> warnings;
