@@ -3,12 +3,14 @@
 # UndefinedBehaviorSanitizer.
 #
 #   scripts/fuzz.sh [SECONDS=60] [TARGET=all]
-#       TARGET: safetensors | json | tokenizer | tokenizer_json | analyze_input | tour | attention_spec | shard_index | all
+#       TARGET: safetensors | json | tokenizer | tokenizer_json | analyze_input | tour | attention_spec | shard_index | unit_records | all
 #
 # tokenizer_json feeds Tokenizer::load_json a tokenizer.json and, when it loads, encodes texts.
 # analyze_input feeds `attnlab analyze`'s JSON input parser (parse_query_input) and, for small
 # accepted inputs, runs the whole per-query analysis and checks its invariants. attention_spec feeds
 # the attention plan's text (--attention SPEC) and runs each accepted normalizer on a row of scores.
+# unit_records feeds a shard's units.txt (the per-unit records `attnlab merge` reads) and checks that
+# accepted records round-trip exactly.
 #
 # Builds fuzz/<target>_fuzz.cpp with clang into build/fuzz/, seeds a working corpus from the
 # committed fuzz/corpus/<target>/, runs each target for SECONDS and exits non-zero if any
@@ -27,9 +29,9 @@ OUT="$ROOT/build/fuzz"
 
 case "$SECS" in ''|*[!0-9]*) echo "fuzz.sh: SECONDS must be a whole number, got '$SECS'" >&2; exit 2 ;; esac
 case "$WHICH" in
-  all) TARGETS=(safetensors json tokenizer tokenizer_json analyze_input tour attention_spec shard_index llama_config) ;;
-  safetensors|json|tokenizer|tokenizer_json|analyze_input|tour|attention_spec|shard_index|llama_config) TARGETS=("$WHICH") ;;
-  *) echo "fuzz.sh: unknown target '$WHICH' (safetensors, json, tokenizer, tokenizer_json, analyze_input, tour, attention_spec, shard_index, llama_config or all)" >&2; exit 2 ;;
+  all) TARGETS=(safetensors json tokenizer tokenizer_json analyze_input tour attention_spec shard_index llama_config unit_records) ;;
+  safetensors|json|tokenizer|tokenizer_json|analyze_input|tour|attention_spec|shard_index|llama_config|unit_records) TARGETS=("$WHICH") ;;
+  *) echo "fuzz.sh: unknown target '$WHICH' (safetensors, json, tokenizer, tokenizer_json, analyze_input, tour, attention_spec, shard_index, llama_config, unit_records or all)" >&2; exit 2 ;;
 esac
 
 CXX=""
@@ -51,6 +53,7 @@ sources_for() {
     tour) echo src/app/tour/tour.cpp src/app/tour/builtin_tour.cpp src/app/view_state.cpp src/model/attention_plan.cpp src/analysis/normalizers.cpp src/analysis/softmax.cpp \
                src/base/json.cpp src/base/utf8.cpp src/base/random.cpp ;;
     attention_spec) echo src/model/attention_plan.cpp src/model/normalize_rows.cpp ;;
+    unit_records) echo src/analysis/unit_slice.cpp ;;
     shard_index) echo src/base/shard_index.cpp src/base/safetensors.cpp src/base/safetensors_shards.cpp src/base/safetensors_write.cpp \
                       src/base/json.cpp src/base/utf8.cpp ;;
     llama_config) echo src/model/llama.cpp src/model/llama_load.cpp src/model/decoder.cpp src/model/checkpoint_tensors.cpp \

@@ -4,7 +4,10 @@ fading.csv has a row per context length L, layer and head: the mean largest weig
 see L keys, and the mean of Lemma 1's band over those queries, (1/L) e^(-2a/T) .. (1/L) e^(2a/T) with
 a = max |logit| of the query (the upper end capped at 1; nan for heads that do not run softmax, which the
 lemma does not bound). fig_fading draws, per layer (or per chosen head), the mean largest weight against
-L on log axes, the uniform 1/L line, and Lemma 1's band shaded. Given several folders, each model is a
+L on log axes, the uniform 1/L line, and Lemma 1's band shaded. The 95% intervals over windows
+(max_weight_mean_lower/upper, a bootstrap over the windows) are error bars on a chosen head's points;
+on a layer's panel, whose line is a mean over heads, the bars span the mean over the layer's heads of
+their intervals (the table holds no interval of that mean). Given several folders, each model is a
 line of its own colour, labelled with its model and its attention plan.
 """
 import json
@@ -13,7 +16,8 @@ import os
 import numpy as np
 
 CSV = "fading.csv"
-COLUMNS = ["L", "layer", "head", "queries", "max_weight_mean", "lemma1_lower_mean", "lemma1_upper_mean", "uniform_weight"]
+COLUMNS = ["L", "layer", "head", "queries", "max_weight_mean", "lemma1_lower_mean", "lemma1_upper_mean", "uniform_weight",
+           "max_weight_mean_lower", "max_weight_mean_upper"]
 COLOURS = ["tab:blue", "tab:red", "tab:green", "tab:purple"]
 
 
@@ -63,8 +67,16 @@ def per_L(table, keep, column):
     return Ls, np.asarray(out)
 
 
-def draw_panel(ax, title, runs, mask_of):
-    """One panel: each run's mean largest weight and Lemma 1 band, and the uniform 1/L."""
+def error_bars(ax, Ls, mid, lower, upper, colour, label):
+    """95% intervals as error bars around `mid` (none where an end is nan: one window)."""
+    ok = np.isfinite(lower) & np.isfinite(upper)
+    if ok.any():
+        ax.errorbar(Ls[ok], mid[ok], yerr=[np.maximum(mid[ok] - lower[ok], 0), np.maximum(upper[ok] - mid[ok], 0)], fmt="none",
+                    ecolor=colour, elinewidth=1, capsize=2, label=label)
+
+
+def draw_panel(ax, title, runs, mask_of, per_head):
+    """One panel: each run's mean largest weight with its 95% intervals, Lemma 1 band, and the uniform 1/L."""
     all_Ls, lowest = [], 1.0
     for i, (label, table) in enumerate(runs):
         keep = mask_of(table)
@@ -79,6 +91,10 @@ def draw_panel(ax, title, runs, mask_of):
             ax.fill_between(Ls, lower, upper, color=colour, alpha=0.12, linewidth=0,
                             label=f"Lemma 1 band, (1/L)e^(±2a/T), a = max|logit| per query — {label}")
         ax.plot(Ls, top, "o-", color=colour, markersize=3, label=f"mean largest weight — {label}")
+        _, top_lower = per_L(table, keep, "max_weight_mean_lower")
+        _, top_upper = per_L(table, keep, "max_weight_mean_upper")
+        what = "95% interval over windows" if per_head else "heads' 95% intervals over windows, averaged over the layer's heads"
+        error_bars(ax, Ls, top, top_lower, top_upper, colour, f"{what} — {label}")
         lowest = min(lowest, np.nanmin(top))
     if all_Ls:
         Ls = np.unique(all_Ls)
@@ -89,7 +105,7 @@ def draw_panel(ax, title, runs, mask_of):
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("L (keys the query sees)")
-    ax.set_ylabel("weight")
+    ax.set_ylabel("largest attention weight")
     ax.set_title(title, fontsize=10)
     ax.grid(True, which="both", alpha=0.2)
 
@@ -105,11 +121,11 @@ def figure_fading(folders, out_dir, fmt, written, plt, save, read_table, heads=N
     rows = (len(layout) + cols - 1) // cols
     fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.6 * rows + 1.2), squeeze=False)
     for k, (title, mask_of) in enumerate(layout):
-        draw_panel(axes[k // cols][k % cols], title, runs, mask_of)
+        draw_panel(axes[k // cols][k % cols], title, runs, mask_of, heads is not None)
     for k in range(len(layout), rows * cols):
         axes[k // cols][k % cols].axis("off")
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", fontsize=7, ncol=1, bbox_to_anchor=(0.5, -0.02 - 0.025 * len(labels)))
+    fig.legend(handles, labels, loc="upper center", fontsize=7, ncol=1, bbox_to_anchor=(0.5, 0.0))  # under the x labels, any length
     fig.suptitle("Attention fading with context length (PAPER.md §2, Lemma 1): the query that sees L keys\n"
                  "Lemma 1 bounds softmax heads only; SSMax depends on L and has no band")
     fig.tight_layout()
@@ -117,7 +133,8 @@ def figure_fading(folders, out_dir, fmt, written, plt, save, read_table, heads=N
 
 
 NEEDLE_CSV = "needle.csv"
-NEEDLE_COLUMNS = ["L", "layer", "head", "queries", "needle_weight_mean", "needle_rank_mean"]
+NEEDLE_COLUMNS = ["L", "layer", "head", "queries", "needle_weight_mean", "needle_rank_mean", "needle_weight_mean_lower",
+                  "needle_weight_mean_upper"]
 
 
 def figure_needle(folders, out_dir, fmt, written, plt, save, read_table):
@@ -135,17 +152,21 @@ def figure_needle(folders, out_dir, fmt, written, plt, save, read_table):
         for i, (label, t) in enumerate(runs):
             keep = t["layer"] == layer
             Ls = np.unique(t["L"][keep])
-            best = [t["needle_weight_mean"][keep & (t["L"] == L)].max() for L in Ls]
-            ax.plot(Ls, best, "o-", color=COLOURS[i % len(COLOURS)], markersize=3, label=f"best head's weight on B — {label}")
+            best = [np.flatnonzero(keep & (t["L"] == L))[np.argmax(t["needle_weight_mean"][keep & (t["L"] == L)])] for L in Ls]
+            colour = COLOURS[i % len(COLOURS)]
+            ax.plot(Ls, t["needle_weight_mean"][best], "o-", color=colour, markersize=3, label=f"best head's weight on B — {label}")
+            error_bars(ax, Ls, t["needle_weight_mean"][best], t["needle_weight_mean_lower"][best], t["needle_weight_mean_upper"][best],
+                       colour, f"that head's 95% interval over windows — {label}")
         Ls = np.unique(runs[0][1]["L"])
         ax.plot(Ls, 1.0 / Ls, "k--", linewidth=1, label="uniform 1/L")
         ax.set_xscale("log")
         ax.set_ylim(0, 1.05)
         ax.set_xlabel("L (keys the query A sees)")
+        ax.set_ylabel("weight on B")
         ax.set_title(f"layer {int(layer)}", fontsize=10)
         ax.grid(True, which="both", alpha=0.2)
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", fontsize=7, bbox_to_anchor=(0.5, -0.02 - 0.03 * len(labels)))
+    fig.legend(handles, labels, loc="upper center", fontsize=7, bbox_to_anchor=(0.5, 0.0))
     fig.suptitle("Needle probe: [f, A, B, filler..., A]; the weight the query A puts on B (what an induction head attends to)")
     fig.tight_layout()
     save(fig, out_dir, "fig_needle", fmt, written)

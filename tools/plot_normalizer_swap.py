@@ -3,7 +3,9 @@
 normalizer_swap.csv has a row per plan (the unmodified model, the control all=softmax@1, then each
 setting on every head and on one layer at a time); normalizer_swap_layers.csv a row per plan and layer.
 The figure: heat maps of the perplexity ratio, the KL and the top-1 agreement (a row per setting, a
-column for all heads and one per layer), and each layer's attention entropy with every head swapped.
+column for all heads and one per layer), each cell with its 95% interval over windows under its value
+(when the run had more than one window), and each layer's attention entropy with every head swapped,
+with the intervals as error bars.
 Malformed input raises the caller's exception class with the file and the column named.
 """
 import csv
@@ -15,9 +17,11 @@ import numpy as np
 
 PLANS_CSV = "normalizer_swap.csv"
 LAYERS_CSV = "normalizer_swap_layers.csv"
-PLAN_NUMBERS = ["layer", "T", "tokens", "mean_nll", "perplexity", "perplexity_ratio", "kl_mean", "top1_agreement"]
+PLAN_FIGURES = ["perplexity", "perplexity_ratio", "kl_mean", "top1_agreement"]
+PLAN_NUMBERS = (["layer", "T", "tokens", "mean_nll", "windows"] + PLAN_FIGURES +
+                [f"{c}_{end}" for c in PLAN_FIGURES for end in ("lower", "upper")])
 PLAN_TEXT = ["heads", "normalizer", "spec"]
-LAYER_NUMBERS = ["layer", "swapped", "entropy_mean", "max_weight_mean"]
+LAYER_NUMBERS = ["layer", "swapped", "entropy_mean", "max_weight_mean", "entropy_mean_lower", "entropy_mean_upper"]
 LAYER_TEXT = ["heads", "normalizer"]
 
 
@@ -83,6 +87,8 @@ def heat_map(fig, ax, plans, column, title, ratio=False, cmap="viridis", fmt="{:
         spread = max(abs(math.log(finite.min())), abs(math.log(finite.max())), 1e-3) if finite.size else 1.0
         norm = matplotlib.colors.LogNorm(vmin=math.exp(-spread), vmax=math.exp(spread))
     image = ax.imshow(values, cmap=cmap, norm=norm, aspect="auto")
+    _, _, lower = grid(plans, column + "_lower")
+    _, _, upper = grid(plans, column + "_upper")
     ax.set_xticks(range(len(columns)))
     ax.set_xticklabels(["all heads"] + [f"layer {c[:-2]}" for c in columns[1:]], rotation=45, ha="right", fontsize=8)
     ax.set_yticks(range(len(settings)))
@@ -92,7 +98,10 @@ def heat_map(fig, ax, plans, column, title, ratio=False, cmap="viridis", fmt="{:
     for i in range(values.shape[0]):
         for j in range(values.shape[1]):
             if np.isfinite(values[i, j]):
-                ax.text(j, i, fmt.format(values[i, j]), ha="center", va="center", fontsize=7, color="w",
+                text = fmt.format(values[i, j])
+                if np.isfinite(lower[i, j]) and np.isfinite(upper[i, j]):
+                    text += f"\n[{fmt.format(lower[i, j])}, {fmt.format(upper[i, j])}]"
+                ax.text(j, i, text, ha="center", va="center", fontsize=6, color="w",
                         bbox={"boxstyle": "round,pad=0.1", "fc": "0.15", "alpha": 0.35, "lw": 0})
     ax.set_title(title, fontsize=9)
     fig.colorbar(image, ax=ax, shrink=0.8)
@@ -105,8 +114,12 @@ def entropy_panel(ax, layers_rows):
             settings.append(r["normalizer"])
     for i, s in enumerate(settings):
         rows = sorted((r for r in layers_rows if r["heads"] == "all" and r["normalizer"] == s), key=lambda r: r["layer"])
-        ax.plot([r["layer"] for r in rows], [r["entropy_mean"] for r in rows], "o-", color=f"C{i % 10}", markersize=4,
-                linewidth=2.5 if s == "softmax@1" else 1.2, label=f"all heads {s}")
+        x, y = [r["layer"] for r in rows], [r["entropy_mean"] for r in rows]
+        ax.plot(x, y, "o-", color=f"C{i % 10}", markersize=4, linewidth=2.5 if s == "softmax@1" else 1.2, label=f"all heads {s}")
+        if all(math.isfinite(r["entropy_mean_lower"]) and math.isfinite(r["entropy_mean_upper"]) for r in rows):
+            ax.errorbar(x, y, yerr=[[max(r["entropy_mean"] - r["entropy_mean_lower"], 0) for r in rows],
+                                    [max(r["entropy_mean_upper"] - r["entropy_mean"], 0) for r in rows]],
+                        fmt="none", ecolor=f"C{i % 10}", elinewidth=1, capsize=2)
     base = sorted((r for r in layers_rows if r["heads"] == "none"), key=lambda r: r["layer"])
     ax.plot([r["layer"] for r in base], [r["entropy_mean"] for r in base], "k--", linewidth=1.5, label="unmodified model")
     ax.set_xlabel("layer")
@@ -114,7 +127,7 @@ def entropy_panel(ax, layers_rows):
     ax.set_xticks(sorted({int(r["layer"]) for r in layers_rows}))
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    ax.set_title("attention entropy per layer, every head swapped", fontsize=9)
+    ax.set_title("attention entropy per layer, every head swapped (bars: 95% intervals over windows)", fontsize=9)
 
 
 def figure_normalizer_swap(folder, out_dir, fmt, written, tables, plt, save, source_note, summary):
@@ -138,7 +151,9 @@ def figure_normalizer_swap(folder, out_dir, fmt, written, tables, plt, save, sou
     tokens = int(base["tokens"]) if base else "?"
     heading = "Normalizer swap (PAPER.md §7): each normalizer on every head, or on one layer's heads, with no retraining"
     if base:
-        heading += f"\nunmodified perplexity {base['perplexity']:.4g} over {tokens} predicted tokens"
+        heading += f"\nunmodified perplexity {base['perplexity']:.4g} over {tokens} predicted tokens in {int(base['windows'])} window(s)"
+        if math.isfinite(base["perplexity_lower"]):
+            heading += f" (95% interval {base['perplexity_lower']:.4g} to {base['perplexity_upper']:.4g}); [ ]: 95% intervals over windows"
     fig.suptitle(heading)
     fig.text(0.01, 0.005, source_note(summary), fontsize=7, color="0.35")
     fig.tight_layout(rect=(0, 0.02, 1, 1))

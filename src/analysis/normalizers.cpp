@@ -59,27 +59,14 @@ std::vector<double> sparsemax(std::span<const double> logits, double T) {
 }
 
 // --- 1.5-entmax, exact -------------------------------------------------------------------
-// Peters, Niculae & Martins 2019, Alg. 2. With X = z/2 sorted descending and the support the
-// top k, sum_{j<=k} (X_j - tau)^2 = 1 is a quadratic in tau whose smaller root is
-//     tau_k = mean_k - sqrt((1 - ss_k) / k),  ss_k = sum_{j<=k} (X_j - mean_k)^2,
-// and k is on the support when tau_k <= X_(k). The sum of squared deviations is kept by
-// Welford's update instead of sum X^2 - k mean^2, which cancels catastrophically once the
-// scan passes logits far below the support.
+// Peters, Niculae & Martins 2019, Alg. 2, with the threshold the model's rows use
+// (entmax_solve.h: entmax15_threshold).
 std::vector<double> entmax15(std::span<const double> logits, double T) {
     assert(!logits.empty() && T > 0.0);
     std::vector<double> x = shifted_scaled(logits, T);
     for (double& v : x) v *= 0.5;  // (alpha - 1) z
-    const std::vector<double> xs = sorted_descending(x);
-    double mean = 0.0, ss = 0.0, tau = 0.0;
-    for (size_t k = 1; k <= xs.size(); ++k) {
-        const double v = xs[k - 1];
-        const double delta = v - mean;
-        mean += delta / static_cast<double>(k);
-        ss += delta * (v - mean);
-        const double disc = (1.0 - ss) / static_cast<double>(k);
-        const double tau_k = mean - std::sqrt(std::max(disc, 0.0));
-        if (tau_k <= v) tau = tau_k;  // k = 1 always qualifies (tau_1 = X_(1) - 1)
-    }
+    std::vector<double> xs = x;
+    const double tau = entmax15_threshold(xs);
     for (double& v : x) v = (v > tau) ? (v - tau) * (v - tau) : 0.0;
     return x;
 }

@@ -13,6 +13,7 @@
 #include <climits>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -21,6 +22,13 @@ namespace attnlab {
 // (stage, unit) -> record. A stage tells apart the kinds of record one run keeps (one experiment
 // of `all`, one chunk of the critical-N search).
 using UnitRecords = std::map<std::pair<int, int>, std::vector<double>>;
+
+// A shard's units.txt: a comment line, then one record a line, "stage unit values..." with each
+// value in %.17g (which reads back exactly; "nan" for any NaN).
+std::string format_unit_records(const UnitRecords& records);
+// Adds the records of `text` (named `name` in messages) to `records`; false with "name:LINE: why"
+// on a line that is not a record, or a (stage, unit) already in `records` (from another shard).
+bool parse_unit_records(std::string_view text, const std::string& name, UnitRecords& records, std::string& error);
 
 struct UnitSlice {
     int first = 0, end = INT_MAX;        // the units this run computes (a shard)

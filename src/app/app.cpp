@@ -358,19 +358,30 @@ void keep_ui_scale(AppState& app) {
     app.ui_scale_set = app.ui_scale;
 }
 
+// Whether this frame carries a press or a release of the reader's. Without threads a step of long
+// work can take the whole frame (a chunk of a pass: 100 ms and more on GPT-2 small), and a click
+// needs a frame for its press and one for its release; stepping in those frames let a pass end
+// between the press on Cancel and its release, so that the click was lost. The reader's action wins.
+bool reader_pressing() {
+    for (int b = 0; b < ImGuiMouseButton_COUNT; ++b)
+        if (ImGui::IsMouseClicked(b) || ImGui::IsMouseReleased(b)) return true;
+    return false;
+}
+
 }  // namespace
 
 void draw_app(AppState& app) {
     Session& s = app.session;
     // Long work first, so that this frame shows its latest results.
     constexpr double kWorkBudgetMs = 30.0;  // without threads: at most this much per frame
-    s.model_work.pump(s, kWorkBudgetMs);
+    const bool step_work = !reader_pressing();
+    if (step_work) s.model_work.pump(s, kWorkBudgetMs);
     keep_model_loading(app.model_loading, s, app.model_source);
     keep_forward_current(s);
     keep_twin_current(app.model_loading, s, app.model_source, {app.builtin_model, app.twin_model});
-    s.twin_work.pump(s, kWorkBudgetMs);
+    if (step_work) s.twin_work.pump(s, kWorkBudgetMs);
     clamp_view(s);
-    if (!s.model_work.busy()) s.background.pump(s, kWorkBudgetMs);
+    if (step_work && !s.model_work.busy()) s.background.pump(s, kWorkBudgetMs);
     keep_summaries_current(s);
     keep_head_thumbnails(app.attention.grid.thumbnails, s);
     show_learned_head(app);

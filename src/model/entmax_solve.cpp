@@ -111,4 +111,18 @@ void entmax_relative_to_last_key(const double* l, int n, double T, double alpha,
     for (int i = 0; i < n; ++i) p[i] /= sum;
 }
 
+double entmax15_threshold(std::vector<double>& xs) {
+    std::sort(xs.begin(), xs.end(), std::greater<double>());
+    double mean = 0.0, ss = 0.0, tau = 0.0;
+    for (size_t k = 1; k <= xs.size(); ++k) {
+        const double v = xs[k - 1];
+        const double delta = v - mean;
+        mean += delta / static_cast<double>(k);
+        ss += delta * (v - mean);
+        const double tau_k = mean - std::sqrt(std::max((1.0 - ss) / static_cast<double>(k), 0.0));
+        if (tau_k <= v) tau = tau_k;  // k = 1 always qualifies (tau_1 = X_(1) - 1)
+    }
+    return tau;
+}
+
 }  // namespace attnlab

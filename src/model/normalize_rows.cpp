@@ -3,7 +3,6 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <vector>
 
 #include "model/entmax_solve.h"
@@ -118,22 +117,6 @@ void sparsemax_row(const float* x, int n, double T, float* w) {
     }
 }
 
-// 1.5-entmax's threshold on X = z/2 (Peters, Niculae & Martins 2019, Alg. 2): the candidates
-// sorted descending, tau = mean_k - sqrt((1 - ss_k)/k) for the largest k with tau_k <= X_(k).
-double entmax15_tau_sorted(std::vector<double>& xs) {
-    std::sort(xs.begin(), xs.end(), std::greater<double>());
-    double mean = 0.0, ss = 0.0, tau = 0.0;
-    for (size_t k = 1; k <= xs.size(); ++k) {
-        const double v = xs[k - 1];
-        const double delta = v - mean;
-        mean += delta / static_cast<double>(k);
-        ss += delta * (v - mean);
-        const double tau_k = mean - std::sqrt(std::max((1.0 - ss) / static_cast<double>(k), 0.0));
-        if (tau_k <= v) tau = tau_k;
-    }
-    return tau;
-}
-
 // The same threshold without a sort: tau is the root of f(t) = sum_{X > t} (X - t)^2 - 1, convex
 // and falling, with f(-1) >= 0 (the top X is 0). Newton's steps from t = -1 rise to the root
 // without passing it, so S = {X > t} holds the support; at each step the closed form on S,
@@ -168,7 +151,7 @@ void entmax15_row(const float* x, int n, double T, float* w) {
     collect_above(
         n, -1.0, [&](int i) { return (x[i] - top) * half_inv_T; }, c);
     double tau = 0.0;
-    if (!entmax15_tau_newton(c, tau)) tau = entmax15_tau_sorted(c);
+    if (!entmax15_tau_newton(c, tau)) tau = entmax15_threshold(c);
     for (int i = 0; i < n; ++i) {
         const double X = (x[i] - top) * half_inv_T;
         w[i] = X > tau ? static_cast<float>((X - tau) * (X - tau)) : 0.0f;

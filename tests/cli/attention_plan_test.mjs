@@ -224,8 +224,10 @@ check(!existsSync(path.join(tmp, "bad-swap")) && !existsSync(path.join(tmp, "bad
 
 // --- experiment normalizer-swap ----------------------------------------------------------------------
 const SETTINGS = ["sparsemax", "entmax-1.5", "ssmax:0.3", "ssmax:0.43", "ssmax:1", "sa-softmax", "softmax@0.5", "softmax@2"];
-const PLAN_COLUMNS = ["heads", "normalizer", "spec", "layer", "T", "tokens", "mean_nll", "perplexity", "perplexity_ratio", "kl_mean", "top1_agreement"];
-const LAYER_COLUMNS = ["heads", "normalizer", "layer", "swapped", "entropy_mean", "max_weight_mean"];
+const PLAN_FIGURES = ["perplexity", "perplexity_ratio", "kl_mean", "top1_agreement"], LAYER_FIGURES = ["entropy_mean", "max_weight_mean"];
+const bounds = (figures) => figures.flatMap((c) => [`${c}_lower`, `${c}_upper`]);
+const PLAN_COLUMNS = ["heads", "normalizer", "spec", "layer", "T", "tokens", "mean_nll", ...PLAN_FIGURES, "windows", ...bounds(PLAN_FIGURES)];
+const LAYER_COLUMNS = ["heads", "normalizer", "layer", "swapped", ...LAYER_FIGURES, ...bounds(LAYER_FIGURES)];
 function readTable(file) {
   if (!existsSync(file)) return { columns: [], rows: [] };
   const lines = readFileSync(file, "utf8").split("\n");
@@ -245,6 +247,9 @@ const swap = (out, ...extra) => run(["experiment", "normalizer-swap", "--model",
   const plans = readTable(path.join(out, "normalizer_swap.csv")), layers = readTable(path.join(out, "normalizer_swap_layers.csv"));
   check(JSON.stringify(plans.columns) === JSON.stringify(PLAN_COLUMNS) && plans.endsWithNewline, "normalizer_swap.csv: header", plans.columns.join());
   check(JSON.stringify(layers.columns) === JSON.stringify(LAYER_COLUMNS), "normalizer_swap_layers.csv: header", layers.columns.join());
+  // The 32 ids are one window (the context is longer): no interval over windows from one window.
+  check(plans.rows.every((p) => p.windows === 1 && bounds(PLAN_FIGURES).every((c) => Number.isNaN(p[c]))) &&
+        layers.rows.every((l) => bounds(LAYER_FIGURES).every((c) => Number.isNaN(l[c]))), "one window: every interval is nan");
   // The plans: the unmodified model, the control, then each setting on all heads and on layers 0 and 1.
   const want = [["none", "unmodified", ""], ["all", "softmax@1", "all=softmax@1"]];
   for (const s of SETTINGS) for (const heads of ["all", "0.*", "1.*"]) want.push([heads, s, `${heads}=${s}`]);

@@ -1,7 +1,9 @@
 // `attnlab experiment --text` over a corpus: repeated --text, folders of .txt files and JSONL
 // files with a "text" field; the document list and the corpus hash in the JSON summary, worked
 // out here from the files; a window that never crosses into the next document (its tables equal
-// those of a run over that document alone); and the messages for bad corpora.
+// those of a run over that document alone); normalizer-swap's windows over a corpus, each inside
+// one document (the corpus's NLL is the token-weighted mean of the documents' own runs); and the
+// messages for bad corpora.
 //
 //   node tests/cli/corpus_test.mjs PATH/TO/attnlab
 import { check, run, finish } from "./harness.mjs";
@@ -90,6 +92,31 @@ const cases = [
 for (const [texts, pattern, what] of cases) {
   const f = experiment(path.join(tmp, "bad-out"), ...texts);
   check(f.code === 1 && pattern.test(f.err) && !f.signal, what, `exit ${f.code}: ${f.err.trim()}`);
+}
+
+// normalizer-swap over the folder's b.txt and the JSONL's short line: a.txt's one token makes no
+// window; windows of 8 tokens stay inside their document, so the corpus's unmodified NLL sums those
+// of each document run alone (as one corpus of its own), weighted by their predicted tokens.
+{
+  const swapRun = (out, ...texts) => run(["experiment", "normalizer-swap", "--model", model, ...texts.flatMap((t) => ["--text", t]),
+    "--out", out, "--max-tokens", "8", "--quiet"]);
+  const summaryOf = (out) => { try { return JSON.parse(readFileSync(path.join(out, "normalizer-swap.json"), "utf8")); } catch { return null; } };
+  const both = path.join(tmp, "swap-both"), one = path.join(tmp, "swap-b"), two = path.join(tmp, "swap-light");
+  const lightFile = path.join(tmp, "light.txt");
+  writeFileSync(lightFile, "Let there be light");
+  const rs = [swapRun(both, folder, lightFile), swapRun(one, docs[1][0]), swapRun(two, lightFile)];
+  const [sb, s1, s2] = [both, one, two].map(summaryOf);
+  check(rs.every((x) => x.code === 0) && sb && s1 && s2, "normalizer-swap runs over a corpus and over each document alone", rs.map((x) => x.err).join(" "));
+  if (sb && s1 && s2) {
+    const windows = sb.text.windows, perDoc = s1.text.windows.length;
+    const inside = windows.every(([d, at, n]) => at + n <= sb.text.documents[d].tokens && (at % 8) === 0 && n >= 2);
+    check(inside && windows.every(([d]) => d === 1 || d === 2) && windows.length === perDoc + s2.text.windows.length,
+      "its windows are cut inside each document, 8 tokens at a time, none from the 1-token one", JSON.stringify(windows));
+    const n1 = s1.baseline.predicted_tokens, n2 = s2.baseline.predicted_tokens;
+    const want = (s1.baseline.mean_nll * n1 + s2.baseline.mean_nll * n2) / (n1 + n2);
+    check(sb.baseline.predicted_tokens === n1 + n2 && Math.abs(sb.baseline.mean_nll - want) < 1e-12,
+      "the corpus's NLL is the token-weighted mean of the documents' own", `${sb.baseline.mean_nll} vs ${want}`);
+  }
 }
 
 rmSync(tmp, { recursive: true, force: true });

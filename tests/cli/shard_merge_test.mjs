@@ -1,7 +1,8 @@
 // `experiment NAME --shard K/N` and `attnlab merge`, for every experiment:
-//   - normalizer-swap: three shards merged in a shuffled order give the one-process run's CSV files
-//     byte for byte and its JSON summary apart from the timing; each shard ran its own contiguous
-//     block of the plans (the rows are counted here, not read from shard.json);
+//   - normalizer-swap over 3 windows: three shards merged in a shuffled order give the one-process
+//     run's CSV files, 95% intervals included, byte for byte and its JSON summary apart from the
+//     timing; each shard's records are its own window's; the intervals equal a bootstrap recomputed
+//     here from the records (SplitMix64 written out in BigInt);
 //   - all, distance-vs-L, distance-vs-N, critical-n, separability, gradient (units: heads) and
 //     fading with --needle (units: windows), on a small text: N = 1, 2, 3 and more shards than
 //     units (some empty) merge into the one-process run's files byte for byte, the JSON apart from
@@ -29,29 +30,66 @@ const read = (dir, file) => readFileSync(path.join(dir, file), "utf8");
 const withoutTiming = (json) => { const o = JSON.parse(json); delete o.timing; return JSON.stringify(o); };
 const tables = ["normalizer_swap.csv", "normalizer_swap_layers.csv"];
 
+// Windows of 4 tokens: the 10 ids are 3 windows (4, 4 and 2 tokens), the units of the shards.
+const W = ["--max-tokens", "4", "--resamples", "300", "--seed", "5"];
 const whole = path.join(tmp, "whole");
-let r = swap(whole, ids);
+let r = swap(whole, ids, ...W);
 check(r.code === 0, "the one-process run succeeds", r.err);
-const wholeRows = read(whole, tables[0]).trim().split("\n").length - 1;  // header aside
+const csvRows = (text) => { const [head, ...lines] = text.trim().split("\n"); const cols = head.split(",");
+  return lines.map((l) => Object.fromEntries(l.split(",").map((v, i) => [cols[i], v]))); };
+const wholeRows = csvRows(read(whole, tables[0]));
 // The tiny model has 4 layers: the control, then 8 normalizers on all heads and on each layer.
-check(wholeRows === 1 + 1 + 8 * 5, "the one-process run has the unmodified row and 41 plans", `${wholeRows} rows`);
+check(wholeRows.length === 1 + 1 + 8 * 5, "the one-process run has the unmodified row and 41 plans", `${wholeRows.length} rows`);
+const inside = wholeRows.every((p) => p.windows === "3" && ["perplexity", "perplexity_ratio", "kl_mean", "top1_agreement"].every((c) =>
+  Number(p[`${c}_lower`]) <= Number(p[c]) + 1e-12 && Number(p[c]) <= Number(p[`${c}_upper`]) + 1e-12));
+check(inside, "every plan's row has 3 windows and intervals around its figures", JSON.stringify(wholeRows[2]));
 
 const shards = [1, 2, 3].map((k) => path.join(tmp, `shard${k}`));
 shards.forEach((dir, i) => {
-  r = swap(dir, ids, "--shard", `${i + 1}/3`, "--threads", String(1 + i));
+  r = swap(dir, ids, ...W, "--shard", `${i + 1}/3`, "--threads", String(1 + i));
   check(r.code === 0, `shard ${i + 1}/3 succeeds`, r.err);
 });
-// 41 plans in 3 blocks: floor(41k/3) boundaries 0, 13, 27, 41; shard 1 adds the unmodified row.
-const rows = shards.map((dir) => read(dir, tables[0]).trim().split("\n").length - 1);
-check(JSON.stringify(rows) === "[14,14,14]", "the shards hold 1+13, 14 and 14 rows", JSON.stringify(rows));
+// 3 windows in 3 blocks: shard k holds window k - 1 alone, under every plan:
+// predicted, then per plan (42) NLL, KL, top-1 and 4 layers' entropy and largest weight.
+const records = shards.map((dir) => read(dir, "units.txt").trim().split("\n").filter((l) => !l.startsWith("#")).map((l) => l.split(" ").map(Number)));
+check(records.every((rs, k) => rs.length === 1 && rs[0][0] === 0 && rs[0][1] === k && rs[0].length === 2 + 1 + 42 * (3 + 2 * 4)),
+  "shard k's units.txt holds window k - 1's record alone, of 1 + 42 x 11 values", JSON.stringify(records.map((rs) => rs.map((x) => x.slice(0, 3)))));
 
 const merged = path.join(tmp, "merged");
 r = run(["merge", shards[2], shards[0], shards[1], "--out", merged]);
 check(r.code === 0, "merge of the three shards, given out of order, succeeds", r.err);
-for (const t of tables) check(r.code === 0 && read(merged, t) === read(whole, t), `merged ${t} equals the one-process run's byte for byte`);
+for (const t of tables) check(r.code === 0 && read(merged, t) === read(whole, t), `merged ${t}, intervals included, equals the one-process run's byte for byte`);
 const summary = "normalizer-swap.json";
 check(r.code === 0 && withoutTiming(read(merged, summary)) === withoutTiming(read(whole, summary)),
   "merged normalizer-swap.json equals the one-process run's apart from timing");
+
+// The intervals, recomputed here from the shards' records: SplitMix64 and derive_seed written out
+// from base/random.h, the table's stream "SWAP", numpy's linear quantile rule.
+const M64 = (1n << 64n) - 1n;
+const splitmix = (seed) => { let s = seed; return () => { s = (s + 0x9E3779B97F4A7C15n) & M64; let z = s;
+  z = ((z ^ (z >> 30n)) * 0xBF58476D1CE4E5B9n) & M64; z = ((z ^ (z >> 27n)) * 0x94D049BB133111EBn) & M64; return z ^ (z >> 31n); }; };
+const deriveSeed = (seed, a) => { let h = splitmix(seed)();
+  for (const v of [a, 0n, 0n]) h = splitmix(h ^ ((v * 0xD1B54A32D192ED03n) & M64))(); return h; };
+const quantile = (v, p) => { const h = (v.length - 1) * p, lo = Math.floor(h); return lo + 1 >= v.length ? v[v.length - 1] : v[lo] + (h - lo) * (v[lo + 1] - v[lo]); };
+const next = splitmix(deriveSeed(5n, 0x53574150n));
+const windowsRec = records.map((rs) => rs[0].slice(2));
+const stats = { perplexity: [], ratio: [] }, plan = 2;  // all=sparsemax
+for (let b = 0; b < 300; ++b) {
+  let nll = 0, diff = 0, n = 0;
+  for (let k = 0; k < 3; ++k) {
+    const w = windowsRec[Math.min(2, Math.floor(Number(next() >> 11n) * 2 ** -53 * 3))], at = 1 + plan * 11;
+    nll += w[at]; diff += w[at] - w[1]; n += w[0];
+  }
+  stats.perplexity.push(nll / n); stats.ratio.push(diff / n);
+}
+const row = wholeRows[plan];
+const near = (a, b) => Math.abs(a - b) <= 1e-9 * Math.abs(b);
+const ends = (v) => { v.sort((x, y) => x - y); return [Math.exp(quantile(v, 0.025)), Math.exp(quantile(v, 0.975))]; };
+const [pl, pu] = ends(stats.perplexity), [rl, ru] = ends(stats.ratio);
+check(row.spec === "all=sparsemax" && near(Number(row.perplexity_lower), pl) && near(Number(row.perplexity_upper), pu) &&
+      near(Number(row.perplexity_ratio_lower), rl) && near(Number(row.perplexity_ratio_upper), ru),
+  "all=sparsemax's perplexity and ratio intervals equal a bootstrap recomputed here from the records",
+  `${row.perplexity_lower} ${row.perplexity_upper} ${row.perplexity_ratio_lower} ${row.perplexity_ratio_upper} vs ${pl} ${pu} ${rl} ${ru}`);
 
 const refused = (args, pattern, what) => {
   const m = run(["merge", ...args, "--out", path.join(tmp, "refused")]);
@@ -60,8 +98,12 @@ const refused = (args, pattern, what) => {
 refused([shards[0], shards[2]], /shard\(s\) 2 of 3 missing/, "a missing shard is refused by its number");
 refused([shards[0], shards[1], shards[1], shards[2]], /shard 2\/3 is given twice/, "a repeated shard is refused by its number");
 const other = path.join(tmp, "other-text");
-r = swap(other, "464,2068,7586,21831,18045,625,262,16931,3290,14", "--shard", "3/3");
-refused([shards[0], shards[1], other], /shard 3\/3 differs from shard 1 .* in "text"/, "a shard over another text is refused, naming the text");
+r = swap(other, "464,2068,7586,21831,18045,625,262,16931,3290,14", ...W, "--shard", "3/3");
+refused([shards[0], shards[1], other], /shard 3\/3 differs from shard 1 .* in the corpus/, "a shard over another text is refused, naming the corpus");
+const reseeded = path.join(tmp, "reseeded");
+r = swap(reseeded, ids, "--max-tokens", "4", "--resamples", "300", "--seed", "6", "--shard", "2/3");
+refused([shards[0], reseeded, shards[2]], /shard 2\/3 differs from shard 1 .* options: "--seed 6" where shard 1 has "--seed 5"/,
+  "a shard with another bootstrap seed is refused, naming the option");
 refused([whole], /no shard\.json/, "a folder from a run without --shard is refused");
 for (const bad of ["0/3", "4/3", "2", "a/3"]) {
   const b = swap(path.join(tmp, "bad"), ids, "--shard", bad);

@@ -1,4 +1,4 @@
-// Phones and tablets, in Chromium's mobile emulation (touch, devicePixelRatio 3), at 390 x 844 and
+// Phones and tablets, in Chromium's mobile emulation (touch; devicePixelRatio 3, the tablet 2), at 390 x 844 and
 // 844 x 390 (a phone either way round) and 768 x 1024 (a tablet): issue 27. Touches are sent as
 // a finger sends them (CDP Input.dispatchTouchEvent: touch events only, no mouse), and typing goes
 // through the page's DOM text element, as an on-screen keyboard's does. At each size:
@@ -34,11 +34,12 @@ import { tokenize } from "./fixtures.mjs";
 import { PANELS } from "./model_suite.mjs";
 
 export const SIZES = [
-  { name: "390x844", width: 390, height: 844, size_class: "phone" },
-  { name: "844x390", width: 844, height: 390, size_class: "phone" },
-  { name: "768x1024", width: 768, height: 1024, size_class: "tablet" },
+  { name: "390x844", width: 390, height: 844, size_class: "phone", dpr: 3 },
+  { name: "844x390", width: 844, height: 390, size_class: "phone", dpr: 3 },
+  // iPads draw at 2 device pixels a CSS pixel. At 3 this size's software-drawn frames (SwiftShader,
+  // 7 megapixels) made it the slowest part of CI's browser suite (135 s of the phones' 333 s).
+  { name: "768x1024", width: 768, height: 1024, size_class: "tablet", dpr: 2 },
 ];
-const DPR = 3;
 // A text long enough to overflow the tokens pane at every size, tablets included: chips flow
 // across line breaks, so its 256 tokens (the built-in model's limit) are long words, one token
 // each in GPT-2's vocabulary, a handful to a row even on a tablet.
@@ -108,10 +109,10 @@ async function reveal(page, size, name) {
 
 // One notch of the mouse wheel (+1 down), over the panel's scrollbar at its right edge, and the
 // widget `name` once the panel has stopped moving. (Chromium's mobile emulation divides the
-// wheel's pixels by the pixel ratio: DPR x 100 of them make the 100 CSS pixels of a notch.)
+// wheel's pixels by the pixel ratio: dpr x 100 of them make the 100 CSS pixels of a notch.)
 async function wheelNotch(page, size, notches, name) {
   await page.mouse.move(size.width - 12, size.height * 0.7);
-  await page.mouse.wheel(0, notches * 100 * DPR);
+  await page.mouse.wheel(0, notches * 100 * size.dpr);
   for (let last = null, now = JSON.stringify(await findWidget(page, name)); now !== last; ) {
     await pause(page, 200);
     [last, now] = [now, JSON.stringify(await findWidget(page, name))];
@@ -199,7 +200,7 @@ async function swipeTokens(page, finger, size, tag) {
   const back = (await status(page)).input.scrolled;
   const v = await state(page);
   // The content follows the finger: 3 backing pixels per CSS pixel, less the slop before it starts.
-  check(/##chips/.test(up.window) && up.y > Math.min(travel * DPR * 0.6, up.max_y - 1) && back.y < up.y,
+  check(/##chips/.test(up.window) && up.y > Math.min(travel * size.dpr * 0.6, up.max_y - 1) && back.y < up.y,
         `${tag}: a swipe up scrolls the tokens pane by about the finger's travel, a swipe down back`,
         `after ${travel.toFixed(0)} px up: ${JSON.stringify(up)}; after ${(travel / 2).toFixed(0)} px down: ${back.y}`);
   check(v.query === query, `${tag}: a swipe over the tokens clicks none of them`, `query ${query} -> ${v.query}`);
@@ -280,7 +281,7 @@ async function pinch(page, finger, size, tag) {
     const c = document.getElementById("canvas"), r = c.getBoundingClientRect();
     return { w: c.width, h: c.height, cssW: r.width, cssH: r.height, zoom: window.visualViewport ? visualViewport.scale : 1 };
   });
-  check(grown && sharp.zoom === 1 && sharp.w === Math.round(sharp.cssW * DPR) && sharp.h === Math.round(sharp.cssH * DPR) &&
+  check(grown && sharp.zoom === 1 && sharp.w === Math.round(sharp.cssW * size.dpr) && sharp.h === Math.round(sharp.cssH * size.dpr) &&
         sharp.cssW === size.width && sharp.cssH === size.height,
         `${tag}: two fingers spread 1.5 times set the UI scale from ${before * 100}% to ${want * 100}%, and the canvas stays sharp and whole (no browser zoom)`,
         `ui_scale ${before} -> ${st.ui_scale}; ${JSON.stringify(sharp)}`);
@@ -316,7 +317,7 @@ async function contentTop(page, size) {
 async function heatmapOnPhone(page, finger, size, tag) {
   await show(page, "attention");
   await page.mouse.move(size.width - 12, size.height * 0.7);
-  await page.mouse.wheel(0, -30 * 100 * DPR);  // back to the page's top
+  await page.mouse.wheel(0, -30 * 100 * size.dpr);  // back to the page's top
   await pause(page, 500);
   const shareTop = (size.height - await contentTop(page, size)) / size.height;
   // Swipes up from the screen's lower half until the map is wholly on screen.
@@ -363,7 +364,7 @@ async function noShiftWhenWorkEnds(page, size, tag) {
   // From the page's top: scrolled down, a panel that is shorter while its numbers are recomputed
   // would pull the page up (the scroll is clamped to the content), which is not what this measures.
   await page.mouse.move(size.width - 12, size.height * 0.7);
-  await page.mouse.wheel(0, -30 * 100 * DPR);
+  await page.mouse.wheel(0, -30 * 100 * size.dpr);
   await pause(page, 500);
   const frames = await page.evaluate(async (text) => {
     window.attnlab.setState({ text });
@@ -450,10 +451,10 @@ async function panels(page, size, tag, out) {
       const now = notch === 0 ? st : await status(page);
       for (const what of coveringLegends(now)) if (!seen.has(what)) seen.add(what), covering.push(`${panel}: ${what}`);
       legends += Object.entries(now.widgets).filter(([k, r]) => r.drawn && /\.legend$/.test(k)).length;
-      await page.mouse.wheel(0, 100 * DPR);
+      await page.mouse.wheel(0, 100 * size.dpr);
       await pause(page, 250);
     }
-    await page.mouse.wheel(0, -30 * 100 * DPR);
+    await page.mouse.wheel(0, -30 * 100 * size.dpr);
     await pause(page, 300);
   }
   check(legends > 0 && covering.length === 0, `${tag}: no plot's legend covers more than a quarter of its data`,
@@ -556,13 +557,13 @@ async function desktops(browser, server) {
 
 export async function phones({ browser, server, cli, out }) {
   await desktops(browser, server);
-  console.log("phones and tablets (Chromium's mobile emulation, touch, devicePixelRatio 3):");
+  console.log("phones and tablets (Chromium's mobile emulation, touch, devicePixelRatio 3, the tablet 2):");
   await mkdir(out, { recursive: true });
   // PHONE_SIZES=390x844,768x1024 runs only those (while working on one).
   const only = process.env.PHONE_SIZES ? process.env.PHONE_SIZES.split(",") : null;
   for (const size of SIZES.filter((s) => !only || only.includes(s.name))) {
     const tag = `${size.name}`, t0 = Date.now();
-    const context = await browser.newContext({ viewport: { width: size.width, height: size.height }, deviceScaleFactor: DPR,
+    const context = await browser.newContext({ viewport: { width: size.width, height: size.height }, deviceScaleFactor: size.dpr,
                                                isMobile: true, hasTouch: true, serviceWorkers: "block" });
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.origin });
     try {
@@ -572,9 +573,9 @@ export async function phones({ browser, server, cli, out }) {
       const cdp = await context.newCDPSession(page);
       const finger = fingers(cdp);
       const st = await status(page);
-      check(st.width === size.width * DPR && st.height === size.height * DPR && st.pixel_ratio === DPR &&
+      check(st.width === size.width * size.dpr && st.height === size.height * size.dpr && st.pixel_ratio === size.dpr &&
             st.device.size_class === size.size_class,
-            `${tag}: the canvas is sharp (backing store ${size.width * DPR} x ${size.height * DPR}) and the page says "${size.size_class}"`,
+            `${tag}: the canvas is sharp (backing store ${size.width * size.dpr} x ${size.height * size.dpr}) and the page says "${size.size_class}"`,
             JSON.stringify({ width: st.width, height: st.height, pixel_ratio: st.pixel_ratio, device: st.device }));
       check(st.ui_scale === st.device.default_ui_scale && st.ui_scale === 1.25,
             `${tag}: the page starts at the UI scale that suits the screen (125%)`, `ui_scale ${st.ui_scale}, device ${st.device.default_ui_scale}`);

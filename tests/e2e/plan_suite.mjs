@@ -197,13 +197,23 @@ async function cancelPlanPass(context, server) {
   const trainedOk = await passDone();
   const trained = numbers(await status(page));
   await page.evaluate(() => window.attnlab.setState({ plan: "all=sparsemax" }));
-  // The re-run's Cancel, once the pass is part-done (its progress between 0 and 1).
+  // The re-run's Cancel, pressed and released once the pass is part-done (at most half of its 8
+  // chunks), from inside the page in the same task that saw it. A click sent from the test process
+  // crosses to the page in several round trips, and under load the page ran frames in between,
+  // each a chunk of the pass (this page has no threads): the pass could end before the press.
+  // From here the press and the release take a frame each, and the app steps no work in such
+  // frames, so at most one more chunk runs before Cancel.
   const running = await waitFor(page, () => {
-    const st = window.attnlab.status(), w = st.model_work;
-    return w.label === "Forward pass" && w.progress > 0 && w.progress < 1 && st.widgets["work.cancel.model"];
+    const st = window.attnlab.status(), w = st.model_work, r = st.widgets["work.cancel.model"];
+    if (!(w.label === "Forward pass" && w.progress > 0 && w.progress <= 0.5 && r)) return false;
+    window.cancelPressedAt = w;
+    const canvas = document.querySelector("canvas");
+    const at = { clientX: r.x + r.w / 2, clientY: r.y + r.h / 2, button: 0, bubbles: true, cancelable: true, view: window };
+    for (const type of ["mousemove", "mousedown", "mouseup"]) canvas.dispatchEvent(new MouseEvent(type, { ...at, buttons: type === "mousedown" ? 1 : 0 }));
+    return true;
   }, undefined, 30000);
-  const shown = (await status(page)).model_work;
-  const clicked = running && await click(page, "work.cancel.model");
+  const shown = await page.evaluate(() => window.cancelPressedAt);
+  const clicked = running;
   const abandoned = clicked && await waitFor(page, () => window.attnlab.state().plan === "" && !window.attnlab.status().model_work.label,
                                              undefined, 10000);
   const st = await status(page);

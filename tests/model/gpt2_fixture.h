@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,6 +43,27 @@ inline std::vector<std::uint8_t> widened_file(const SafetensorsReader& reader) {
     return safetensors_file(ts);
 }
 
+// A 16-bit checkpoint's file and the F32 file of its values, opened: a model loaded from `narrow`
+// must keep its matrices 16-bit, in the file's bytes, and give `wide`'s logits bit for bit.
+struct NarrowAndWide {
+    std::vector<std::uint8_t> narrow_file, wide_file;
+    SafetensorsReader narrow, wide;
+
+    explicit NarrowAndWide(std::vector<std::uint8_t> file) : narrow_file(std::move(file)) {
+        std::string error;
+        REQUIRE(narrow.open(narrow_file, "narrow.safetensors", error));
+        wide_file = widened_file(narrow);
+        REQUIRE(wide.open(wide_file, "wide.safetensors", error));
+    }
+    NarrowAndWide(const NarrowAndWide&) = delete;  // the readers point into the files
+
+    // Whether `data` points into the 16-bit file: nothing widened at load.
+    bool in_narrow_file(const void* data) const {
+        const auto* p = static_cast<const std::uint8_t*>(data);
+        return p > narrow_file.data() && p < narrow_file.data() + narrow_file.size();
+    }
+};
+
 // Logits at every position of `count` fixed ids, from a fresh state of the model: (count, V).
 inline std::vector<float> all_logits(const DecoderModel& model, int count) {
     std::vector<int> ids;
@@ -52,6 +74,13 @@ inline std::vector<float> all_logits(const DecoderModel& model, int count) {
     INFO(error);
     REQUIRE(state->forward(ids, logits, error, true));
     return logits;
+}
+
+// The two models' logits over `count` fixed ids are the same bits.
+inline void check_same_logits(const DecoderModel& a, const DecoderModel& b, int count) {
+    const std::vector<float> got = all_logits(a, count), want = all_logits(b, count);
+    REQUIRE(got.size() == want.size());
+    CHECK(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0);
 }
 
 // max |ours - ref| / max |ref|: the error relative to the scale of the whole tensor.

@@ -15,8 +15,8 @@
 #include "model/random_checkpoint.h"
 
 using namespace attnlab;
-using attnlab::fixture::all_logits;
-using attnlab::fixture::widened_file;
+using attnlab::fixture::check_same_logits;
+using attnlab::fixture::NarrowAndWide;
 
 namespace {
 
@@ -48,29 +48,20 @@ TEST_CASE("llama family from F16 and BF16 files: 16-bit in memory, the logits of
     for (const LlamaConfig& c : configs())
         for (DType dtype : {DType::F16, DType::BF16}) {
             INFO(arch_name(c.arch) << " " << dtype_name(dtype));
-            const std::vector<std::uint8_t> narrow_file = random_checkpoint(c, 5, dtype);
-            SafetensorsReader narrow_reader, wide_reader;
-            std::string error;
-            REQUIRE(narrow_reader.open(narrow_file, "narrow.safetensors", error));
-            const std::vector<std::uint8_t> wide_file = widened_file(narrow_reader);
-            REQUIRE(wide_reader.open(wide_file, "wide.safetensors", error));
+            const NarrowAndWide files(random_checkpoint(c, 5, dtype));
             LlamaModel narrow, wide;
+            std::string error;
             INFO(error);
-            REQUIRE(narrow.load(narrow_reader, c, error));
-            REQUIRE(wide.load(wide_reader, c, error));
+            REQUIRE(narrow.load(files.narrow, c, error));
+            REQUIRE(wide.load(files.wide, c, error));
             const WeightType type = dtype == DType::F16 ? WeightType::f16 : WeightType::bf16;
             CHECK(narrow.embed.type == type);
             CHECK(narrow.lm_head.type == type);
             for (const LinearWeight* w : {&narrow.layers[1].qkv, &narrow.layers[1].o, &narrow.layers[1].gate, &narrow.layers[1].down})
                 CHECK(w->type() == type);
             CHECK(wide.layers[1].qkv.type() == WeightType::f32);
-            // The embeddings point into the file's bytes: nothing widened at load.
-            const auto* bytes = narrow_file.data();
-            CHECK(static_cast<const std::uint8_t*>(narrow.embed.data) > bytes);
-            CHECK(static_cast<const std::uint8_t*>(narrow.embed.data) < bytes + narrow_file.size());
-            const std::vector<float> got = all_logits(narrow, 23), want = all_logits(wide, 23);
-            REQUIRE(got.size() == want.size());
-            CHECK(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0);
+            CHECK(files.in_narrow_file(narrow.embed.data));
+            check_same_logits(narrow, wide, 23);
         }
 }
 
@@ -93,8 +84,7 @@ TEST_CASE("llama family from shards equals the one-file checkpoint, and a bad te
         INFO(error);
         REQUIRE(a.load(sharded, c, error));
         REQUIRE(b.load(single, c, error));
-        const std::vector<float> got = all_logits(a, 23), want = all_logits(b, 23);
-        CHECK(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0);
+        check_same_logits(a, b, 23);
 
         // A config that wants the MLP wider: refused naming the shard that holds the first such tensor.
         LlamaConfig wider = c;

@@ -28,8 +28,8 @@
 #include "model/weight_matrix.h"
 
 using namespace attnlab;
-using attnlab::fixture::all_logits;
-using attnlab::fixture::widened_file;
+using attnlab::fixture::check_same_logits;
+using attnlab::fixture::NarrowAndWide;
 
 namespace {
 
@@ -258,27 +258,18 @@ Gpt2Config small_config() {
 TEST_CASE("GPT-2 from F16 and BF16 files: 16-bit in memory, the logits of its values widened to F32", "[weights16][gpt2]") {
     const Gpt2Config c = small_config();
     for (DType dtype : {DType::F16, DType::BF16}) {
-        const std::vector<std::uint8_t> narrow_file = random_checkpoint(c, 5, dtype);
-        SafetensorsReader narrow_reader, wide_reader;
-        std::string error;
-        REQUIRE(narrow_reader.open(narrow_file, "narrow.safetensors", error));
-        const std::vector<std::uint8_t> wide_file = widened_file(narrow_reader);
-        REQUIRE(wide_reader.open(wide_file, "wide.safetensors", error));
+        const NarrowAndWide files(random_checkpoint(c, 5, dtype));
         Gpt2Model narrow, wide;
-        REQUIRE(narrow.load(narrow_reader, &c, error));
-        REQUIRE(wide.load(wide_reader, &c, error));
+        std::string error;
+        REQUIRE(narrow.load(files.narrow, &c, error));
+        REQUIRE(wide.load(files.wide, &c, error));
         const WeightType type = dtype == DType::F16 ? WeightType::f16 : WeightType::bf16;
         INFO(dtype_name(dtype));
         CHECK(narrow.weights().wte.type == type);
         CHECK(narrow.weights().layers[1].fc.type() == type);
         CHECK(wide.weights().layers[1].fc.type() == WeightType::f32);
-        // The matrices point into the file's bytes: nothing widened at load.
-        const auto* bytes = narrow_file.data();
-        CHECK(static_cast<const std::uint8_t*>(narrow.weights().wte.data) > bytes);
-        CHECK(static_cast<const std::uint8_t*>(narrow.weights().wte.data) < bytes + narrow_file.size());
-        const std::vector<float> got = all_logits(narrow, 37), want = all_logits(wide, 37);
-        REQUIRE(got.size() == want.size());
-        CHECK(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0);
+        CHECK(files.in_narrow_file(narrow.weights().wte.data));
+        check_same_logits(narrow, wide, 37);
     }
 }
 
@@ -305,8 +296,7 @@ TEST_CASE("GPT-2 from shards equals the one-file checkpoint, and bad shards name
     Gpt2Model a, b;
     REQUIRE(a.load(sharded, &c, error));
     REQUIRE(b.load(single, &c, error));
-    const std::vector<float> got = all_logits(a, 37), want = all_logits(b, 37);
-    CHECK(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0);
+    check_same_logits(a, b, 37);
 
     // A tensor the index lists in the wrong shard, or in none.
     ShardIndex moved = index;

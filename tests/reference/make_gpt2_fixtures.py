@@ -331,20 +331,28 @@ def make_case(out_dir, case):
         "logits_with_overrides": logits_t.tolist(),
         "attention_with_overrides": att_t.tolist(),
     }
+    write_expected(folder, expected)
+    if case["name"] in PLANS:
+        write_plans(folder, case, cfg, params)
+    report_size(folder, len(tensors))
+
+
+def write_expected(folder, expected):
     with open(os.path.join(folder, "expected.json"), "w") as f:
         # Nine significant digits are far inside the 1e-4 tolerance and keep the files small.
         f.write(json.dumps(rounded(expected), separators=(",", ":")))
-    if case["name"] in PLANS:
-        write_plans(folder, case, cfg, params)
+
+
+def report_size(folder, tensor_count):
     size = sum(os.path.getsize(os.path.join(folder, n)) for n in os.listdir(folder))
-    print(f"{folder}: {len(tensors)} tensors, {size / 1024:.0f} KiB")
+    print(f"{folder}: {tensor_count} tensors, {size / 1024:.0f} KiB")
 
 
-def main():
+def make_cases(cases, make_case):
     out_dir = sys.argv[1] if len(sys.argv) > 1 else "tests/fixtures"
-    for case in CASES:
+    for case in cases:
         make_case(out_dir, case)
 
 
 if __name__ == "__main__":
-    main()
+    make_cases(CASES, make_case)

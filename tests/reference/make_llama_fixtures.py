@@ -29,7 +29,8 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_gpt2_fixtures import next_token_nll, normalize, parse_plan, rounded, stored, write_safetensors  # noqa: E402
+from make_gpt2_fixtures import (  # noqa: E402
+    make_cases, next_token_nll, normalize, parse_plan, report_size, stored, write_expected, write_safetensors)
 
 CASES = [
     # GQA 4 query heads on 2 key/value heads, untied, no biases, plain rotary.
@@ -240,17 +241,9 @@ def make_case(out_dir, case):
         runs.append({"spec": spec, "logits": lp.tolist(), "attention": ap.tolist()})
     if runs:
         expected["plans"] = runs
-    with open(os.path.join(folder, "expected.json"), "w") as f:
-        f.write(json.dumps(rounded(expected), separators=(",", ":")))
-    size = sum(os.path.getsize(os.path.join(folder, n)) for n in os.listdir(folder))
-    print(f"{folder}: {len(tensors)} tensors, {size / 1024:.0f} KiB")
-
-
-def main():
-    out_dir = sys.argv[1] if len(sys.argv) > 1 else "tests/fixtures"
-    for case in CASES:
-        make_case(out_dir, case)
+    write_expected(folder, expected)
+    report_size(folder, len(tensors))
 
 
 if __name__ == "__main__":
-    main()
+    make_cases(CASES, make_case)

@@ -122,23 +122,27 @@ def write_swap_folder(folder, layers=3):
     them: the unmodified model, the control, then each setting on all heads and on each layer."""
     plans = [["none", "unmodified", "", -1, 1.0, 200, 3.0, math.exp(3.0), 1.0, 0.0, 1.0],
              ["all", "softmax@1", "all=softmax@1", -1, 1.0, 200, 3.0, math.exp(3.0), 1.0, 0.0, 1.0]]
+    # The 95% intervals: 10% either side of each figure, over 4 windows.
     for k, s in enumerate(SWAP_SETTINGS):
         T = 0.5 if s == "softmax@0.5" else 2.0 if s == "softmax@2" else 1.0
         for heads, layer in [("all", -1)] + [(f"{l}.*", l) for l in range(layers)]:
             nll = 3.0 + 0.05 * (k + 1) * (3 if heads == "all" else 1) / (1 + max(layer, 0))
             plans.append([heads, s, f"{heads}={s}", layer, T, 200, nll, math.exp(nll), math.exp(nll - 3.0), nll - 3.0 + 0.01,
                           1.0 - (nll - 3.0)])
+    plans = [p + [4] + [v * f for v in p[7:11] for f in (0.9, 1.1)] for p in plans]
     write_csv(os.path.join(folder, "normalizer_swap.csv"),
               ["heads", "normalizer", "spec", "layer", "T", "tokens", "mean_nll", "perplexity", "perplexity_ratio", "kl_mean",
-               "top1_agreement"], plans)
+               "top1_agreement", "windows"] + [f"{c}_{e}" for c in ("perplexity", "perplexity_ratio", "kl_mean", "top1_agreement")
+                                               for e in ("lower", "upper")], plans)
     rows = []
     for p in plans:
         for layer in range(layers):
             swapped = 1 if p[0] == "all" or p[3] == layer else 0
-            rows.append([p[0], p[1], layer, swapped, 2.0 - 0.3 * swapped * (SWAP_SETTINGS.index(p[1]) + 1 if p[1] in SWAP_SETTINGS else 0) / 4,
-                         0.4 + 0.05 * layer])
+            entropy = 2.0 - 0.3 * swapped * (SWAP_SETTINGS.index(p[1]) + 1 if p[1] in SWAP_SETTINGS else 0) / 4
+            rows.append([p[0], p[1], layer, swapped, entropy, 0.4 + 0.05 * layer, entropy - 0.1, entropy + 0.1])
     write_csv(os.path.join(folder, "normalizer_swap_layers.csv"),
-              ["heads", "normalizer", "layer", "swapped", "entropy_mean", "max_weight_mean"], rows)
+              ["heads", "normalizer", "layer", "swapped", "entropy_mean", "max_weight_mean", "entropy_mean_lower", "entropy_mean_upper"],
+              rows)
 
 
 def run(script, *args):
@@ -152,18 +156,20 @@ def distinct_colours(path):
 
 
 FADING_HEADER = ["L", "layer", "head", "queries", "max_weight_mean", "entropy_mean", "previous_weight_mean", "uniform_weight",
-                 "uniform_entropy", "lemma1_lower_mean", "lemma1_upper_mean", "softmax_head"]
+                 "uniform_entropy", "lemma1_lower_mean", "lemma1_upper_mean", "softmax_head", "max_weight_mean_lower",
+                 "max_weight_mean_upper"]
 
 
 def write_needle_csv(folder):
     """needle.csv for 3 layers x 2 heads: head 1 of layer 1 retrieves (weight 0.9), the rest spread."""
-    rows = [[L, layer, head, 8, 0.9 if (layer, head) == (1, 1) else 1.0 / L, 1 if (layer, head) == (1, 1) else L / 2, 1.0 / L]
-            for L in range(8, 257, 8) for layer in range(3) for head in range(2)]
+    rows = [[L, layer, head, 8, w, 1 if (layer, head) == (1, 1) else L / 2, 1.0 / L, 0.8 * w, min(1.0, 1.2 * w)]
+            for L in range(8, 257, 8) for layer in range(3) for head in range(2)
+            for w in [0.9 if (layer, head) == (1, 1) else 1.0 / L]]
     write_csv(os.path.join(folder, "needle.csv"), ["L", "layer", "head", "queries", "needle_weight_mean", "needle_rank_mean",
-                                                   "uniform_weight"], rows)
+                                                   "uniform_weight", "needle_weight_mean_lower", "needle_weight_mean_upper"], rows)
 
 
-def write_fading_folder(folder, spec, zero_shot, slope):
+def write_fading_folder(folder, spec, zero_shot, slope, spread=0.3):
     """fading.csv and fading.json for 3 layers x 2 heads, L = 8..256: the largest weight falls as
     L^-slope; softmax runs have Lemma 1's band, a swap (zero_shot) has nan there, as the tool writes."""
     rows = []
@@ -172,7 +178,9 @@ def write_fading_folder(folder, spec, zero_shot, slope):
             for head in range(2):
                 top = min(1.0, (0.9 - 0.1 * head) * (L / 8.0) ** -slope)
                 band = [math.nan, math.nan] if zero_shot else [math.exp(-6) / L, min(1.0, math.exp(6) / L)]
-                rows.append([L, layer, head, 8, top, math.log(L) * (1 - top), 0.1, 1.0 / L, math.log(L)] + band + [0 if zero_shot else 1])
+                interval = [top * (1 - spread), min(1.0, top * (1 + spread))] if spread is not None else [math.nan, math.nan]
+                rows.append([L, layer, head, 8, top, math.log(L) * (1 - top), 0.1, 1.0 / L, math.log(L)] + band + [0 if zero_shot else 1] +
+                            interval)
     write_csv(os.path.join(folder, "fading.csv"), FADING_HEADER, rows)
     with open(os.path.join(folder, "fading.json"), "w") as f:
         json.dump({"experiment": "fading", "model": {"path": "assets/tiny/model.safetensors"},
@@ -210,6 +218,15 @@ def check_fading(script, tmp):
         check(distinct_colours(single) > 300, "fig_fading.png is a real picture (> 300 colours)")
     r = run(script, one, "--heads", "2.1,0.0", "--out", os.path.join(tmp, "f3"))
     check(r.returncode == 0 and os.path.isfile(os.path.join(tmp, "f3", "fig_fading.png")), "fading --heads 2.1,0.0: drawn")
+    # The intervals are drawn: the same run with nan intervals (one window) has fewer blue pixels.
+    no_bars = os.path.join(tmp, "fading_no_bars")
+    os.makedirs(no_bars)
+    write_fading_folder(no_bars, "", False, 0.5, spread=None)
+    r2 = run(script, no_bars, "--heads", "2.1,0.0", "--out", os.path.join(tmp, "f3n"))
+    blue = [colour_pixels(os.path.join(tmp, d, "fig_fading.png"), (31, 119, 180)) if os.path.isfile(os.path.join(tmp, d, "fig_fading.png"))
+            else 0 for d in ("f3", "f3n")]
+    check(r2.returncode == 0 and blue[1] > 0 and blue[0] > blue[1] + 300,
+          f"fading --heads: the 95% intervals are drawn as error bars ({blue[0]} blue pixels with them, {blue[1]} without)")
     r = run(script, one, "--heads", "two")
     check(r.returncode == 2 and "--heads" in r.stderr, f"--heads two: exit 2 naming --heads ({r.stderr.strip()})")
     r = run(script, one, "--compare", os.path.join(tmp, "f1"))

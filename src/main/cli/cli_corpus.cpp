@@ -1,11 +1,13 @@
 #include "main/cli/cli_corpus.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <system_error>
 
 #include "base/json.h"
 #include "base/sha256.h"
+#include "main/cli/cli_vocabulary.h"
 #include "platform/whole_file.h"
 
 namespace attnlab {
@@ -99,6 +101,36 @@ std::string corpus_sha256(const std::vector<CorpusDocument>& documents) {
     std::string lines;
     for (const CorpusDocument& d : documents) lines += sha256_hex(d.text) + " " + std::to_string(d.text.size()) + "\n";
     return sha256_hex(lines);
+}
+
+bool read_tokenized_corpus(const CliArgs& args, int vocab, const char* command, TokenizedCorpus& corpus, std::string& error) {
+    corpus = {};
+    if (args.value("text")) {
+        Gpt2Tokenizer tokenizer;
+        if (!load_text_tokenizer(args, tokenizer, error) || !read_corpus(args.values("text"), corpus.documents, error)) return false;
+        for (const CorpusDocument& d : corpus.documents) {
+            std::vector<std::string> warnings;
+            corpus.tokens.push_back(tokenizer.encode(d.text, &warnings));
+            for (const std::string& w : warnings)
+                std::fprintf(stderr, "attnlab %s: warning: %s: %s\n", command, d.source.c_str(), w.c_str());
+        }
+    } else {
+        std::vector<std::int64_t> raw;
+        if (!args.get_int_list("ids", 0, vocab - 1, raw, error)) return false;
+        corpus.documents.push_back({"--ids", *args.value("ids")});  // hashed as given
+        corpus.tokens.emplace_back(raw.begin(), raw.end());
+    }
+    json::ArrayBuilder listed;
+    for (size_t i = 0; i < corpus.documents.size(); ++i)
+        listed.add_raw(json::ObjectBuilder()
+                           .add("source", corpus.documents[i].source)
+                           .add("sha256", sha256_hex(corpus.documents[i].text))
+                           .add_raw("bytes", std::to_string(corpus.documents[i].text.size()))
+                           .add("tokens", static_cast<int>(corpus.tokens[i].size()))
+                           .str());
+    corpus.documents_json = listed.str();
+    corpus.sha256 = corpus_sha256(corpus.documents);
+    return true;
 }
 
 }  // namespace attnlab

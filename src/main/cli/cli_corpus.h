@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "main/cli/cli_args.h"
+
 namespace attnlab {
 
 struct CorpusDocument {
@@ -22,5 +24,16 @@ bool read_corpus(const std::vector<std::string>& paths, std::vector<CorpusDocume
 // The corpus hash: SHA-256 over one line per document, "<SHA-256 of its text> <its byte count>\n",
 // in order; so it changes when any document, or their order or number, changes.
 std::string corpus_sha256(const std::vector<CorpusDocument>& documents);
+
+// The corpus an experiment reads: every --text (read_corpus) through the text's tokenizer
+// (load_text_tokenizer), or the --ids list as one document (hashed as given). Tokenizer warnings
+// go to stderr, prefixed with `command`.
+struct TokenizedCorpus {
+    std::vector<CorpusDocument> documents;
+    std::vector<std::vector<int>> tokens;  // per document
+    std::string sha256;                    // corpus_sha256
+    std::string documents_json;            // [{source, sha256, bytes, tokens}, ...]
+};
+bool read_tokenized_corpus(const CliArgs& args, int vocab, const char* command, TokenizedCorpus& corpus, std::string& error);
 
 }  // namespace attnlab

@@ -161,33 +161,12 @@ std::string summary_json(ExperimentKind kind, const ExperimentOptions& o, const 
 // Fills ctx with the documents, their hash and the window's source; false with a message.
 bool read_corpus_window(const CliArgs& args, const DecoderShape& cfg, std::optional<std::int64_t> max_tokens, RunContext& ctx,
                         std::vector<int>& ids, std::string& error) {
-    std::vector<CorpusDocument> documents;
-    std::vector<std::vector<int>> tokens;
-    if (args.value("text")) {
-        Gpt2Tokenizer tokenizer;
-        if (!load_text_tokenizer(args, tokenizer, error) || !read_corpus(args.values("text"), documents, error)) return false;
-        for (const CorpusDocument& d : documents) {
-            std::vector<std::string> warnings;
-            tokens.push_back(tokenizer.encode(d.text, &warnings));
-            for (const std::string& w : warnings)
-                std::fprintf(stderr, "attnlab experiment: warning: %s: %s\n", d.source.c_str(), w.c_str());
-        }
-    } else {
-        std::vector<std::int64_t> raw;
-        if (!args.get_int_list("ids", 0, cfg.vocab - 1, raw, error)) return false;
-        documents.push_back({"--ids", *args.value("ids")});  // hashed as given
-        tokens.emplace_back(raw.begin(), raw.end());
-    }
-    json::ArrayBuilder listed;
-    for (size_t i = 0; i < documents.size(); ++i)
-        listed.add_raw(json::ObjectBuilder()
-                           .add("source", documents[i].source)
-                           .add("sha256", sha256_hex(documents[i].text))
-                           .add_raw("bytes", std::to_string(documents[i].text.size()))
-                           .add("tokens", static_cast<int>(tokens[i].size()))
-                           .str());
-    ctx.documents = listed.str();
-    ctx.corpus_sha256 = corpus_sha256(documents);
+    TokenizedCorpus corpus;
+    if (!read_tokenized_corpus(args, cfg.vocab, "experiment", corpus, error)) return false;
+    const std::vector<CorpusDocument>& documents = corpus.documents;
+    std::vector<std::vector<int>>& tokens = corpus.tokens;
+    ctx.documents = corpus.documents_json;
+    ctx.corpus_sha256 = corpus.sha256;
     size_t w = 0;
     while (w < documents.size() && tokens[w].size() < 2) ++w;
     if (w == documents.size()) {

@@ -23,6 +23,7 @@
 #include "main/cli/cli_output.h"
 #include "main/cli/cli_progress.h"
 #include "main/cli/cli_text_nll.h"
+#include "main/cli/experiments/cli_intervals.h"
 #include "main/cli/experiments/cli_shard.h"
 
 namespace attnlab {
@@ -52,10 +53,13 @@ const char* const kHelp =
     "  --quiet            no progress on stderr\n"
     "  --attention SPEC   run the heads under an attention plan, e.g. all=ssmax:0.43: a zero-shot swap in a\n"
     "                     model trained with softmax, not a model trained with SSMax\n"
+    "  --seed n           the seed of the intervals' bootstrap over windows (default 0); --resamples n its\n"
+    "                     resamples (default 1000)\n"
     "  --shard K/N        run only the K-th of N contiguous blocks of the windows (and of the needle's) and\n"
     "                     write DIR/units.txt (each window's sums) and DIR/shard.json instead of the tables;\n"
     "                     `attnlab merge` joins the N folders into this run's files\n"
     "Writes DIR/fading.csv (a row per L, layer and head), DIR/needle.csv with --needle, and DIR/fading.json;\n"
+    "each mean over windows has a 95% interval (*_lower, *_upper): a percentile bootstrap over the windows.\n"
     "tools/plot_figures.py DIR draws them.\n";
 
 int fail(const std::string& message, int code = 1) { return command_failed("experiment fading", message, code); }
@@ -109,9 +113,11 @@ void add_cell(const NeedleSums& w, NeedleSums& s) {
 // shard keeps as a record and every other run adds to the total in window order. A window adds
 // one query to each cell, so its grid holds the query's values exactly (0 + v = v) and the total
 // is the same sum, bit for bit, as adding the queries straight into it. A merge takes each
-// window's grid from the shards' records instead of computing it.
+// window's grid from the shards' records instead of computing it. Each window's grid is kept in
+// `kept` too (in window order), for the intervals over windows.
 template <typename Cell, typename Compute>
-bool run_windows(UnitSlice* slice, int stage, HeadGrid<Cell>& total, int windows, Compute&& compute, std::string& error) {
+bool run_windows(UnitSlice* slice, int stage, HeadGrid<Cell>& total, std::vector<HeadGrid<Cell>>& kept, int windows, Compute&& compute,
+                 std::string& error) {
     const size_t width = cell_values(Cell{}).size();
     for (int w = 0; w < windows; ++w) {
         HeadGrid<Cell> grid = total.empty();
@@ -136,6 +142,7 @@ bool run_windows(UnitSlice* slice, int stage, HeadGrid<Cell>& total, int windows
             continue;  // another shard's window
         }
         for (size_t i = 0; i < grid.cells.size(); ++i) add_cell(grid.cells[i], total.cells[i]);
+        if (builds_tables(slice)) kept.push_back(std::move(grid));
     }
     return true;
 }
@@ -206,6 +213,7 @@ struct FadingRun {
     std::vector<int> offsets;  // the windows' first tokens in the text
     int max_L = 0;
     HeadGrid<FadingSums> grid{{}, 0, 0};
+    std::vector<HeadGrid<FadingSums>> per_window;  // each window's grid, for the intervals
     double seconds = 0;
 };
 
@@ -223,7 +231,7 @@ bool run_fading(const DecoderModel& model, const AttentionPlan& plan, const std:
         const std::span<const int> window(ids.data() + run.offsets[static_cast<size_t>(w)], static_cast<size_t>(run.max_L));
         return state->prefill(window, error, &observer);
     };
-    if (!run_windows(slice, 0, run.grid, static_cast<int>(run.offsets.size()), one_window, error)) return false;
+    if (!run_windows(slice, 0, run.grid, run.per_window, static_cast<int>(run.offsets.size()), one_window, error)) return false;
     bar.update(static_cast<long long>(run.offsets.size()), static_cast<long long>(run.offsets.size()), "fading: windows");
     bar.finish_line();
     run.seconds = seconds_since(start);
@@ -260,6 +268,7 @@ struct NeedleRun {
     Needle needle;
     std::vector<int> offsets;  // the filler's first token in each window
     HeadGrid<NeedleSums> grid{{}, 0, 0};
+    std::vector<HeadGrid<NeedleSums>> per_window;  // each window's grid, for the intervals
     double seconds = 0;
 };
 
@@ -294,46 +303,92 @@ bool run_needle(const DecoderModel& model, const AttentionPlan& plan, int max_L,
         }
         return true;
     };
-    if (!run_windows(slice, 1, run.grid, static_cast<int>(run.offsets.size()), one_window, error)) return false;
+    if (!run_windows(slice, 1, run.grid, run.per_window, static_cast<int>(run.offsets.size()), one_window, error)) return false;
     bar.update(total, total, "fading: needle");
     bar.finish_line();
     run.seconds = seconds_since(start);
     return true;
 }
 
-TextTable fading_table(const FadingRun& run, const AttentionPlan& plan) {
-    TextTable t{"fading",
-                {"L", "layer", "head", "queries", "max_weight_mean", "entropy_mean", "previous_weight_mean", "uniform_weight",
-                 "uniform_entropy", "lemma1_lower_mean", "lemma1_upper_mean", "softmax_head"},
-                {}};
+// A cell's interval over the windows of sum field / sum queries (each window adds one query).
+template <typename Cell, typename Field>
+std::vector<std::string> window_interval(const WindowBootstrap& b, const std::vector<HeadGrid<Cell>>& windows, size_t cell, Field field) {
+    std::vector<double> x, n;
+    for (const HeadGrid<Cell>& w : windows) {
+        x.push_back(field(w.cells[cell]));
+        n.push_back(w.cells[cell].queries);
+    }
+    return b.cells(x, n);
+}
+
+// A row per (L, layer, head) in grid order, each made by row(li, layer, head, cell index), in
+// parallel (the intervals' resampling is the costly part) and in a fixed order.
+template <typename Cell, typename Row>
+std::vector<std::vector<std::string>> grid_rows(const HeadGrid<Cell>& grid, Row&& row) {
+    std::vector<std::vector<std::string>> rows(grid.cells.size());
+    parallel_for(static_cast<int>(rows.size()), [&](int i) {
+        const int per_L = grid.n_layer * grid.n_head;
+        const int li = i / per_L, l = i % per_L / grid.n_head, h = i % grid.n_head;
+        rows[static_cast<size_t>(i)] = row(static_cast<size_t>(li), l, h, grid.index(static_cast<size_t>(li), l, h));
+    });
+    return rows;
+}
+
+void append(std::vector<std::string>& row, const std::vector<std::string>& more) { row.insert(row.end(), more.begin(), more.end()); }
+
+TextTable fading_table(const FadingRun& run, const AttentionPlan& plan, const WindowBootstrap& b) {
+    TextTable t{
+        "fading",
+        {"L", "layer", "head", "queries", "max_weight_mean", "entropy_mean", "previous_weight_mean", "uniform_weight", "uniform_entropy",
+         "lemma1_lower_mean", "lemma1_upper_mean", "softmax_head", "max_weight_mean_lower", "max_weight_mean_upper", "entropy_mean_lower",
+         "entropy_mean_upper", "previous_weight_mean_lower", "previous_weight_mean_upper"},
+        {}};
     const HeadGrid<FadingSums>& grid = run.grid;
-    for (size_t li = 0; li < grid.Ls.size(); ++li)
-        for (int l = 0; l < grid.n_layer; ++l)
-            for (int h = 0; h < grid.n_head; ++h) {
-                const FadingSums& s = grid.at(li, l, h);
-                const int L = grid.Ls[li];
-                const bool lemma = s.lemma1_queries > 0;
-                const double nan = std::nan("");
-                t.rows.push_back(
-                    {std::to_string(L), std::to_string(l), std::to_string(h), std::to_string(s.queries), csv_number(s.mean(s.max_weight)),
-                     csv_number(s.mean(s.entropy)), csv_number(s.mean(s.previous_weight)), csv_number(1.0 / L),
-                     csv_number(std::log(static_cast<double>(L))), csv_number(lemma ? s.lemma1_lower / s.lemma1_queries : nan),
-                     csv_number(lemma ? s.lemma1_upper / s.lemma1_queries : nan), softmax_temperature(plan.at(l, h)) ? "1" : "0"});
-            }
+    t.rows = grid_rows(grid, [&](size_t li, int l, int h, size_t cell) {
+        const FadingSums& s = grid.cells[cell];
+        const int L = grid.Ls[li];
+        const bool lemma = s.lemma1_queries > 0;
+        const double nan = std::nan("");
+        std::vector<std::string> row = {std::to_string(L),
+                                        std::to_string(l),
+                                        std::to_string(h),
+                                        std::to_string(s.queries),
+                                        csv_number(s.mean(s.max_weight)),
+                                        csv_number(s.mean(s.entropy)),
+                                        csv_number(s.mean(s.previous_weight)),
+                                        csv_number(1.0 / L),
+                                        csv_number(std::log(static_cast<double>(L))),
+                                        csv_number(lemma ? s.lemma1_lower / s.lemma1_queries : nan),
+                                        csv_number(lemma ? s.lemma1_upper / s.lemma1_queries : nan),
+                                        softmax_temperature(plan.at(l, h)) ? "1" : "0"};
+        append(row, window_interval(b, run.per_window, cell, [](const FadingSums& c) { return c.max_weight; }));
+        append(row, window_interval(b, run.per_window, cell, [](const FadingSums& c) { return c.entropy; }));
+        append(row, window_interval(b, run.per_window, cell, [](const FadingSums& c) { return c.previous_weight; }));
+        return row;
+    });
     return t;
 }
 
-TextTable needle_table(const NeedleRun& run) {
-    TextTable t{"needle", {"L", "layer", "head", "queries", "needle_weight_mean", "needle_rank_mean", "uniform_weight"}, {}};
+TextTable needle_table(const NeedleRun& run, const WindowBootstrap& b) {
+    TextTable t{"needle",
+                {"L", "layer", "head", "queries", "needle_weight_mean", "needle_rank_mean", "uniform_weight", "needle_weight_mean_lower",
+                 "needle_weight_mean_upper", "needle_rank_mean_lower", "needle_rank_mean_upper"},
+                {}};
     const HeadGrid<NeedleSums>& grid = run.grid;
-    for (size_t li = 0; li < grid.Ls.size(); ++li)
-        for (int l = 0; l < grid.n_layer; ++l)
-            for (int h = 0; h < grid.n_head; ++h) {
-                const NeedleSums& s = grid.at(li, l, h);
-                const int L = grid.Ls[li];
-                t.rows.push_back({std::to_string(L), std::to_string(l), std::to_string(h), std::to_string(s.queries),
-                                  csv_number(s.weight / s.queries), csv_number(s.rank / s.queries), csv_number(1.0 / L)});
-            }
+    t.rows = grid_rows(grid, [&](size_t li, int l, int h, size_t cell) {
+        const NeedleSums& s = grid.cells[cell];
+        const int L = grid.Ls[li];
+        std::vector<std::string> row = {std::to_string(L),
+                                        std::to_string(l),
+                                        std::to_string(h),
+                                        std::to_string(s.queries),
+                                        csv_number(s.weight / s.queries),
+                                        csv_number(s.rank / s.queries),
+                                        csv_number(1.0 / L)};
+        append(row, window_interval(b, run.per_window, cell, [](const NeedleSums& c) { return c.weight; }));
+        append(row, window_interval(b, run.per_window, cell, [](const NeedleSums& c) { return c.rank; }));
+        return row;
+    });
     return t;
 }
 
@@ -364,7 +419,7 @@ std::string needle_json(const NeedleRun& run, const TextTable& table) {
 }
 
 std::string summary_json(const Checkpoint& ck, const TextInput& in, const AttentionPlan& plan, const FadingRun& run,
-                         const TextTable& fading, const NeedleRun* needle, const TextTable& needle_rows) {
+                         const TextTable& fading, const NeedleRun* needle, const TextTable& needle_rows, const WindowBootstrap& b) {
     const std::string spec = attention_spec(plan), trained = attention_spec(ck.decoder->trained_plan());
     json::ObjectBuilder parameters, timing;
     parameters.add("attention", spec)
@@ -382,12 +437,15 @@ std::string summary_json(const Checkpoint& ck, const TextInput& in, const Attent
         "entropy in nats; uniform_weight = 1/L and uniform_entropy = ln L are a head that spreads evenly",
         "lemma1_lower_mean, lemma1_upper_mean: the mean over queries of Lemma 1's band (1/L) e^(-2a/T), (1/L) e^(2a/T) with a = max |q.k / "
         "sqrt(d)| over the query's keys, the upper end capped at 1; only for heads that run softmax (softmax_head = 1), null otherwise",
-        "zero_shot_swap: the plan differs from the one the model was trained with (a swap, not a model trained with it)"};
+        "zero_shot_swap: the plan differs from the one the model was trained with (a swap, not a model trained with it)",
+        "*_lower, *_upper: the 95% interval of the mean over windows, a percentile bootstrap over the windows (needle.csv: over the "
+        "needle's windows); nan with one window"};
     json::ObjectBuilder s;
     s.add("experiment", "fading")
         .add_raw("parameters", parameters.str())
         .add_raw("model", checkpoint_json(ck))
         .add_raw("text", text_input_json(in))
+        .add_raw("intervals", bootstrap_json(b))
         .add_raw("notes", json::ArrayBuilder().add_all(notes).str())
         .add_raw("timing", timing.str())
         .add_raw("fading", table_json(fading));
@@ -464,7 +522,8 @@ int cli_fading(int argc, char** argv, int first) {
     if (printed_help(argc, argv, first, kHelp)) return 0;
     CliArgs args;
     std::string error;
-    if (!args.parse(argc, argv, first, {"model", "text", "ids", "out", "attention", "max-L", "windows", "threads", "vocab-dir", "shard"},
+    if (!args.parse(argc, argv, first,
+                    {"model", "text", "ids", "out", "attention", "max-L", "windows", "seed", "resamples", "threads", "vocab-dir", "shard"},
                     {"needle", "json", "quiet"}, error))
         return fail(error, 2);
     ShardSpec shard;
@@ -472,7 +531,8 @@ int cli_fading(int argc, char** argv, int first) {
     for (const char* required : {"model", "out"})
         if (!args.value(required)) return fail(std::string("--") + required + " is required\n" + kHelp, 2);
     std::optional<std::int64_t> threads;
-    if (!args.get_int("threads", 1, 1024, threads, error)) return fail(error, 2);
+    WindowBootstrap boot;
+    if (!args.get_int("threads", 1, 1024, threads, error) || !read_bootstrap_options(args, boot, error)) return fail(error, 2);
     if (threads) set_max_threads(static_cast<int>(*threads));
     Checkpoint ck;
     if (!open_checkpoint(*args.value("model"), ck, error)) return fail(error);
@@ -517,14 +577,17 @@ int cli_fading(int argc, char** argv, int first) {
                     (out_dir / "units.txt").c_str());
         return 0;
     }
-    const TextTable fading = fading_table(run, plan);
+    boot.draw(static_cast<int>(run.offsets.size()), 0x46414445 /* "FADE" */);
+    const TextTable fading = fading_table(run, plan, boot);
     if (!write_table(out_dir, fading, error)) return fail(error);
     TextTable needle_rows;
     if (needle) {
-        needle_rows = needle_table(*needle);
+        WindowBootstrap needle_boot = boot;
+        needle_boot.draw(static_cast<int>(needle->offsets.size()), 0x4e45454c /* "NEEL" */);
+        needle_rows = needle_table(*needle, needle_boot);
         if (!write_table(out_dir, needle_rows, error)) return fail(error);
     }
-    const std::string json_text = summary_json(ck, in, plan, run, fading, needle ? &*needle : nullptr, needle_rows) + "\n";
+    const std::string json_text = summary_json(ck, in, plan, run, fading, needle ? &*needle : nullptr, needle_rows, boot) + "\n";
     if (!write_text_file(out_dir / "fading.json", json_text, error)) return fail(error);
     if (args.flag("json")) {
         std::fputs(json_text.c_str(), stdout);

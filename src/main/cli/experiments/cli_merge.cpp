@@ -1,10 +1,7 @@
 // attnlab merge DIR... --out DIR: joins the folders of a sharded experiment (--shard K/N, one
-// folder per K) into the files the one-process run writes (see cli_shard.h for the two ways).
-// Tables: each table is the shards' rows in shard order under one header, and the summary JSON is
-// shard 1's, after every shard's summary was checked to agree with it in all but its timing.
-// Records: the experiment runs again with every unit's record read from the shards. A set with a
-// shard missing, repeated, or run on another model, text, plan or options is refused, naming the
-// shard and what differs.
+// folder per K) into the files the one-process run writes (see cli_shard.h): the experiment runs
+// again with every unit's record read from the shards. A set with a shard missing, repeated, or
+// run on another model, text, plan or options is refused, naming the shard and what differs.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -28,19 +25,17 @@ const char* const kHelp =
     "\n"
     "Joins the output folders of `attnlab experiment NAME --shard K/N` (one per K = 1..N, in any order)\n"
     "into DIR: the same CSV tables and JSON summary that the run without --shard writes, byte for byte\n"
-    "apart from the summary's timing. Refuses a set with a shard missing or given twice, or shards whose\n"
-    "summaries differ in the model, the text, the attention plan or the options, and names the shard.\n"
-    "The shards of the five experiments and of fading hold each unit's results (units.txt): the merge\n"
-    "runs the experiment again from them, so it reads the model and the text the shards read.\n";
+    "apart from the summary's timing. Refuses a set with a shard missing or given twice, or shards that\n"
+    "ran another experiment, model, corpus, attention plan or options, and names the shard.\n"
+    "The shards hold each unit's results (units.txt: a head's, or a window's): the merge runs the\n"
+    "experiment again from them, so it reads the model and the text the shards read.\n";
 
 int fail(const std::string& message, int code = 1) { return command_failed("merge", message, code); }
 
 struct ShardFolder {
     std::filesystem::path dir;
-    json::Value manifest, summary;
-    std::string summary_text;
+    json::Value manifest;
     int index = 0, count = 0;
-    bool records = false;  // a records shard (units.txt), not a tables one
 };
 
 bool read_json(const std::filesystem::path& path, json::Value& value, std::string& text, std::string& error) {
@@ -79,20 +74,24 @@ bool read_shard(const std::filesystem::path& dir, ShardFolder& s, std::string& e
         return false;
     }
     if (!read_json(dir / "shard.json", s.manifest, text, error)) return false;
-    const json::Value *k = s.manifest.find("shard"), *n = s.manifest.find("of"), *summary = s.manifest.find("summary");
-    s.records = s.manifest.find("records") != nullptr;
+    const json::Value *k = s.manifest.find("shard"), *n = s.manifest.find("of");
     const json::Value* arguments = s.manifest.find("arguments");
-    if (s.records && (!arguments || !arguments->is_array() || arguments->items().empty())) {
+    if (!s.manifest.find("records")) {
+        error = (dir / "shard.json").string() + ": names no records file (a shard of an older AttnLab, whose normalizer-swap shards held " +
+                "table rows: run it again)";
+        return false;
+    }
+    if (!arguments || !arguments->is_array() || arguments->items().empty()) {
         error = (dir / "shard.json").string() + ": a records shard without its arguments (the run the merge repeats)";
         return false;
     }
-    if (!k || !n || !k->as_int(1, 1 << 20) || !n->as_int(1, 1 << 20) || (!s.records && (!summary || !summary->is_string()))) {
-        error = (dir / "shard.json").string() + ": lacks shard, of, or records or summary";
+    if (!k || !n || !k->as_int(1, 1 << 20) || !n->as_int(1, 1 << 20)) {
+        error = (dir / "shard.json").string() + ": lacks shard or of";
         return false;
     }
     s.index = static_cast<int>(*k->as_int(1, 1 << 20));
     s.count = static_cast<int>(*n->as_int(1, 1 << 20));
-    return s.records || read_json(dir / summary->as_string(), s.summary, s.summary_text, error);
+    return true;
 }
 
 std::string manifest_string(const ShardFolder& s, const char* key) {
@@ -120,24 +119,6 @@ std::string records_difference(const ShardFolder& ref, const ShardFolder& s) {
     }
     const json::Value *u = ref.manifest.find("units"), *v = s.manifest.find("units");
     if (!u || !v || !same_json(*u, *v)) return "units";
-    return "";
-}
-
-// The first member of shard `s`'s summary (timing aside) that differs from shard `ref`'s, or "".
-std::string first_difference(const ShardFolder& ref, const ShardFolder& s) {
-    if (ref.records != s.records) return "experiment: one is a records shard, the other a tables shard";
-    if (ref.records) return records_difference(ref, s);
-    for (const auto& [key, value] : ref.summary.members()) {
-        if (key == "timing") continue;
-        const json::Value* other = s.summary.find(key);
-        if (!other || !same_json(value, *other)) return key;
-    }
-    for (const auto& [key, value] : s.summary.members())
-        if (key != "timing" && !ref.summary.find(key)) return key;
-    for (const char* key : {"experiment", "units", "tables", "summary"}) {
-        const json::Value *a = ref.manifest.find(key), *b = s.manifest.find(key);
-        if (!a || !b || !same_json(*a, *b)) return std::string("shard.json ") + key;
-    }
     return "";
 }
 
@@ -171,37 +152,14 @@ bool check_set(std::vector<ShardFolder>& shards, std::string& error) {
     }
     std::sort(shards.begin(), shards.end(), [](const ShardFolder& a, const ShardFolder& b) { return a.index < b.index; });
     for (const ShardFolder& s : shards) {
-        const std::string differs = first_difference(shards[0], s);
+        const std::string differs = records_difference(shards[0], s);
         if (!differs.empty()) {
             error = s.dir.string() + ": shard " + std::to_string(s.index) + "/" + std::to_string(n) + " differs from shard 1 (" +
-                    shards[0].dir.string() + ") in " + (s.records ? "the " + differs : "\"" + differs + "\"");
+                    shards[0].dir.string() + ") in the " + differs;
             return false;
         }
     }
     return true;
-}
-
-// One table: shard 1's header, then each shard's rows in shard order; every header must agree.
-bool join_table(const std::vector<ShardFolder>& shards, const std::string& file, const std::filesystem::path& out, std::string& error) {
-    std::string joined, header;
-    for (const ShardFolder& s : shards) {
-        std::string text;
-        if (!read_whole_file((s.dir / file).string(), text, error)) return false;
-        const size_t eol = text.find('\n');
-        if (eol == std::string::npos) {
-            error = (s.dir / file).string() + ": no header line";
-            return false;
-        }
-        if (joined.empty()) {
-            header = text.substr(0, eol + 1);
-            joined = header;
-        } else if (text.compare(0, eol + 1, header) != 0) {
-            error = (s.dir / file).string() + ": its columns differ from shard 1's";
-            return false;
-        }
-        joined.append(text, eol + 1, std::string::npos);
-    }
-    return write_text_file(out / file, joined, error);
 }
 
 // Reads every shard's records and runs the experiment again from them, in the shards' folder
@@ -252,15 +210,7 @@ int cli_merge(int argc, char** argv, int first) {
     for (size_t i = 0; i < dirs.size(); ++i)
         if (!read_shard(dirs[i], shards[i], error)) return fail(error);
     if (!check_set(shards, error) || !make_output_folder(out, error)) return fail(error);
-    if (shards[0].records) return merge_records(shards, out);
-    const json::Value* tables = shards[0].manifest.find("tables");
-    for (const json::Value& t : tables ? tables->items() : std::vector<json::Value>{})
-        if (!join_table(shards, t.as_string(), out, error)) return fail(error);
-    const std::string summary = shards[0].manifest.find("summary")->as_string();
-    if (!write_text_file(std::filesystem::path(out) / summary, shards[0].summary_text, error)) return fail(error);
-    std::printf("merged %zu shards of %s into %s\n", shards.size(), shards[0].manifest.find("experiment")->as_string().c_str(),
-                out.c_str());
-    return 0;
+    return merge_records(shards, out);
 }
 
 }  // namespace attnlab

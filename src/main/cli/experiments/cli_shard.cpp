@@ -1,9 +1,6 @@
 // --shard K/N and the manifest a sharded run leaves for `attnlab merge`.
 #include "main/cli/experiments/cli_shard.h"
 
-#include <cstdlib>
-#include <sstream>
-
 #include "base/json.h"
 #include "main/cli/cli_commands.h"
 #include "main/cli/cli_output.h"
@@ -41,22 +38,6 @@ bool read_shard_option(const CliArgs& args, ShardSpec& shard, std::string& error
     return true;
 }
 
-bool write_shard_manifest(const std::filesystem::path& dir, const std::string& experiment, const ShardSpec& shard, int total_units,
-                          const std::vector<std::string>& tables, const std::string& summary, std::string& error) {
-    int first = 0, end = 0;
-    shard.range(total_units, first, end);
-    json::ObjectBuilder m;
-    m.add("experiment", experiment)
-        .add("shard", shard.index)
-        .add("of", shard.count)
-        .add("units", total_units)
-        .add("first_unit", first)
-        .add("end_unit", end)
-        .add_raw("tables", json::ArrayBuilder().add_all(tables).str())
-        .add("summary", summary);
-    return write_text_file(dir / "shard.json", m.str() + "\n", error);
-}
-
 namespace {
 const UnitRecords* merging = nullptr;   // set while `attnlab merge` reruns an experiment
 const ShardRun* merging_run = nullptr;  // the run the shards recorded, meanwhile
@@ -90,16 +71,7 @@ std::unique_ptr<UnitSlice> unit_slice_for(const ShardSpec& shard, int units) {
 
 bool write_records_shard(const std::filesystem::path& dir, const ShardRun& run, const ShardSpec& shard, int total_units,
                          const UnitRecords& records, std::string& error) {
-    std::string lines = "# stage unit values...: the records of this shard's units (attnlab merge reads them)\n";
-    for (const auto& [key, values] : records) {
-        lines += std::to_string(key.first) + " " + std::to_string(key.second);
-        for (double v : values) {
-            lines += ' ';
-            lines += csv_number(v);
-        }
-        lines += "\n";
-    }
-    if (!write_text_file(dir / "units.txt", lines, error)) return false;
+    if (!write_text_file(dir / "units.txt", format_unit_records(records), error)) return false;
     int first = 0, end = 0;
     shard.range(total_units, first, end);
     std::error_code ec;
@@ -122,32 +94,7 @@ bool write_records_shard(const std::filesystem::path& dir, const ShardRun& run, 
 
 bool read_unit_records(const std::filesystem::path& file, UnitRecords& records, std::string& error) {
     std::string text;
-    if (!read_whole_file(file.string(), text, error)) return false;
-    std::istringstream lines(text);
-    std::string line;
-    for (int n = 1; std::getline(lines, line); ++n) {
-        if (line.empty() || line[0] == '#') continue;
-        std::istringstream fields(line);
-        int stage = 0, unit = 0;
-        std::vector<double> values;
-        std::string v;
-        bool ok = static_cast<bool>(fields >> stage >> unit);
-        while (ok && fields >> v) {
-            char* end = nullptr;
-            values.push_back(std::strtod(v.c_str(), &end));
-            ok = end && *end == '\0';
-        }
-        if (!ok) {
-            error = file.string() + ":" + std::to_string(n) + ": not a record (stage unit values...)";
-            return false;
-        }
-        if (!records.emplace(std::make_pair(stage, unit), std::move(values)).second) {
-            error = file.string() + ":" + std::to_string(n) + ": unit " + std::to_string(unit) + " of stage " + std::to_string(stage) +
-                    " is in two shards";
-            return false;
-        }
-    }
-    return true;
+    return read_whole_file(file.string(), text, error) && parse_unit_records(text, file.string(), records, error);
 }
 
 int rerun_with_records(const ShardRun& run, const std::string& out, const UnitRecords& records) {

@@ -1,14 +1,11 @@
 #pragma once
 // --shard K/N: the K-th (1-based) of N deterministic slices of an experiment's work, so that a
 // cluster can run the slices as a job array and `attnlab merge` can join them. A slice is a
-// contiguous block of the experiment's units. Two ways to join them, byte for byte the files of
-// the one-process run:
-//   - tables (normalizer-swap, units = plans): each row depends on its plan alone, so the merged
-//     tables are the shards' rows concatenated in shard order;
-//   - records (the five experiments, units = heads; fading, units = windows): a shard keeps each
-//     unit's result as a record of doubles (analysis/unit_slice.h), and the merge runs the
-//     experiment again with every unit's record taken from the shards instead of computed, so
-//     that the tables, means and KS tests come from the same code on the same doubles.
+// contiguous block of the experiment's units (the five experiments: heads; fading and
+// normalizer-swap: windows). A shard keeps each unit's result as a record of doubles
+// (analysis/unit_slice.h), and the merge runs the experiment again with every unit's record taken
+// from the shards instead of computed, so that the tables, means, KS tests and intervals over
+// windows come from the same code on the same doubles: byte for byte the one-process run's files.
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -28,11 +25,6 @@ struct ShardSpec {
 
 // Reads --shard K/N (1 <= K <= N); false with a message that names the bad part.
 bool read_shard_option(const CliArgs& args, ShardSpec& shard, std::string& error);
-
-// DIR/shard.json: which experiment and slice the folder holds, the units it ran, and the files
-// a merge joins (`tables`, concatenated) and copies (`summary`, equal in every shard but timing).
-bool write_shard_manifest(const std::filesystem::path& dir, const std::string& experiment, const ShardSpec& shard, int total_units,
-                          const std::vector<std::string>& tables, const std::string& summary, std::string& error);
 
 // What a records shard's folder says about its run, for the merge to check and repeat it.
 struct ShardRun {
