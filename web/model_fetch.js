@@ -1,7 +1,9 @@
-// Fetching a checkpoint into the wasm heap: the size first (HEAD, or a one-byte ranged GET),
-// then the bytes with progress, streamed straight into a buffer the C++ side allocates, and
-// kept in Cache Storage so the next visit starts at once. Also the file picker and
-// drag-and-drop of a local file. The C++ side (src/platform/web_model_source.cpp) owns the
+// Fetching a model into the wasm heap: its files (web/model_files.js lists them: config.json,
+// tokenizer.json, the weights in one file or in shards), their sizes first (HEAD, or a one-byte
+// ranged GET) so that web/model_memory.js can judge whether they fit, then the bytes with one
+// progress for them all, streamed straight into one buffer the C++ side allocates, and every file
+// kept in Cache Storage so the next visit starts at once. Also the file picker and drag-and-drop
+// of a local file. The C++ side (src/platform/web_model_source.cpp) owns the
 // state; this file only does the browser's part and reports back through Module._attnlab_fetch_*.
 //
 // Every operation carries an id from the C++ side. A cancel (or a newer operation) makes the id
@@ -38,28 +40,25 @@
   const COPY_NONE = 0, COPY_SAVING = 1, COPY_KEPT = 2;
   function cacheCopy(id, state, bytes) { M()._attnlab_fetch_cache_copy(id, state, bytes); redraw(); }
   function notice(id, message) { M().ccall("attnlab_fetch_notice", null, ["number", "string"], [id, message]); redraw(); }
-  function finished(id, size, config, source) {
-    M().ccall("attnlab_fetch_done", null, ["number", "number", "number", "string", "string"],
-              [id, size, config === null ? 0 : 1, config === null ? "" : config, source]);
+  // `files`: [{ name, kind ("weights", "config", "tokenizer", "tokenizer_config", "index"), offset, size }]
+  // inside the buffer of `size` bytes.
+  function finished(id, size, files, source) {
+    M().ccall("attnlab_fetch_done", null, ["number", "number", "string", "string"], [id, size, JSON.stringify({ files }), source]);
     redraw();
   }
+  function downloadingFrom(id, url) { M().ccall("attnlab_fetch_host", null, ["number", "string"], [id, F.host(url)]); }
 
   // [SECTION] Errors in words ---------------------------------------------------------------------
   // Thrown when the C++ side has moved on (cancel, newer operation): stop quietly.
   class Stale extends Error {}
   class OutOfMemory extends Error {}
 
-  function mb(bytes) { return bytes >= 10 * MB ? (bytes / MB).toFixed(0) : (bytes / MB).toFixed(1); }
-  function host(url) { try { return new URL(url).host; } catch (e) { return url; } }
+  const F = window.attnlabModelFiles;
+  const { announcedSize, host } = F;
+  const { mb } = window.attnlabModelMemory;
 
-  const statusText = { 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed",
-                       408: "Request Timeout", 410: "Gone", 429: "Too Many Requests", 500: "Internal Server Error",
-                       502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout" };
-  function httpError(response, url) {
-    const text = response.statusText || statusText[response.status] || "";
-    return `The server answered ${response.status}${text ? " " + text : ""} for ${url}.`;
-  }
   function readable(error, url, total) {
+    if (error instanceof F.Refusal) return error.message;
     if (error instanceof OutOfMemory || error instanceof RangeError)
       return `Not enough memory for a ${total > 0 ? mb(total) + " MB model" : "model of this size"} in this tab; ` +
              "the page keeps the model it has. Close other tabs or reload the page, or try a smaller checkpoint.";
@@ -70,16 +69,9 @@
     return `Loading ${url} failed: ${error && error.message ? error.message : String(error)}`;
   }
 
-  // The size a response announces, or -1. A compressed body's length is not the file's.
-  function announcedSize(response) {
-    if (response.headers.get("content-encoding")) return -1;
-    const n = Number(response.headers.get("content-length"));
-    return Number.isFinite(n) && n > 0 ? n : -1;
-  }
-
   function begin(id) {
     stopCurrent();  // an early download stays: this may be the operation that takes it over
-    current = { id, controller: new AbortController(), reader: null };
+    current = { id, controller: new AbortController(), reader: null, ptr: 0, capacity: 0, total: -1 };
     return current;
   }
 
@@ -96,58 +88,10 @@
   }
 
   // [SECTION] Will it fit? ------------------------------------------------------------------------
-  // What a model needs: its file, read in place (F32; F16 and BF16 take twice that once widened),
-  // plus the page's working memory for passes and analyses, about a quarter of the weights more.
-  // What the device gives a tab, as far as the browser tells:
-  //   the wasm heap: its limit (4 GB here) less what the page holds now: past it, the load fails;
-  //   navigator.deviceMemory (Chromium; rounded to a power of two): phones and tablets with 4 GB or
-  //     less often stop a tab near half of it;
-  //   performance.memory.jsHeapSizeLimit (Chromium): under 1 GB it marks a small device as well;
-  //   neither (Safari, Firefox) on a touch screen: a phone or a tablet, taken as 1.5 GB for a tab.
-  // `last` is the latest verdict, for status().device.memory.
-  const GB = 1024 * MB;
-  let lastVerdict = null;
-  function memory() {
-    const M_ = M();
-    const out = { wasm_room_bytes: M_ && M_._attnlab_heap_room ? M_._attnlab_heap_room() : -1, device_bytes: -1, js_heap_limit_bytes: -1,
-                  tab_limit_bytes: -1, basis: "" };
-    if (navigator.deviceMemory > 0) out.device_bytes = navigator.deviceMemory * GB;
-    if (performance.memory && performance.memory.jsHeapSizeLimit > 0) out.js_heap_limit_bytes = performance.memory.jsHeapSizeLimit;
-    if (out.device_bytes > 0 && out.device_bytes <= 4 * GB) {
-      out.tab_limit_bytes = out.device_bytes / 2;
-      out.basis = `this device reports ${out.device_bytes / GB} GB of memory, and browsers on such devices often stop a tab near half of it`;
-    } else if (out.js_heap_limit_bytes > 0 && out.js_heap_limit_bytes < GB) {
-      out.tab_limit_bytes = 2 * out.js_heap_limit_bytes;
-      out.basis = `this browser allows its scripts ${mb(out.js_heap_limit_bytes)} MB, the mark of a small device`;
-    } else if (out.device_bytes < 0 && navigator.maxTouchPoints > 0 && Math.min(innerWidth, innerHeight) < 1100) {
-      out.tab_limit_bytes = 1.5 * GB;
-      out.basis = "phones and tablets often stop a tab near 1-2 GB";
-    }
-    out.last = lastVerdict;
-    return out;
-  }
-  // The verdict for a file of `bytes`: {need_bytes, fits: "yes" | "maybe not" | "no", sentence}.
-  function memoryVerdict(url, bytes) {
-    if (!(bytes > 0)) return null;
-    const m = memory();
-    const need = Math.round(bytes * 1.25);
-    const name = url.replace(/^.*\//, "") || url;
-    let fits = "yes", sentence = "";
-    if (m.wasm_room_bytes >= 0 && need > m.wasm_room_bytes) {
-      fits = "no";
-      sentence = `${name} (${mb(bytes)} MB) needs about ${mb(need)} MB of memory, more than this page can still take ` +
-                 `(${mb(m.wasm_room_bytes)} MB): the download would fail. Reloading the page frees what it holds.`;
-    } else if (m.tab_limit_bytes > 0 && need > 0.8 * m.tab_limit_bytes) {
-      fits = "maybe not";
-      sentence = `${name} (${mb(bytes)} MB) needs about ${mb(need)} MB of memory, and ${m.basis}: it may not fit. ` +
-                 "If memory runs out, the page says so and keeps the model it has.";
-    }
-    lastVerdict = { url, need_bytes: need, fits, sentence };
-    return lastVerdict;
-  }
+  // web/model_memory.js judges; a tight fit is said as a notice.
   // Said before the download: in the question (probe) or as the download begins (a one-click load).
   function warnIfTight(id, url, bytes) {
-    const v = memoryVerdict(url, bytes);
+    const v = window.attnlabModelMemory.verdict(url, bytes);
     if (v && v.sentence) notice(id, v.sentence);
   }
 
@@ -219,61 +163,73 @@
   }
 
   // [SECTION] Streaming into the heap ---------------------------------------------------------------
-  // Reads a body into a C++ buffer (`total` bytes reserved up front when known, grown by
-  // doubling otherwise), reporting progress. Returns the byte count. Each chunk goes straight
-  // into the heap; Module.HEAPU8 is re-read after every reserve (memory growth replaces it).
-  async function streamIntoHeap(op, reader, total) {
-    op.reader = reader;
-    let capacity = total > 0 ? total : 64 * MB;
-    let ptr = M()._attnlab_fetch_reserve(op.id, capacity);
+  // One C++ buffer holds every file of the model, one after another: reserved up front at the sum
+  // of their sizes when known, grown by doubling otherwise. Module.HEAPU8 and the buffer's address
+  // are re-read after every reserve (the heap's growth replaces one, realloc the other).
+  function reserve(op, need) {
+    if (need <= op.capacity) return;
+    const capacity = op.capacity > 0 ? Math.max(op.capacity * 2, need) : need;
+    const ptr = M()._attnlab_fetch_reserve(op.id, capacity) >>> 0;  // an address past 2 GB comes back as a negative i32
     if (op !== current) throw new Stale();
-    if (!ptr) { reader.cancel().catch(() => {}); throw new OutOfMemory(); }
+    if (!ptr) { if (op.reader) op.reader.cancel().catch(() => {}); throw new OutOfMemory(); }
+    op.ptr = ptr;
+    op.capacity = capacity;
+  }
+
+  // Reads a body into the buffer at `offset`, reporting progress over all the files (`before`
+  // bytes of them done already). Returns the body's byte count.
+  async function streamIntoHeap(op, reader, offset, before) {
+    op.reader = reader;
     let done = 0, lastReport = 0;
     for (;;) {
       const { value, done: end } = await reader.read();
       if (op !== current) throw new Stale();
       if (end) break;
-      if (done + value.length > capacity) {
-        capacity = Math.max(capacity * 2, done + value.length);
-        ptr = M()._attnlab_fetch_reserve(op.id, capacity);
-        if (!ptr) { reader.cancel().catch(() => {}); throw new OutOfMemory(); }
-      }
-      M().HEAPU8.set(value, ptr + done);
+      reserve(op, offset + done + value.length);
+      M().HEAPU8.set(value, op.ptr + offset + done);
       done += value.length;
       const now = performance.now();
-      if (now - lastReport > 50) { progress(op.id, done, total); lastReport = now; }
+      if (now - lastReport > 50) { progress(op.id, before + done, op.total); lastReport = now; }
     }
-    progress(op.id, done, total);
-    return { size: done, ptr };
+    progress(op.id, before + done, op.total);
+    return done;
   }
 
   // A safetensors file has its JSON header at byte 8. Anything else (an HTML error page served
   // with 200) must not stay in the cache, or every later visit would load it again.
-  function looksLikeSafetensors(result) {
-    return result.size >= 9 && M().HEAPU8[result.ptr + 8] === 0x7b;  // '{'
+  function looksLikeSafetensors(op, file) {
+    return file.size >= 9 && M().HEAPU8[op.ptr + file.offset + 8] === 0x7b;  // '{'
   }
 
-  // config.json beside `url` (the last path segment replaced), or null when there is none.
-  async function fetchConfig(url, signal, useCache = true) {
-    let configUrl;
-    try {
-      const u = new URL(url, location.href);
-      u.pathname = u.pathname.replace(/[^/]*$/, "config.json");
-      configUrl = u.href;
-    } catch (e) { return null; }
-    const cached = useCache ? await cachedResponse(configUrl) : null;
-    if (cached) return await cached.text();
-    try {
-      const response = useCache ? await fetch(configUrl, { signal }) : await fetchFresh(configUrl, signal);
-      if (!response.ok) return null;  // 404: no config, the shape is inferred
-      const text = await response.text();
-      if (!useCache) return text;
-      try { const cache = await openCache(); if (cache) await cache.put(configUrl, new Response(text, { headers: { "content-type": "application/json" } })); } catch (e) { /* not cached: fine */ }
-      return text;
-    } catch (e) {
-      if (e && e.name === "AbortError") throw e;
-      return null;  // unreachable: treat as absent
+  // A GET of a small file of the model, from Cache Storage when it is there (and kept there once
+  // fetched); the site's own built-in files skip it (fetchFresh).
+  async function getText(url, signal, useCache) {
+    const cached = useCache ? await cachedResponse(url) : null;
+    if (cached) return cached;
+    const response = useCache ? await fetch(url, { signal }) : await fetchFresh(url, signal);
+    if (response.ok && useCache) {
+      try { const cache = await openCache(); if (cache) await cache.put(url, response.clone()); } catch (e) { /* not cached: fine */ }
     }
+    return response;
+  }
+
+  // The size of a weights file: { ok, size, cached, response }.
+  async function weightsSize(url, signal, useCache) {
+    const cached = useCache ? await cachedResponse(url) : null;
+    if (cached) return { ok: true, size: announcedSize(cached), cached: true, response: cached };
+    const { response, size } = await F.sizeOf(url, signal);
+    return { ok: response.ok, size, cached: false, response };
+  }
+
+  // config.json's model_type (and every field), checked by the engine itself before any weights
+  // are downloaded: a Refusal with the sentence it refuses it with.
+  function refuseConfig(op, model, texts) {
+    if (op !== current) throw new Stale();
+    const config = texts.find((t) => t.kind === "config");
+    if (!config) return;
+    const where = model.kind === "file" ? config.url : `${model.name}/config.json`;
+    const why = M().ccall("attnlab_config_problem", "string", ["string", "string"], [config.text, where]);
+    if (why) throw new F.Refusal(why);
   }
 
   // [SECTION] A link's download, started before the app is up -------------------------------------------
@@ -303,7 +259,9 @@
     const href = url ? absolute(url) : null;  // "" would resolve to the page itself
     // Marked as kept in Cache Storage: download() reads that copy. (A copy without the mark, kept
     // by an older version of the page, is found by download(), which then drops this download.)
-    if (early || !href || !/^https?:/.test(href) || wasKept(href) || typeof Worker !== "function") return;
+    // Only a file's address: a repository or a folder is several files, listed first (download()).
+    const model = url ? F.resolve(url) : null;
+    if (early || !href || !model || model.kind !== "file" || !/^https?:/.test(href) || wasKept(href) || typeof Worker !== "function") return;
     let worker;
     try { worker = new Worker("early_download_worker.js"); } catch (err) { return; }  // download() fetches
     const e = early = { url: href, worker, head: null, chunks: [], ended: false, error: null, stopped: false, wake: null };
@@ -369,38 +327,33 @@
   }
 
   // [SECTION] The operations C++ asks for -------------------------------------------------------------
-  async function probe(id, url) {
+  // The model's files and their sizes (texts fetched, weights asked for their size), and the
+  // engine's verdict on config.json, before any weights are downloaded.
+  async function listModel(op, model, useCache) {
+    const signal = op.controller.signal;
+    const list = await F.listFiles(model, { get: (u) => getText(u, signal, useCache), size: (u) => weightsSize(u, signal, useCache),
+                                            has: async (u) => useCache && (await cachedResponse(u)) !== null, bare: !useCache, checkTexts: (texts) => refuseConfig(op, model, texts) });
+    if (op !== current) throw new Stale();
+    return list;
+  }
+  const sum = (weights) => (weights.every((w) => w.size >= 0) ? weights.reduce((a, w) => a + w.size, 0) : -1);
+
+  async function probe(id, address) {
     const op = begin(id);
-    if (early && early.url !== absolute(url)) dropEarly();
-    try {
-      new URL(url);  // throws TypeError on a malformed address
-    } catch (e) {
-      failed(id, `"${url}" is not a web address (it should start with https://).`);
+    const model = F.resolve(address);
+    if (early && (!model || early.url !== model.base + model.weights)) dropEarly();
+    if (!model || (model.kind !== "repo" && !/^https?:/.test(model.base))) {
+      failed(id, `"${address}" is not a web address (it should start with https://) nor a Hugging Face model (ORG/NAME).`);
       return;
     }
+    downloadingFrom(id, model.base);
     try {
-      const cached = await cachedResponse(url);
-      if (op !== current) return;
-      if (cached) { probed(id, announcedSize(cached), true); return; }
-      let response = await fetch(url, { method: "HEAD", signal: op.controller.signal });
-      let total = response.ok ? announcedSize(response) : -1;
-      if (!response.ok || total < 0) {
-        // Some servers refuse HEAD or leave out the length: ask for one byte instead.
-        const ranged = await fetch(url, { headers: { Range: "bytes=0-0" }, signal: op.controller.signal });
-        if (ranged.status === 206) {
-          const m = /\/(\d+)\s*$/.exec(ranged.headers.get("content-range") || "");
-          total = m ? Number(m[1]) : -1;
-        } else if (ranged.ok) {
-          total = announcedSize(ranged);  // the server ignored Range: don't download it all now
-        } else {
-          response = ranged;
-        }
-        if (ranged.body) ranged.body.cancel().catch(() => {});
-        if (!ranged.ok) { if (op === current) failed(id, httpError(response, url)); return; }
-      }
-      if (op === current) { warnIfTight(id, url, total); probed(id, total, false); }
+      const list = await listModel(op, model, true);
+      const total = sum(list.weights), cached = list.weights.every((w) => w.cached);
+      if (op === current) { if (!cached) warnIfTight(id, model.name, total); probed(id, total, cached); }
     } catch (e) {
-      if (op === current) failed(id, readable(e, url, -1));
+      if (e instanceof Stale || op !== current) return;
+      failed(id, readable(e, model.base + model.weights, -1));
     }
   }
 
@@ -416,56 +369,92 @@
     }
   }
 
-  async function download(id, url, useCache = true) {
+  // One weights file's body: from Cache Storage, the early download, or the network.
+  async function openWeights(op, file, useCache) {
+    let response = useCache ? await cachedResponse(file.url) : null;
+    const fromCache = response !== null;
+    if (!fromCache && useCache) markKept(file.url, false);  // evicted, or cleared elsewhere
+    if (!fromCache && useCache && wasCutOff(file.url)) {
+      notice(op.id, `This browser did not finish keeping ${file.name} on an earlier visit (the page was ` +
+                    "closed or reloaded first), so it is downloaded again.");
+    }
+    // The early download serves an address kept out of Cache Storage too (the built-in SSMax
+    // twin named by a share link), which would otherwise be fetched twice.
+    const taken = !fromCache ? await claimEarly(file.url) : (dropEarly(), null);
+    if (taken) response = taken.response;
+    else if (!fromCache) response = useCache ? await fetch(file.url, { signal: op.controller.signal }) : await fetchFresh(file.url, op.controller.signal);
+    if (op !== current) { if (taken) taken.reader.cancel(); throw new Stale(); }
+    return { response, fromCache, reader: taken ? taken.reader : response.body && response.body.getReader() };
+  }
+
+  async function download(id, address, useCache = true) {
     const op = begin(id);
-    let total = -1, toKeep = false;
+    const model = F.resolve(address);
+    const toKeep = [];
+    let first = null;  // a file address's body, opened before its texts are read
     try {
-      let response = useCache ? await cachedResponse(url) : null;
-      const fromCache = response !== null;
-      if (!fromCache && useCache) markKept(url, false);  // evicted, or cleared elsewhere
-      if (!fromCache && useCache && wasCutOff(url)) {
-        notice(id, `This browser did not finish keeping ${url.replace(/^.*\//, "")} on an earlier visit (the page was ` +
-                   "closed or reloaded first), so it is downloaded again.");
+      if (!model) throw new F.Refusal(`"${address}" is not a web address nor a Hugging Face model (ORG/NAME).`);
+      downloadingFrom(id, model.base);
+      let texts, weights;
+      if (model.kind === "file") {
+        // One file: its own answer gives the size (no HEAD first), as the early download may have begun.
+        weights = [{ name: model.weights, url: model.base + model.weights, size: -1 }];
+        first = await openWeights(op, weights[0], useCache);
+        if (!first.fromCache && !first.response.ok) throw new F.Refusal(F.httpError(first.response, weights[0].url));
+        weights[0].size = announcedSize(first.response);
+        weights[0].cached = first.fromCache;
+        texts = await F.listTexts(model, (u) => getText(u, op.controller.signal, useCache), !useCache);
+        refuseConfig(op, model, texts);
+      } else {
+        ({ texts, weights } = await listModel(op, model, useCache));
       }
-      // The early download serves an address kept out of Cache Storage too (the built-in SSMax
-      // twin named by a share link), which would otherwise be fetched twice.
-      const taken = !fromCache ? await claimEarly(url) : (dropEarly(), null);
-      if (taken) {
-        response = taken.response;
-        if (op !== current) { taken.reader.cancel(); return; }
-      } else if (!fromCache) {
-        response = useCache ? await fetch(url, { signal: op.controller.signal }) : await fetchFresh(url, op.controller.signal);
+      op.total = sum(weights);
+      const cached = weights.every((w) => w.cached);
+      // Again: a one-click load was never asked, and memory may have gone since.
+      if (!cached) warnIfTight(id, model.name, op.total);
+      probed(id, op.total, cached);  // C++ keeps Downloading; this updates total and cached
+      const encoded = texts.map((t) => new TextEncoder().encode(t.text));
+      reserve(op, (op.total > 0 ? op.total : 64 * MB) + encoded.reduce((a, b) => a + b.length, 0));
+      const files = [];
+      let offset = 0;
+      for (const w of weights) {
+        const body = first || (await openWeights(op, w, useCache));
+        first = null;
+        if (!body.fromCache && !body.response.ok) throw new F.Refusal(F.httpError(body.response, w.url));
+        // Cache Storage gets the bytes after the model is loaded, from the heap (keepFromHeap): written
+        // while they stream in, the cache held the download to its own pace, about half the speed.
+        const keep = !body.fromCache && useCache && body.response.status === 200 && hasCacheApi;
+        if (keep) markSaving(w.url, true);
+        const size = await streamIntoHeap(op, body.reader, offset, offset);
+        const file = { name: w.name, kind: "weights", offset, size };
+        files.push(file);
+        if (keep) toKeep.push({ url: w.url, file, headers: { "content-type": body.response.headers.get("content-type") || "application/octet-stream",
+                                                              "content-length": String(size) } });
+        offset += size;
       }
-      if (!fromCache && !response.ok) { if (op === current) failed(id, httpError(response, url)); return; }
-      if (op !== current) return;
-      total = announcedSize(response);
-      warnIfTight(id, url, total);  // again: a one-click load was never asked, and memory may have gone since
-      probed(id, total, fromCache);  // C++ keeps Downloading; this updates total and cached
-      // Cache Storage gets the bytes after the model is loaded, from the heap (keepFromHeap): written
-      // while they stream in, the cache held the download to its own pace, about half the speed.
-      toKeep = !fromCache && useCache && response.status === 200 && hasCacheApi;
-      if (toKeep) markSaving(url, true);
-      const result = await streamIntoHeap(op, taken ? taken.reader : response.body.getReader(), total);
-      const config = await fetchConfig(url, op.controller.signal, useCache);
+      texts.forEach((t, i) => {
+        reserve(op, offset + encoded[i].length);
+        M().HEAPU8.set(encoded[i], op.ptr + offset);
+        files.push({ name: t.name, kind: t.kind, offset, size: encoded[i].length });
+        offset += encoded[i].length;
+      });
       if (op !== current) throw new Stale();
       current = null;
-      if (toKeep && looksLikeSafetensors(result)) {
-        pendingKeep = { id, url, headers: { "content-type": response.headers.get("content-type") || "application/octet-stream",
-                                            "content-length": String(result.size) } };
-      } else if (toKeep) {
-        markSaving(url, false);
-      }
-      finished(id, result.size, config, url);
+      const good = toKeep.filter((k) => looksLikeSafetensors(op, k.file));
+      for (const k of toKeep) if (!good.includes(k)) markSaving(k.url, false);
+      pendingKeep = good.length ? { id, entries: good } : null;
+      finished(id, offset, files, model.name);
     } catch (e) {
-      if (toKeep) markSaving(url, false);
+      for (const k of toKeep) markSaving(k.url, false);
+      if (first && first.reader) first.reader.cancel().catch(() => {});  // refused before its body was read
       if (e instanceof Stale || op !== current) return;
       current = null;
-      failed(id, readable(e, url, total));
+      failed(id, readable(e, model ? model.base + model.weights : address, op.total));
     }
   }
 
   // [SECTION] Keeping a loaded model in Cache Storage, from the heap -----------------------------------
-  let pendingKeep = null;  // { id, url, headers }: the download just handed to C++, to keep once loaded
+  let pendingKeep = null;  // { id, entries: [{ url, file, headers }] }: the download just handed to C++, to keep once loaded
   let keeping = null;      // { id, stop }: the write in progress
 
   function stopKeeping() {
@@ -474,33 +463,48 @@
   }
 
   // C++ calls this with the loaded model's bytes, which it keeps alive until the write reports its
-  // end. Returns 1 when a write starts, 0 when this download is not to be kept. The bytes go to the
-  // cache 4 MB at a time, each slice copied out of the heap when the cache asks for it (the heap may
-  // grow meanwhile), so JS never holds a second copy of the model.
+  // end. Returns 1 when a write starts, 0 when this download is not to be kept. Each weights file
+  // goes to the cache 4 MB at a time, each slice copied out of the heap when the cache asks for it
+  // (the heap may grow meanwhile), so JS never holds a second copy of the model.
   function keepFromHeap(id, ptr, size) {
+    ptr >>>= 0;  // an address past 2 GB comes back as a negative i32
     const k = pendingKeep;
     pendingKeep = null;
     if (!k || k.id !== id || !hasCacheApi) return 0;
     stopKeeping();
     let stopped = false, saved = 0, lastReport = 0;
     keeping = { id, stop: () => { stopped = true; } };
-    const body = new ReadableStream({
-      pull(controller) {
-        if (stopped) { controller.error(new Stale()); return; }
-        const n = Math.min(4 * MB, size - saved);
-        controller.enqueue(M().HEAPU8.slice(ptr + saved, ptr + saved + n));
-        saved += n;
-        const now = performance.now();
-        if (now - lastReport > 250) { lastReport = now; M()._attnlab_fetch_cache_copy(id, COPY_SAVING, saved); }
-        if (saved >= size) controller.close();
-      },
-    }, { highWaterMark: 8 });  // 32 MB queued: the cache keeps writing while a forward pass holds the main thread
+    const bodyOf = (entry) => {
+      let at = 0;
+      const end = entry.file.size;
+      return new ReadableStream({
+        pull(controller) {
+          if (stopped) { controller.error(new Stale()); return; }
+          const n = Math.min(4 * MB, end - at);
+          const from = ptr + entry.file.offset + at;
+          controller.enqueue(M().HEAPU8.slice(from, from + n));
+          at += n;
+          saved += n;
+          const now = performance.now();
+          if (now - lastReport > 250) { lastReport = now; M()._attnlab_fetch_cache_copy(id, COPY_SAVING, saved); }
+          if (at >= end) controller.close();
+        },
+      }, { highWaterMark: 8 });  // 32 MB queued: the cache keeps writing while a forward pass holds the main thread
+    };
     cacheCopy(id, COPY_SAVING, 0);
-    openCache().then((cache) => cache.put(k.url, new Response(body, { headers: k.headers }))).then(() => null, (e) => e).then((e) => {
+    (async () => {
+      let error = null;
+      const cache = await openCache();
+      for (const entry of k.entries) {
+        if (error) { markSaving(entry.url, false); continue; }
+        try { await cache.put(entry.url, new Response(bodyOf(entry), { headers: entry.headers })); } catch (e) { error = e; }
+        markSaving(entry.url, false);
+        markKept(entry.url, !error);
+      }
+      return error;
+    })().then((e) => e, (e) => e).then((e) => {
       if (keeping && keeping.id === id) keeping = null;
-      markSaving(k.url, false);
-      markKept(k.url, !e);
-      cacheCopy(id, e ? COPY_NONE : COPY_KEPT, e ? 0 : size);
+      cacheCopy(id, e ? COPY_NONE : COPY_KEPT, e ? 0 : saved);
       reportCacheBytes();
       if (e && !stopped) {
         notice(id, `The model loaded but could not be kept in the browser's cache (${e.name === "QuotaExceededError" ?
@@ -523,13 +527,21 @@
     }
     const id = M().ccall("attnlab_fetch_begin", "number", ["string", "number"], [model.name, model.size]);
     const op = begin(id);
+    op.total = model.size;
     redraw();
     try {
-      const result = await streamIntoHeap(op, model.stream().getReader(), model.size);
-      const configText = config ? await config.text() : null;
+      const configText = config ? new TextEncoder().encode(await config.text()) : null;
+      reserve(op, model.size + (configText ? configText.length : 0));
+      const size = await streamIntoHeap(op, model.stream().getReader(), 0, 0);
+      const files = [{ name: model.name, kind: "weights", offset: 0, size }];
+      if (configText) {
+        reserve(op, size + configText.length);
+        M().HEAPU8.set(configText, op.ptr + size);
+        files.push({ name: "config.json", kind: "config", offset: size, size: configText.length });
+      }
       if (op !== current) return;
       current = null;
-      finished(id, result.size, configText, model.name);
+      finished(id, size + (configText ? configText.length : 0), files, model.name);
     } catch (e) {
       if (e instanceof Stale || op !== current) return;
       current = null;
@@ -590,7 +602,8 @@
 
   // [SECTION] What the page calls (window.attnlabModelFetch) -------------------------------------
   window.attnlabModelFetch = {
-    probe, download, cancel, pickFile, clearCache, loadFiles, keepFromHeap, stopKeeping, prefetch, startEarly, memory,
+    probe, download, cancel, pickFile, clearCache, loadFiles, keepFromHeap, stopKeeping, prefetch, startEarly,
+    memory: () => window.attnlabModelMemory.memory(),
     hasCacheApi: () => hasCacheApi,
     // At start-up: the drop zone, the cache's size, and the ?model= address ("" when none).
     init() {
@@ -603,6 +616,7 @@
 
   function linkModel() {
     const model = new URLSearchParams(location.search).get("model") || "";
+    if (F.isRepoId(model)) return model;  // a Hugging Face repository id, as given
     return model ? absolute(model) || model : "";  // a relative address is fine here
   }
   prefetch(linkModel());

@@ -31,10 +31,10 @@ std::string analysis_json(const Session& s) {
     o.add("attnlab", "analysis-v1");
     o.add_raw("view", view_state_json(s.view));
     if (s.model) {
-        const Gpt2Config& c = s.model->model.config();
+        const DecoderShape& c = s.model->shape;
         json::ObjectBuilder m;
-        m.add("source", s.model->source).add("n_layer", c.n_layer).add("n_head", c.n_head).add("n_embd", c.n_embd);
-        m.add("n_positions", c.n_positions).add("vocab_size", c.vocab_size);
+        m.add("source", s.model->source).add("n_layer", c.n_layer).add("n_head", c.n_head).add("n_embd", c.hidden);
+        m.add("n_positions", c.max_positions).add("vocab_size", c.vocab);
         o.add_raw("model", m.str());
     } else {
         o.add_raw("model", "null");

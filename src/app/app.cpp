@@ -19,8 +19,8 @@ namespace attnlab {
 
 void init_app(AppState& app, std::string_view encoder_json, std::string_view vocab_bpe) {
     Session& s = app.session;
-    if (!s.tokenizer.load(encoder_json, vocab_bpe, s.tokenizer_error))
-        s.message = "The GPT-2 vocabulary did not load (" + s.tokenizer_error + "); the model panels need it.";
+    if (s.gpt2_vocabulary.load(encoder_json, vocab_bpe, s.tokenizer_error)) s.tokenizer = s.gpt2_vocabulary;
+    else s.message = "The GPT-2 vocabulary did not load (" + s.tokenizer_error + "); the model panels need it.";
     // Something to analyse from the first frame: a passage the built-in model was trained on.
     if (s.view.text.empty()) s.view.text = start_text();
 }
@@ -414,6 +414,10 @@ void draw_app(AppState& app) {
         load_builtin(app, app.model_bar.chosen);
         app.model_bar.chosen = BuiltinModel::None;
     }
+    if (!app.model_bar.chosen_hub.empty() && app.model_source) {  // a Hugging Face model from the menu: no second question
+        start_model_download(app.model_loading, s, *app.model_source, app.model_bar.chosen_hub);
+        app.model_bar.chosen_hub.clear();
+    }
     draw_message(app);
 
     if (tab_titles_fit()) draw_tab_bar(app, ctx);
@@ -537,8 +541,13 @@ void app_status_members(const AppState& app, float pixel_ratio, std::string_view
         json::ObjectBuilder model;
         model.add("loaded", s.model != nullptr);
         if (s.model) {
-            const Gpt2Config& c = s.model->model.config();
-            model.add("n_layer", c.n_layer).add("n_head", c.n_head).add("n_embd", c.n_embd).add("n_positions", c.n_positions);
+            const DecoderShape& c = s.model->shape;
+            model.add("model_type", c.arch).add("n_layer", c.n_layer).add("n_head", c.n_head).add("n_kv_head", c.n_kv_head);
+            model.add("head_dim", c.head_dim)
+                .add("n_embd", c.hidden)
+                .add("n_positions", c.max_positions)
+                .add("max_positions", c.max_positions);
+            model.add("vocab_size", c.vocab).add("dtype", s.model->dtype).add("own_tokenizer", s.model->tokenizer.loaded());
             model.add("source", s.model->source);
             model.add("name", s.model->name);
             model.add("builtin", s.model->builtin);

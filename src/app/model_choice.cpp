@@ -1,6 +1,7 @@
 #include "app/model_choice.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace attnlab {
 
@@ -25,7 +26,17 @@ BuiltinModel other_twin(BuiltinModel m) {
 std::string model_link_name(const std::string& source, BuiltinModel which) {
     if (which == BuiltinModel::TinySsmax) return kTwinLinkName;
     if (which == BuiltinModel::Tiny) return {};
-    return source.find("://") != std::string::npos ? source : std::string();
+    return source.find("://") != std::string::npos || is_hub_repo_id(source) ? source : std::string();
+}
+
+bool is_hub_repo_id(std::string_view a) {
+    const auto word = [](std::string_view w) {
+        const auto ok = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'; };
+        return !w.empty() && std::isalnum(static_cast<unsigned char>(w[0])) && std::all_of(w.begin(), w.end(), ok);
+    };
+    const size_t slash = a.find('/');
+    if (slash == std::string_view::npos || !word(a.substr(0, slash)) || !word(a.substr(slash + 1))) return false;
+    return !a.ends_with(".safetensors") && !a.ends_with(".json");
 }
 
 BuiltinModel linked_builtin(std::string_view model_url) {

@@ -20,11 +20,29 @@ inline constexpr const char* kTwinLinkName = "assets/tiny-ssmax/model.safetensor
 // "AttnLab tiny", "AttnLab tiny-SSMax" (the model menu's entries); "" for None.
 const char* builtin_model_label(BuiltinModel m);
 
+// Models on Hugging Face the model menu offers, by repository id (what links and tours name them
+// by), with the size of their weights (model.safetensors) for the menu.
+struct HubModel {
+    const char* id;
+    double bytes;
+};
+inline constexpr HubModel kHubModels[] = {
+    {"HuggingFaceTB/SmolLM2-135M", 269060552},
+    {"Qwen/Qwen2.5-0.5B", 988097824},
+    {"Qwen/Qwen3-0.6B", 1503300328},
+    {"openai-community/gpt2", 548105171},
+};
+
+// A Hugging Face repository id, ORG/NAME (letters, digits, '-', '_', '.'; no scheme, one '/'),
+// as web/model_files.js reads the model bar's field and ?model=.
+bool is_hub_repo_id(std::string_view address);
+
 // The twin of a built-in model (tiny <-> tiny-SSMax); None for None.
 BuiltinModel other_twin(BuiltinModel m);
 
 // What view.model_url names a loaded model by: kTwinLinkName for the twin, "" for AttnLab tiny
-// and for a local file, else its web address (`source`, when it has a scheme).
+// and for a local file, else its web address (`source`, when it has a scheme) or its Hugging Face
+// repository id.
 std::string model_link_name(const std::string& source, BuiltinModel which);
 
 // The built-in model a link's model names: TinySsmax for kTwinLinkName; None otherwise (a

@@ -18,7 +18,8 @@ struct FetchStatus {
         Failed,       // `error` says why
     };
     Phase phase = Phase::Idle;
-    std::string url;          // or file name
+    std::string url;          // or file name, or a Hugging Face repository id
+    std::string host;         // the server the files come from ("" for a local file)
     double total_bytes = -1;  // -1: unknown
     double done_bytes = 0;
     double bytes_per_second = 0;
@@ -48,9 +49,9 @@ public:
     virtual void clear_cache() = 0;
     virtual bool has_cache() const = 0;
     virtual FetchStatus status() const = 0;
-    // After Ready: the bytes, config.json's text ("" when there was none) and a name for the
+    // After Ready: the files (the weights, config.json, tokenizer.json ...) and a name for the
     // source. Returns false when nothing is ready. Resets the status to Idle.
-    virtual bool take_result(ModelBytes& bytes, std::string& config_json, std::string& source) = 0;
+    virtual bool take_result(ModelFiles& files) = 0;
 };
 
 }  // namespace attnlab

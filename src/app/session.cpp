@@ -4,22 +4,65 @@
 #include <cmath>
 
 #include "base/json.h"
+#include "model/open_decoder.h"
 
 namespace attnlab {
 
-std::shared_ptr<const LoadedModel> load_model(ModelBytes bytes, std::string_view config_json, std::string source, std::string& error,
-                                              BuiltinModel builtin) {
+std::string ModelFiles::file_name(const std::string& name) const {
+    if (!name.empty() && source.ends_with(name)) return source;
+    // A file's address or path: its folder; a repository id or a folder: itself.
+    std::string folder = source.ends_with(".safetensors") ? source.substr(0, source.find_last_of("/\\") + 1) : source;
+    if (!folder.empty() && folder.back() != '/') folder += '/';
+    return folder + name;
+}
+
+namespace {
+
+// The weights' files inside the buffer: one safetensors file, or the shards the index names.
+bool open_weights(LoadedModel& m, const ModelFiles& f, std::string& error) {
+    if (f.weights.empty()) return m.reader.open(m.bytes.bytes, m.source, error);
+    if (f.index_json.empty()) {
+        const ModelFiles::Part& p = f.weights.front();
+        return m.reader.open(m.bytes.bytes.subspan(p.offset, p.size), f.file_name(p.name), error);
+    }
+    ShardIndex index;
+    if (!parse_shard_index(f.index_json, f.file_name("model.safetensors.index.json"), index, error)) return false;
+    std::vector<SafetensorsReader::Shard> shards;
+    for (const std::string& name : index.files) {
+        const auto part = std::find_if(f.weights.begin(), f.weights.end(), [&](const ModelFiles::Part& p) { return p.name == name; });
+        if (part == f.weights.end()) {
+            error = m.source + ": the index names " + name + ", which did not arrive.";
+            return false;
+        }
+        shards.push_back({f.file_name(name), m.bytes.bytes.subspan(part->offset, part->size)});
+    }
+    return m.reader.open_shards(index, shards, error);
+}
+
+}  // namespace
+
+std::shared_ptr<const LoadedModel> load_model(ModelFiles files, std::string& error, BuiltinModel builtin) {
     auto m = std::make_shared<LoadedModel>();
-    m->bytes = std::move(bytes);
-    m->source = std::move(source);
+    m->bytes = std::move(files.bytes);
+    m->source = std::move(files.source);
     m->builtin = builtin != BuiltinModel::None;
     m->which = builtin;
-    Gpt2Config config;
-    const bool has_config = !config_json.empty();
-    if (has_config && !parse_gpt2_config(config_json, m->source + " config.json", config, error)) return nullptr;
-    if (!m->reader.open(m->bytes.bytes, m->source, error)) return nullptr;
-    if (!m->model.load(m->reader, has_config ? &config : nullptr, error, &m->warnings)) return nullptr;
-    m->name = model_display_name(config_json);
+    if (!open_weights(*m, files, error)) return nullptr;
+    m->model = open_decoder(m->reader, files.config_json, files.file_name("config.json"), error, &m->warnings);
+    if (!m->model) return nullptr;
+    m->shape = m->model->shape();
+    m->dtype = weights_dtype(m->reader);
+    if (!files.tokenizer_json.empty() && !m->tokenizer.load_json(files.tokenizer_json, files.tokenizer_config_json, error)) {
+        error = files.file_name("") + error;
+        return nullptr;
+    }
+    if (m->tokenizer.loaded() && m->tokenizer.vocab_size() > m->shape.vocab) {
+        // Ids past the embedding would be refused by every pass: say so once, at the load.
+        error = m->source + ": tokenizer.json has " + std::to_string(m->tokenizer.vocab_size()) +
+                " tokens, more than the model's vocabulary of " + std::to_string(m->shape.vocab) + ".";
+        return nullptr;
+    }
+    m->name = model_display_name(files.config_json);
     return m;
 }
 
@@ -115,7 +158,7 @@ void pick_head(Session& s, int layer, int head) {
     const AttentionPlan& plan = s.plan;
     // With the model as trained the view's normalizer and T stay as the reader (or a tour step)
     // set them: every head runs the same, and the selector is a what-if for the open head.
-    if (!s.model || plan == s.model->model.trained_plan()) return;
+    if (!s.model || plan == s.model->model->trained_plan()) return;
     if (layer < 0 || head < 0 || layer >= plan.n_layer() || head >= plan.n_head()) return;
     const HeadPlan& h = plan.at(layer, head);
     s.view.normalizer = normalizer_spec(h.normalizer);
@@ -131,7 +174,7 @@ int chosen_query(const Session& s) {
 void clamp_view(Session& s) {
     ViewState& v = s.view;
     if (s.model) {
-        const Gpt2Config& c = s.model->model.config();
+        const DecoderShape& c = s.model->shape;
         v.layer = std::clamp(v.layer, 0, c.n_layer - 1);
         v.head = std::clamp(v.head, 0, c.n_head - 1);
     }

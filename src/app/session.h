@@ -17,7 +17,7 @@
 #include "app/work/task_runner.h"
 #include "base/safetensors.h"
 #include "model/attention_capture.h"
-#include "model/gpt2.h"
+#include "model/decoder.h"
 #include "tokenizer/gpt2_tokenizer.h"
 
 namespace attnlab {
@@ -28,11 +28,35 @@ struct ModelBytes {
     std::span<const std::uint8_t> bytes;
 };
 
+// A checkpoint's files as they arrived, in one buffer: the weights (one safetensors file, or the
+// shards model.safetensors.index.json names) and the text files beside them ("" when absent).
+struct ModelFiles {
+    ModelBytes bytes;  // the whole buffer
+    struct Part {
+        std::string name;  // the file's name, as the index names a shard
+        std::size_t offset = 0, size = 0;
+    };
+    // The weights' files inside `bytes`; empty: `bytes` is the one safetensors file.
+    std::vector<Part> weights;
+    std::string config_json, tokenizer_json, tokenizer_config_json;
+    std::string index_json;  // model.safetensors.index.json, when `weights` are its shards
+    std::string source;      // a web address, a Hugging Face repository id or a file name
+
+    // What messages call a file of the model: `source` when it names that file, else the file
+    // under it ("Qwen/Qwen3-0.6B/model.safetensors").
+    std::string file_name(const std::string& name) const;
+};
+
 // A model ready to run. Immutable once made; shared with tasks on other threads.
 struct LoadedModel {
     ModelBytes bytes;
     SafetensorsReader reader;
-    Gpt2Model model;
+    std::unique_ptr<DecoderModel> model;  // GPT-2, or Llama/Qwen2/Qwen3 (config.json's model_type)
+    DecoderShape shape;                   // model->shape(), kept
+    std::string dtype;                    // the weights' dtype ("F32", "BF16", "F16"; "mixed")
+    // The model's own tokenizer.json (with tokenizer_config.json); not loaded when the checkpoint
+    // came without one (GPT-2s: the page's built-in vocabulary serves).
+    Tokenizer tokenizer;
     std::string source;  // URL or file name, as shown to the reader
     // What the model bar calls it: config.json's optional "attnlab_name" (AttnLab's own models
     // say there what they are, e.g. "AttnLab tiny (...), not GPT-2"); "" = none, show `source`.
@@ -42,10 +66,10 @@ struct LoadedModel {
     std::vector<std::string> warnings;
 };
 
-// Indexes the checkpoint and binds the weights (config_json may be empty: the shape is then
-// inferred). On failure returns null and a message that names `source` and what is wrong.
-std::shared_ptr<const LoadedModel> load_model(ModelBytes bytes, std::string_view config_json, std::string source, std::string& error,
-                                              BuiltinModel builtin = BuiltinModel::None);
+// Indexes the checkpoint (one file or its shards), binds the weights of the family config.json's
+// model_type names (no config.json: GPT-2, its shape inferred) and reads its tokenizer.json. On
+// failure returns null and a message that names the file and what is wrong.
+std::shared_ptr<const LoadedModel> load_model(ModelFiles files, std::string& error, BuiltinModel builtin = BuiltinModel::None);
 
 // config.json's "attnlab_name" made fit for one line, or "" when absent or not a string.
 std::string model_display_name(std::string_view config_json);
@@ -72,8 +96,11 @@ struct TextPerplexity {
 struct HeadSummaries;  // app/work/head_summaries.h: the all-heads summaries
 
 struct Session {
-    Gpt2Tokenizer tokenizer;
-    std::string tokenizer_error;  // set when the vocabulary could not be loaded
+    Gpt2Tokenizer gpt2_vocabulary;  // the page's built-in vocabulary (GPT-2's)
+    std::string tokenizer_error;    // set when it could not be loaded
+    // The text's tokenizer: the loaded model's tokenizer.json when it came with one, else GPT-2's
+    // vocabulary (install_model sets it; copies share the tables).
+    Tokenizer tokenizer;
 
     std::shared_ptr<const LoadedModel> model;  // null until a model is loaded
     std::string model_error;                   // the last load failure, shown until the next attempt

@@ -97,13 +97,14 @@ void DesktopModelSource::cancel() {
     status_.error.clear();
 }
 
-bool DesktopModelSource::take_result(ModelBytes& bytes, std::string& config_json, std::string& source) {
+bool DesktopModelSource::take_result(ModelFiles& files) {
     if (status_.phase != FetchStatus::Phase::Ready) return false;
-    bytes = std::move(bytes_);
+    files = ModelFiles{};
+    files.bytes = std::move(bytes_);
     bytes_ = {};
-    config_json = std::move(config_json_);
+    files.config_json = std::move(config_json_);
     config_json_.clear();
-    source = source_;
+    files.source = source_;
     status_.phase = FetchStatus::Phase::Idle;
     return true;
 }

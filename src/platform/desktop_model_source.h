@@ -16,7 +16,7 @@ public:
     void clear_cache() override {}
     bool has_cache() const override { return false; }
     FetchStatus status() const override { return status_; }
-    bool take_result(ModelBytes& bytes, std::string& config_json, std::string& source) override;
+    bool take_result(ModelFiles& files) override;
 
 private:
     void fail(const std::string& path, std::string message);

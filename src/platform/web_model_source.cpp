@@ -9,6 +9,9 @@
 #include <cstdlib>
 #include <memory>
 
+#include "base/json.h"
+#include "model/open_decoder.h"
+
 // The browser's half lives in web/model_fetch.js (window.attnlabModelFetch).
 // clang-format off
 EM_JS(void, js_fetch_probe, (int id, const char* url), { window.attnlabModelFetch.probe(id, UTF8ToString(url)); });
@@ -90,9 +93,12 @@ int WebModelSource::start(FetchStatus::Phase phase, const std::string& url) {
     status_.phase = phase;
     status_.url = url;
     samples_.clear();
+    weights_.clear();
     config_json_.clear();
+    tokenizer_json_.clear();
+    tokenizer_config_json_.clear();
+    index_json_.clear();
     source_.clear();
-    has_config_ = false;
     return ++op_;
 }
 
@@ -129,11 +135,12 @@ void WebModelSource::clear_cache() {
     js_fetch_clear_cache(op_);
 }
 
-bool WebModelSource::take_result(ModelBytes& bytes, std::string& config_json, std::string& source) {
+bool WebModelSource::take_result(ModelFiles& files) {
     if (status_.phase != FetchStatus::Phase::Ready) return false;
     std::shared_ptr<std::uint8_t> owner(buffer_, [](std::uint8_t* p) { std::free(p); });
-    bytes.owner = owner;
-    bytes.bytes = {buffer_, size_};
+    files = ModelFiles{};
+    files.bytes.owner = owner;
+    files.bytes.bytes = {buffer_, size_};
     // The page writes these bytes into Cache Storage now, reading them from the heap: they stay
     // alive (and unchanged: the model only reads them) until it reports the write's end.
     if (js_fetch_keep(op_, buffer_, static_cast<double>(size_))) {
@@ -142,9 +149,17 @@ bool WebModelSource::take_result(ModelBytes& bytes, std::string& config_json, st
     }
     buffer_ = nullptr;
     capacity_ = size_ = 0;
-    config_json = has_config_ ? config_json_ : std::string();
-    source = source_;
+    files.weights = std::move(weights_);
+    files.config_json = std::move(config_json_);
+    files.tokenizer_json = std::move(tokenizer_json_);
+    files.tokenizer_config_json = std::move(tokenizer_config_json_);
+    files.index_json = std::move(index_json_);
+    files.source = source_;
+    weights_.clear();
     config_json_.clear();
+    tokenizer_json_.clear();
+    tokenizer_config_json_.clear();
+    index_json_.clear();
     status_.phase = FetchStatus::Phase::Idle;  // url, sizes and `cached` stay, for the status line
     return true;
 }
@@ -180,10 +195,10 @@ void WebModelSource::on_progress(int id, double done, double total) {
     if (dt > 200) status_.bytes_per_second = (samples_.back().second - samples_.front().second) / (dt / 1000.0);
 }
 
-void WebModelSource::on_done(int id, double size, const char* config_json, const char* source) {
+void WebModelSource::on_done(int id, double size, const char* manifest, const char* source) {
     if (id != op_) return;
     size_ = static_cast<std::size_t>(size);
-    if (size_ > capacity_) {  // cannot happen (the page wrote into the reserved buffer): be safe
+    if (size_ > capacity_ || !read_manifest(manifest ? manifest : "")) {  // cannot happen (the page wrote them): be safe
         on_failed(id, "The download ended in an inconsistent state; please try again.");
         return;
     }
@@ -193,12 +208,42 @@ void WebModelSource::on_done(int id, double size, const char* config_json, const
                           .c_str());
         return;
     }
-    has_config_ = config_json != nullptr;
-    config_json_ = config_json ? config_json : "";
     source_ = source ? source : status_.url;
-    status_.done_bytes = size;
-    status_.total_bytes = size;
+    // The progress counts the weights (the texts came before them): all of them arrived.
+    double weights = 0;
+    for (const ModelFiles::Part& p : weights_) weights += static_cast<double>(p.size);
+    status_.done_bytes = weights;
+    status_.total_bytes = weights;
     status_.phase = FetchStatus::Phase::Ready;
+}
+
+bool WebModelSource::read_manifest(std::string_view manifest) {
+    const json::ParseResult doc = json::parse(manifest);
+    const json::Value* files = doc.value && doc.value->is_object() ? doc.value->find("files") : nullptr;
+    if (!files || !files->is_array()) return false;
+    for (const json::Value& f : files->items()) {
+        const json::Value *name = f.find("name"), *kind = f.find("kind"), *offset = f.find("offset"), *size = f.find("size");
+        if (!name || !name->is_string() || !kind || !kind->is_string() || !offset || !size) return false;
+        const std::optional<std::uint64_t> at = offset->as_uint64(), n = size->as_uint64();
+        if (!at || !n || *at > size_ || *n > size_ - *at) return false;
+        const std::string& k = kind->as_string();
+        if (k == "weights") {
+            weights_.push_back({name->as_string(), static_cast<std::size_t>(*at), static_cast<std::size_t>(*n)});
+            continue;
+        }
+        std::string* text = k == "config"             ? &config_json_
+                            : k == "tokenizer"        ? &tokenizer_json_
+                            : k == "tokenizer_config" ? &tokenizer_config_json_
+                            : k == "index"            ? &index_json_
+                                                      : nullptr;
+        if (!text) return false;
+        text->assign(reinterpret_cast<const char*>(buffer_) + *at, static_cast<std::size_t>(*n));
+    }
+    return !weights_.empty();
+}
+
+void WebModelSource::on_host(int id, const char* host) {
+    if (id == op_) status_.host = host ? host : "";
 }
 
 void WebModelSource::on_failed(int id, const char* message) {
@@ -248,8 +293,22 @@ EMSCRIPTEN_KEEPALIVE void attnlab_fetch_progress(int id, double done, double tot
     if (attnlab::g_source) attnlab::g_source->on_progress(id, done, total);
 }
 
-EMSCRIPTEN_KEEPALIVE void attnlab_fetch_done(int id, double size, int has_config, const char* config_json, const char* source) {
-    if (attnlab::g_source) attnlab::g_source->on_done(id, size, has_config ? config_json : nullptr, source);
+EMSCRIPTEN_KEEPALIVE void attnlab_fetch_done(int id, double size, const char* manifest, const char* source) {
+    if (attnlab::g_source) attnlab::g_source->on_done(id, size, manifest, source);
+}
+
+EMSCRIPTEN_KEEPALIVE void attnlab_fetch_host(int id, const char* host) {
+    if (attnlab::g_source) attnlab::g_source->on_host(id, host);
+}
+
+// web/model_fetch.js asks before downloading the weights: the engine's sentence refusing this
+// config.json (an unsupported model_type, a field it does not compute), or "" when it reads it.
+EMSCRIPTEN_KEEPALIVE const char* attnlab_config_problem(const char* config_json, const char* source) {
+    static std::string error;
+    error.clear();
+    attnlab::DecoderConfig config;
+    attnlab::parse_decoder_config(config_json ? config_json : "", source ? source : "config.json", config, error);
+    return error.c_str();
 }
 
 EMSCRIPTEN_KEEPALIVE void attnlab_fetch_failed(int id, const char* message) {

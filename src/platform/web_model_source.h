@@ -28,7 +28,7 @@ public:
     void clear_cache() override;
     bool has_cache() const override { return cache_bytes_ > 0; }
     FetchStatus status() const override { return status_; }
-    bool take_result(ModelBytes& bytes, std::string& config_json, std::string& source) override;
+    bool take_result(ModelFiles& files) override;
 
     // Installs the drop zone and returns the page's ?model= address ("" when there is none).
     std::string init_page();
@@ -42,7 +42,10 @@ public:
     void on_probed(int id, double total, bool cached);
     std::uint8_t* on_reserve(int id, double bytes);  // null when out of memory
     void on_progress(int id, double done, double total);
-    void on_done(int id, double size, const char* config_json, const char* source);  // config null: none
+    // `manifest`: {"files": [{name, kind, offset, size}]}, the files inside the buffer (kind
+    // "weights", "config", "tokenizer", "tokenizer_config" or "index").
+    void on_done(int id, double size, const char* manifest, const char* source);
+    void on_host(int id, const char* host);  // where the files come from
     void on_failed(int id, const char* message);
     void on_notice(int id, const char* message);
     int on_begin_file(const char* name, double size);  // a picked or dropped file: a new operation
@@ -53,6 +56,7 @@ public:
 
 private:
     int start(FetchStatus::Phase phase, const std::string& url);
+    bool read_manifest(std::string_view manifest);  // the files inside the buffer: false when they do not fit it
     void free_buffer();
 
     FetchStatus status_;
@@ -65,8 +69,8 @@ private:
     // The bytes arriving, in a malloc'd buffer handed over (with free) by take_result.
     std::uint8_t* buffer_ = nullptr;
     std::size_t capacity_ = 0, size_ = 0;
-    std::string config_json_, source_;
-    bool has_config_ = false;
+    std::vector<ModelFiles::Part> weights_;
+    std::string config_json_, tokenizer_json_, tokenizer_config_json_, index_json_, source_;
 
     // (time in ms, bytes done) over the last few seconds, for the speed.
     std::deque<std::pair<double, double>> samples_;

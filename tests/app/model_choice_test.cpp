@@ -72,3 +72,21 @@ TEST_CASE("a view showing its head as trained follows the next model's trained s
     follow_trained(untouched, AttentionPlan());
     CHECK(untouched.normalizer == "softmax");
 }
+
+TEST_CASE("a link names a Hugging Face model by its repository id", "[app][model_choice]") {
+    CHECK(model_link_name("Qwen/Qwen3-0.6B", BuiltinModel::None) == "Qwen/Qwen3-0.6B");
+    CHECK(model_link_name("HuggingFaceTB/SmolLM2-135M", BuiltinModel::None) == "HuggingFaceTB/SmolLM2-135M");
+    CHECK(is_hub_repo_id("openai-community/gpt2"));
+    CHECK(is_hub_repo_id("Qwen/Qwen2.5-0.5B"));
+    // Not repository ids: addresses, paths, files, a name without its organisation.
+    CHECK_FALSE(is_hub_repo_id("gpt2"));
+    CHECK_FALSE(is_hub_repo_id("https://huggingface.co/Qwen/Qwen3-0.6B"));
+    CHECK_FALSE(is_hub_repo_id("assets/tiny/model.safetensors"));
+    CHECK_FALSE(is_hub_repo_id("m/model.safetensors"));
+    CHECK_FALSE(is_hub_repo_id("/Qwen/Qwen3"));
+    CHECK_FALSE(is_hub_repo_id("Qwen/"));
+    CHECK_FALSE(is_hub_repo_id("-x/y"));
+    CHECK_FALSE(is_hub_repo_id("a/b c"));
+    // Every model the menu offers is one.
+    for (const HubModel& m : kHubModels) CHECK(is_hub_repo_id(m.id));
+}

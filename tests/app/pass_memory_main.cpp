@@ -47,12 +47,15 @@ int main(int argc, char** argv) {
     std::string config, error;
     if (!read_whole_file(dir + "/model.safetensors", *bytes, error) || !read_whole_file(dir + "/config.json", config, error))
         return fail(error);
-    const ModelBytes model_bytes{bytes, {reinterpret_cast<const std::uint8_t*>(bytes->data()), bytes->size()}};
+    ModelFiles files;
+    files.bytes = ModelBytes{bytes, {reinterpret_cast<const std::uint8_t*>(bytes->data()), bytes->size()}};
+    files.config_json = config;
+    files.source = dir;
 
     Session s;
-    s.model = load_model(model_bytes, config, dir, error);
+    s.model = load_model(std::move(files), error);
     if (!s.model) return fail(error);
-    const int vocab = s.model->model.config().vocab_size;
+    const int vocab = s.model->shape.vocab;
     SplitMix64 rng(1);
     for (int i = 0; i < n; ++i) s.tokens.push_back(static_cast<int>(rng.uniform() * vocab));
     s.tokens_text = s.view.text;  // the tokens stand for the view's text: keep_forward_current keeps them

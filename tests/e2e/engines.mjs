@@ -6,6 +6,7 @@
 //   the built-in tour plays two steps (the second by the Right arrow key);
 //   ?model= loads a small random checkpoint (made by the native CLI);
 //   a share link made there reopens the same view and model;
+//   ?model=ORG/NAME opens a Qwen3 (F16, its own tokenizer.json) from a stand-in Hugging Face hub;
 //   on every page the threaded build runs wherever the page is cross-origin isolated, with one
 //   thread per core (at most 8), and the pages after the first are isolated.
 // WebKitGTK 2.50 reports crossOriginIsolated true but exposes no SharedArrayBuffer at all (the GLib
@@ -34,6 +35,8 @@ import { check, tally, parseArgs, decodePng, pictureStats, pictureDifference } f
 import { serve } from "./server.mjs";
 import { makeFixtures } from "./fixtures.mjs";
 import { PANELS } from "./model_suite.mjs";
+import { makeRepos, cliRun, TEXT } from "./hub_suite.mjs";
+import { serveHub } from "./hub_server.mjs";
 
 const FIREFOX = process.env.FIREFOX ?? "/usr/bin/firefox-esr";
 const WEBKIT_DRIVER = process.env.WEBKIT_DRIVER ?? "/usr/bin/WebKitWebDriver";
@@ -237,7 +240,7 @@ async function withoutSharedArrayBuffer(d, { server, isolatedServer, tag }) {
   }
 }
 
-async function smoke(d, { server, out, tag }) {
+async function smoke(d, { server, out, tag, hub, cli }) {
   const small = `${server.origin}/models/small/model.safetensors`;
   // 1. The plain page: the service worker's one reload, then the built-in model.
   const t0 = Date.now();
@@ -329,6 +332,22 @@ async function smoke(d, { server, out, tag }) {
   check(errors.length === 0, `${tag}: no console error on the shared link's page`, errors.join(" | "));
   await poll(d, () => window.attnlab.status().attention.thumbnails_ready && !window.attnlab.status().busy, undefined, 30000);
   await checkWorkersUpFront(d, `${tag}, the shared link's page, once idle`);
+
+  // 6. A modern family by its Hugging Face name, from the stand-in hub: a Qwen3 reading the text
+  // with its own tokenizer.json (the CLI's ids).
+  const id = "test/qwen3-f16";
+  await d.open(`${server.origin}/?hub=${encodeURIComponent(hub.origin)}&model=${id}`);
+  const want = JSON.parse(cliRun(cli, ["tokenize", "--json", "--model", hub.repos[id]], TEXT));
+  const modern = await poll(d, forwardDone, id, 60000);
+  if (modern) await d.evaluate((t) => window.attnlab.setState({ text: t }), TEXT);
+  const read = modern && await poll(d, (n) => { const s = window.attnlab.status(); return s.tokens === n && s.forward_tokens === n; },
+                                    want.length, 30000);
+  st = await status(d).catch(() => null);
+  check(read && st.model.model_type === "qwen3" && st.model.dtype === "F16" && JSON.stringify(st.text.ids) === JSON.stringify(want),
+        `${tag}: ?model=${id} opens a Qwen3 from a Hugging Face-style hub and reads the text with its tokenizer.json`,
+        JSON.stringify({ model: st?.model, error: st?.error, ids: st?.text?.ids?.slice(0, 8), want: want.slice(0, 8) }));
+  errors = await pageErrors(d);
+  check(errors.length === 0, `${tag}: no console error on the Hugging Face model's page`, errors.join(" | "));
 }
 
 // The threaded build in WebKit, loaded many times in a row (--stress N): each load grows the
@@ -372,6 +391,9 @@ async function main() {
   const fixtures = await makeFixtures(cli, { only: loads ? ["long"] : ["small"] });
   const server = await serve({ site, models: fixtures.dir, inject: RECORDER });
   const isolatedServer = await serve({ site, models: fixtures.dir, inject: RECORDER, isolated: true });
+  const repos = await makeRepos(cli);
+  const hub = await serveHub({ repos: repos.repos });
+  hub.repos = repos.repos;
   const engines = [
     ["webkit", () => webkit({ sharedArrayBuffer: false }), MINIBROWSER, withoutSharedArrayBuffer],
     ["firefox", firefox, FIREFOX, smoke],
@@ -386,7 +408,7 @@ async function main() {
     try {
       d = await launch();
       console.log(`        ${d.name}`);
-      await run(d, { server, isolatedServer, out, tag, loads });
+      await run(d, { server, isolatedServer, out, tag, loads, hub, cli });
     } catch (e) {
       check(false, `${tag}: the smoke test ran to the end`, String(e?.stack ?? e).split("\n").slice(0, 3).join(" "));
     } finally {
@@ -396,7 +418,9 @@ async function main() {
   }
   server.close();
   isolatedServer.close();
+  hub.close();
   await fixtures.remove();
+  await repos.remove();
   await writeFile(path.join(out, "result.txt"), `${tally.passed} passed, ${tally.failed} failed\n`);
   console.log(`Firefox and WebKit: ${tally.passed} passed, ${tally.failed} failed (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
   if (tally.failed) console.log(`failed:\n${tally.failures.map((f) => `  - ${f}`).join("\n")}`);

@@ -1,6 +1,6 @@
 // Browser end-to-end test of the static site: headless Debian Chromium driven by playwright-core.
 //
-//   node tests/e2e/run.mjs --site dist --out build/e2e [--cli build/native/attnlab] [--only playground|model|tiny|twin|tour|plan|phone]
+//   node tests/e2e/run.mjs --site dist --out build/e2e [--cli build/native/attnlab] [--only playground|model|tiny|twin|tour|plan|phone|hub]
 //
 // Serves the site on a free loopback port. First the plain page (which loads the built-in model,
 // AttnLab tiny, by itself), at devicePixelRatio 1 and 2: the first frame arrives, nothing is logged as an error, the picture is not blank, the
@@ -14,7 +14,9 @@
 // (twin_suite.mjs): the model menu, a link, one head against the CLI, the comparison. Then tours
 // (tour_suite.mjs): the built-in tour played, a tour recorded and opened from its link, bad links.
 // Then phones and tablets in mobile emulation (phone_suite.mjs): touch, the on-screen keyboard's
-// text element, a pinch, small memory, and every panel's picture with nothing cut off.
+// text element, a pinch, small memory, and every panel's picture with nothing cut off. Then models
+// opened by their Hugging Face name from a stand-in hub (hub_suite.mjs): sharded BF16 Llama, F16
+// Qwen3, Qwen2 and GPT-2 checkpoints the CLI makes, their own tokenizers, progress, Cancel, errors, the cache.
 // Firefox and WebKit have their own runner, engines.mjs.
 // Screenshots and exported files stay in --out; result.txt gets "N passed, N failed".
 import { mkdir, writeFile } from "node:fs/promises";
@@ -31,6 +33,7 @@ import { twinSuite } from "./twin_suite.mjs";
 import { tours } from "./tour_suite.mjs";
 import { planSuite } from "./plan_suite.mjs";
 import { phones } from "./phone_suite.mjs";
+import { hubSuite } from "./hub_suite.mjs";
 
 const args = parseArgs(process.argv.slice(2));
 const site = path.resolve(args.site ?? "dist");
@@ -252,6 +255,7 @@ async function main() {
     if (only === "all" || only === "tour") await part("tours", () => tours({ browser, server, out, cli }));
     if (only === "all" || only === "plan") await part("normalizers inside the model", () => planSuite({ browser, server, out }));
     if ((only === "all" || only === "phone") && fixtures) await part("phones and tablets", () => phones({ browser, server, cli, out }));
+    if (only === "all" || only === "hub") await part("models by their Hugging Face name", () => hubSuite({ browser, server, cli }));
     if (fixtures && (only === "all" || only === "model")) {
       const env = { browser, server, isolatedServer, cli, out, siteHasThreads: existsSync(path.join(site, "attnlab-mt.js")) };
       await part("a visitor with a model", () => visitorWithModel(env));

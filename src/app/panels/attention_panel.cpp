@@ -372,7 +372,7 @@ std::string plan_in_words(const AttentionPlan& plan, const AttentionPlan& traine
 void draw_model_changes(AttentionPanel& p, const Session& s, PanelContext& ctx) {
     Session& ms = ctx.session;
     if (!s.model) return;
-    const AttentionPlan& trained = s.model->model.trained_plan();
+    const AttentionPlan& trained = s.model->model->trained_plan();
     if (p.words_plan != s.plan || p.words_trained != trained) {  // the words when the plan changes, not every frame
         p.words_plan = s.plan;
         p.words_trained = trained;
@@ -573,7 +573,7 @@ std::string model_changes_status_json(const Session& s) {
     json::ObjectBuilder o;
     o.add("spec", s.view.plan).add("error", s.plan_error);
     const bool model = s.model != nullptr;
-    const AttentionPlan* trained = model ? &s.model->model.trained_plan() : nullptr;
+    const AttentionPlan* trained = model ? &s.model->model->trained_plan() : nullptr;
     o.add("effective", model ? attention_spec(s.plan, *trained) : std::string());
     int changed = 0;
     json::ArrayBuilder heads;

@@ -252,7 +252,7 @@ void keep_summary_footnote(DistancePanel& p, const Session& s) {
     if (!p.summary_footnote_pass.owner_before(hs->pass) && !hs->pass.owner_before(p.summary_footnote_pass) && !p.summary_footnote.empty())
         return;
     p.summary_footnote_pass = hs->pass;
-    p.summary_footnote = summary_footnote(*hs, s.model->model.trained_plan());
+    p.summary_footnote = summary_footnote(*hs, s.model->model->trained_plan());
 }
 
 // The all-heads numbers in words: the spread of per-head means at the view's N, and N*.
@@ -366,7 +366,7 @@ std::string distance_status_json(const DistancePanel& p, const Session& s) {
             std::snprintf(reading, sizeof reading, "no N* up to N = %d: every N tested is told apart from a random selection",
                           hs->critical.scan.empty() ? 0 : hs->critical.scan.back().N);
         o.add("N_star_reading", reading);
-        if (s.model) o.add("summary_footnote", summary_footnote(*hs, s.model->model.trained_plan()));  // the panel's words
+        if (s.model) o.add("summary_footnote", summary_footnote(*hs, s.model->model->trained_plan()));  // the panel's words
         o.add("summary_queries", static_cast<int>(hs->queries.size()));
         o.add("summary_seconds", hs->seconds);
     }

@@ -206,7 +206,7 @@ void draw_gradient_panel(GradientPanel& p, PanelContext& ctx) {
     ImGui::Spacing();
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
     // The factor is the loaded model's √d_head (8 on GPT-2 small, √32 on AttnLab tiny), not a constant.
-    const int d_head = s.model ? s.model->model.config().head_dim() : 0;
+    const int d_head = s.model ? s.model->shape.head_dim : 0;
     char factor[64] = "";
     if (d_head > 0)
         std::snprintf(factor, sizeof factor, " = %.4g on this model (d_head = %d)", std::sqrt(static_cast<double>(d_head)), d_head);

@@ -172,7 +172,7 @@ void draw_head_grid(HeadGrid& g, PanelContext& ctx, float width) {
     const int layers = cap.layers(), heads = cap.n_head();
     const float font = ImGui::GetFontSize(), label_w = font * 2.2f, gap = std::max(2.0f, font * 0.15f);
     const float thumb = std::clamp((width - label_w) / heads - gap, font * 1.2f, font * 4.0f);
-    const AttentionPlan& trained = s.model ? s.model->model.trained_plan() : s.forward->plan;
+    const AttentionPlan& trained = s.model ? s.model->model->trained_plan() : s.forward->plan;
     const auto is_changed = [&](int l, int h) { return !(s.forward->plan.at(l, h) == trained.at(l, h)); };
     int changed = 0;
     for (int l = 0; l < layers; ++l)

@@ -128,9 +128,9 @@ void draw_model_shape(const Session& s) {
         ImGui::TextDisabled("No model is open yet: the model panels wait for one (the playground works without).");
         return;
     }
-    const Gpt2Config& c = s.model->model.config();
+    const DecoderShape& c = s.model->shape;
     ImGui::TextWrapped("The open model: %s, %d layers x %d heads (d_head = %d), a context of %d tokens.",
-                       (s.model->name.empty() ? s.model->source : s.model->name).c_str(), c.n_layer, c.n_head, c.head_dim(), c.n_positions);
+                       (s.model->name.empty() ? s.model->source : s.model->name).c_str(), c.n_layer, c.n_head, c.head_dim, c.max_positions);
 }
 
 void topics(const Topic* list, size_t n, float wrap) {

@@ -40,6 +40,8 @@ std::string megabytes(double bytes) { return mb_number(bytes) + " MB"; }
 
 // The last path segment of a URL or path, without ?query or #fragment.
 std::string file_name(const std::string& url) {
+    if (is_hub_repo_id(url)) return url;  // a Hugging Face model: its whole name
+    if (url.ends_with("/")) return url;   // a folder: its address
     std::string s = url.substr(0, url.find_first_of("?#"));
     const size_t slash = s.find_last_of("/\\");
     return slash == std::string::npos ? s : s.substr(slash + 1);
@@ -59,8 +61,8 @@ std::string short_source(const std::string& source) {
 
 // GPT-2 small itself: its shape, and no AttnLab name (AttnLab's own models carry one).
 bool is_gpt2_small(const LoadedModel& m) {
-    const Gpt2Config& c = m.model.config();
-    return m.name.empty() && c.n_layer == 12 && c.n_head == 12 && c.n_embd == 768 && c.n_positions == 1024;
+    const DecoderShape& c = m.shape;
+    return m.name.empty() && c.arch == "gpt2" && c.n_layer == 12 && c.n_head == 12 && c.hidden == 768 && c.max_positions == 1024;
 }
 
 // "Load GPT-2 small (523 MB)": one click, no second question (the button names the size).
@@ -101,19 +103,39 @@ void draw_builtin_menu(ModelBar& bar, PanelContext& ctx, const ModelSource& sour
     const BuiltinModel loaded = s.model ? s.model->which : BuiltinModel::None;
     const FetchStatus st = source.status();
     const bool busy = st.phase == FetchStatus::Phase::Probing || st.phase == FetchStatus::Phase::Downloading;
-    const char* preview = loaded != BuiltinModel::None ? builtin_model_label(loaded) : "Built-in models";
+    // The menu names what it holds that is loaded: a built-in model, or one of its Hugging Face models (its name after ORG/).
+    const HubModel* hub = nullptr;
+    for (const HubModel& m : kHubModels)
+        if (s.model && s.model->source == m.id) hub = &m;
+    const char* preview = loaded != BuiltinModel::None ? builtin_model_label(loaded)
+                          : hub                        ? std::strchr(hub->id, '/') + 1
+                                                       : "Built-in models";
     ImGui::SetNextItemWidth(builtin_menu_width());
     const bool open = ImGui::BeginCombo("##builtin_model", preview);
     remember_last_item(ctx.widgets, "model.builtin");
     if (ImGui::IsItemHovered() && !open)
-        ImGui::SetTooltip("The models shipped with AttnLab: AttnLab tiny, and its twin trained with SSMax attention (%s)",
-                          "same architecture, data, seed and steps");
+        ImGui::SetTooltip(
+            "The models shipped with AttnLab: AttnLab tiny, and its twin trained with SSMax attention (%s); "
+            "and models on Hugging Face, by name",
+            "same architecture, data, seed and steps");
     if (!open) return;
     for (const BuiltinModel m : {BuiltinModel::Tiny, BuiltinModel::TinySsmax}) {
         ImGui::BeginDisabled(busy);
         if (ImGui::Selectable(builtin_model_label(m), m == loaded) && m != loaded) bar.chosen = m;
         ImGui::EndDisabled();
         remember_last_item(ctx.widgets, m == BuiltinModel::Tiny ? "model.builtin.tiny" : "model.builtin.tiny-ssmax");
+    }
+    if (source.can_pick_file()) {  // the web: models on Hugging Face, by name, with their download's size
+        ImGui::Separator();
+        ImGui::TextDisabled("From Hugging Face");
+        for (const HubModel& m : kHubModels) {
+            const std::string label = std::string(m.id) + " (" + megabytes(m.bytes) + ")";
+            const bool shown = s.model && s.model->source == m.id;
+            ImGui::BeginDisabled(busy);
+            if (ImGui::Selectable(label.c_str(), shown) && !shown) bar.chosen_hub = m.id;
+            ImGui::EndDisabled();
+            remember_last_item(ctx.widgets, (std::string("model.hub.") + m.id).c_str());
+        }
     }
     ImGui::EndCombo();
 }
@@ -163,10 +185,10 @@ void draw_loaded_model(const Session& s, const FetchStatus* fetch, bool shape_sh
         ImGui::TextDisabled("%s", fit_width(no_model_line(fetch), room).c_str());
         return;
     }
-    const Gpt2Config& c = s.model->model.config();
-    char shape[160];
-    std::snprintf(shape, sizeof shape, "· %d layers × %d heads · %d dims · context %d · %.1f M parameters", c.n_layer, c.n_head, c.n_embd,
-                  c.n_positions, static_cast<double>(s.model->model.parameter_count()) / 1e6);
+    const DecoderShape& c = s.model->shape;
+    char shape[200];
+    std::snprintf(shape, sizeof shape, "· %s · %d layers × %d heads · %d dims · context %d · %.1f M parameters", c.arch.c_str(), c.n_layer,
+                  c.n_head, c.hidden, c.max_positions, static_cast<double>(s.model->model->parameter_count()) / 1e6);
     const std::string name = loaded_model_line(s);
     ImGui::TextUnformatted(fit_width(name, room).c_str());
     if (ImGui::IsItemHovered())
@@ -237,12 +259,15 @@ void draw_source_row(ModelBar& bar, ModelLoading& loading, PanelContext& ctx, Mo
         else same_line_if_fits(button_width(text));
     };
     ImGui::SetNextItemWidth(one_row ? std::max(ImGui::GetFontSize() * 10, room) : -1.0f);
-    const bool enter = ImGui::InputTextWithHint("##model_url", web ? "https://…/model.safetensors" : "path/to/model.safetensors", bar.url,
-                                                sizeof bar.url, ImGuiInputTextFlags_EnterReturnsTrue);
+    const bool enter =
+        ImGui::InputTextWithHint("##model_url", web ? "https://…/model.safetensors, a folder …/ or ORG/NAME" : "path/to/model.safetensors",
+                                 bar.url, sizeof bar.url, ImGuiInputTextFlags_EnterReturnsTrue);
     remember_last_item(ctx.widgets, "model.url");
     if (ImGui::IsItemHovered())
-        ImGui::SetTooltip(web ? "A .safetensors checkpoint; config.json is fetched from the same folder when present."
-                              : "A .safetensors checkpoint on disk; config.json beside it is read when present.");
+        ImGui::SetTooltip(
+            web ? "A .safetensors checkpoint (config.json and tokenizer.json are fetched from the same folder when present), "
+                  "a folder's address ending in /, or a Hugging Face model by name (Qwen/Qwen3-0.6B); ?hub=BASE names another server."
+                : "A .safetensors checkpoint on disk; config.json beside it is read when present.");
     next_button("Load");
     const std::string url(bar.url);
     ImGui::BeginDisabled(url.empty());
@@ -280,7 +305,8 @@ void draw_fetch_row(PanelContext& ctx, ModelSource& source, const FetchStatus& s
         case FetchStatus::Phase::Ready: break;
         case FetchStatus::Phase::Probing:
             ImGui::AlignTextToFramePadding();
-            ImGui::Text("Asking for the size of %s…", name.c_str());
+            if (!st.host.empty()) ImGui::Text("Asking %s for the size of %s…", st.host.c_str(), name.c_str());
+            else ImGui::Text("Asking for the size of %s…", name.c_str());
             same_line_if_fits(button_width("Cancel"));
             if (ImGui::Button("Cancel")) source.cancel();
             remember_last_item(ctx.widgets, "model.cancel");
@@ -288,7 +314,8 @@ void draw_fetch_row(PanelContext& ctx, ModelSource& source, const FetchStatus& s
         case FetchStatus::Phase::Confirm: {
             ImGui::AlignTextToFramePadding();
             if (st.total_bytes >= 0)
-                ImGui::Text("%s is %s (cached: %s). Download?", name.c_str(), megabytes(st.total_bytes).c_str(), st.cached ? "yes" : "no");
+                ImGui::Text("%s is %s on %s (cached: %s). Download?", name.c_str(), megabytes(st.total_bytes).c_str(), st.host.c_str(),
+                            st.cached ? "yes" : "no");
             else ImGui::Text("%s: the server does not say how large it is (cached: %s). Download?", name.c_str(), st.cached ? "yes" : "no");
             same_line_if_fits(button_width("Download"));
             if (ImGui::Button("Download")) source.download(st.url);
@@ -313,7 +340,9 @@ void draw_fetch_row(PanelContext& ctx, ModelSource& source, const FetchStatus& s
                 }
             }
             ImGui::AlignTextToFramePadding();
-            ImGui::Text(st.cached ? "Reading %s from this browser's cache" : "Downloading %s", name.c_str());
+            if (st.cached) ImGui::Text("Reading %s from this browser's cache", name.c_str());
+            else if (!st.host.empty()) ImGui::Text("Downloading %s from %s", name.c_str(), st.host.c_str());
+            else ImGui::Text("Downloading %s", name.c_str());
             same_line_if_fits(ImGui::GetFontSize() * 22);
             ImGui::ProgressBar(fraction, ImVec2(ImGui::GetFontSize() * 22, 0), text.c_str());
             same_line_if_fits(button_width("Cancel"));
@@ -402,6 +431,7 @@ std::string model_fetch_status_json(const ModelSource* source) {
     const FetchStatus st = source ? source->status() : FetchStatus{};
     o.add("phase", phase_name(st.phase));
     o.add("url", st.url);
+    o.add("host", st.host);
     o.add("total_bytes", st.total_bytes);
     o.add("done_bytes", st.done_bytes);
     o.add("bytes_per_second", st.bytes_per_second);

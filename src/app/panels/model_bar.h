@@ -21,6 +21,8 @@ struct ModelBar {
     // The built-in model chosen in the model menu this frame, for the app to load (it knows where
     // the built-in models are); None when none was.
     BuiltinModel chosen = BuiltinModel::None;
+    // Or the Hugging Face model chosen there (a repository id, kHubModels); "" when none was.
+    std::string chosen_hub;
 };
 
 // Draws the bar and takes its clicks (loading moves along in keep_model_loading). `source` may be

@@ -45,7 +45,7 @@ void begin_top_n_controls(const Panes& panes, Session& s, WidgetRects& widgets, 
     text_wrapped("%s Layer %d, head %d, query %d (%s, T = %.3g).", theorem, v.key.layer, v.key.head, v.key.query, s.view.normalizer.c_str(),
                  s.view.T);
     // These panels read the model as it runs: say so when it is not the model as trained.
-    if (s.forward && s.model && s.forward->plan != s.model->model.trained_plan())
+    if (s.forward && s.model && s.forward->plan != s.model->model->trained_plan())
         ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(IM_COL32(204, 121, 167, 255)),
                            "The model is changed (%s): see Model changes on the Attention map.", s.view.plan.c_str());
     draw_top_n_slider(s, widgets, n_widget);

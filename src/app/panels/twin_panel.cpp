@@ -44,7 +44,7 @@ void fill_side(TwinPanel::Side& side, const LoadedModel& model, const std::share
         std::snprintf(t, sizeof t, " at T = %.3g", static_cast<double>(how.temperature));
         side.normalizer += t;
     }
-    side.changed = !(how == model.model.trained_plan().at(layer, head));
+    side.changed = !(how == model.model->trained_plan().at(layer, head));
     side.L = cap.length();
     plan_attention_rows(cap.queries(layer, head), cap.keys(layer, head), side.L, cap.head_dim(), 0, side.L, how, side.weights);
     side.max_weight = side.weights.empty() ? 0.0f : *std::max_element(side.weights.begin(), side.weights.end());

@@ -40,23 +40,30 @@ bool looks_like_safetensors(std::span<const std::uint8_t> b, const std::string& 
         }
     }
     if (!start.empty()) error.append(": it begins with \"").append(start).append(b.size() > 48 ? "…\"" : "\"");
-    error += ". Point AttnLab at a GPT-2 model.safetensors file.";
+    error += ". Point AttnLab at a model.safetensors file or a Hugging Face model.";
     return false;
 }
 
 // Bytes are in: parse them and make them the model, or say why not (the old model stays).
 void take_loaded_bytes(ModelLoading& loading, ModelSource& source, Session& s) {
-    ModelBytes bytes;
-    std::string config_json, name, error;
-    if (!source.take_result(bytes, config_json, name)) return;
-    if (!looks_like_safetensors(bytes.bytes, name, error)) {
+    ModelFiles files;
+    std::string error;
+    if (!source.take_result(files)) return;
+    const std::string name = files.source;
+    const bool looks_right =
+        files.weights.empty()
+            ? looks_like_safetensors(files.bytes.bytes, name, error)
+            : std::all_of(files.weights.begin(), files.weights.end(), [&](const ModelFiles::Part& p) {
+                  return looks_like_safetensors(files.bytes.bytes.subspan(p.offset, p.size), files.file_name(p.name), error);
+              });
+    if (!looks_right) {
         report_failure(loading, s, error);
         return;
     }
     if (!loading.compare_source.empty() && name == loading.compare_source) {  // the twin, for the comparison
         const BuiltinModel which = loading.compare_which;
         loading.compare_source.clear();
-        std::shared_ptr<const LoadedModel> twin = load_model(std::move(bytes), config_json, name, error, which);
+        std::shared_ptr<const LoadedModel> twin = load_model(std::move(files), error, which);
         s.twin_error = twin ? std::string() : "The twin did not load: " + error;
         if (twin) s.twin = std::move(twin);
         return;
@@ -64,7 +71,7 @@ void take_loaded_bytes(ModelLoading& loading, ModelSource& source, Session& s) {
     const BuiltinModel which = !loading.builtin_source.empty() && name == loading.builtin_source ? BuiltinModel::Tiny
                                : !loading.twin_source.empty() && name == loading.twin_source     ? BuiltinModel::TinySsmax
                                                                                                  : BuiltinModel::None;
-    std::shared_ptr<const LoadedModel> model = load_model(std::move(bytes), config_json, name, error, which);
+    std::shared_ptr<const LoadedModel> model = load_model(std::move(files), error, which);
     if (!model) {
         report_failure(loading, s, error);
         return;
@@ -78,7 +85,7 @@ void take_loaded_bytes(ModelLoading& loading, ModelSource& source, Session& s) {
 
 void install_model(Session& s, std::shared_ptr<const LoadedModel> model) {
     // A view that showed its head as the old model was trained shows the new one's head so too.
-    const bool follow = s.model && view_follows_trained(s.view, s.model->model.trained_plan());
+    const bool follow = s.model && view_follows_trained(s.view, s.model->model->trained_plan());
     // Results of the old model must not outlive it: cancel its work, drop its passes.
     s.model_work.cancel();
     s.background.cancel();
@@ -92,8 +99,9 @@ void install_model(Session& s, std::shared_ptr<const LoadedModel> model) {
     s.failed_pass_tokens.clear();  // the old model's failure says nothing of the new one
     s.failed_pass_plan = AttentionPlan();
     s.model = std::move(model);
+    s.tokenizer = s.model->tokenizer.loaded() ? s.model->tokenizer : s.gpt2_vocabulary;
     s.model_error.clear();
-    if (follow) follow_trained(s.view, s.model->model.trained_plan());
+    if (follow) follow_trained(s.view, s.model->model->trained_plan());
 }
 
 bool swap_with_twin(Session& s, BuiltinModel which) {

@@ -17,7 +17,7 @@ constexpr const char* kForwardLabel = "Forward pass";
 constexpr const char* kGenerateLabel = "Generating";
 constexpr const char* kPerplexityLabel = "Perplexity of the text";
 
-// Feeds a token sequence to a Gpt2State a chunk at a time (the KV cache carries over between
+// Feeds a token sequence to a DecoderState a chunk at a time (the KV cache carries over between
 // chunks). The chunks depend on the token count alone, never on timing: a chunk's matrix products
 // have fewer rows than the whole pass's, which can change a result's last bits, so the same text
 // must be cut the same way every time for a pass (and a Reset after a change of the model) to give
@@ -35,7 +35,8 @@ struct ChunkedPrefill {
     // One chunk: the calls cut the text into equal parts (within one token). False with `error`
     // set when the model refused the tokens. Only the last chunk's logits are computed: the
     // earlier ones would be overwritten unread.
-    bool step(Gpt2State& state, std::span<const int> tokens, std::vector<float>& logits, std::string& error, AttentionObserver* observer) {
+    bool step(DecoderState& state, std::span<const int> tokens, std::vector<float>& logits, std::string& error,
+              AttentionObserver* observer) {
         const int total = static_cast<int>(tokens.size());
         const int steps = std::clamp(total / kMinChunk, 1, kSteps);
         const int n = static_cast<int>(static_cast<long long>(total) * (calls + 1) / steps) - done;
@@ -75,18 +76,18 @@ class PassTask final : public Task {
 public:
     PassTask(std::shared_ptr<const LoadedModel> model, std::vector<int> tokens, AttentionPlan plan)
         : model_(std::move(model)),
-          state_(model_->model),
+          state_(model_->model->new_state()),
           result_(std::make_shared<ForwardResult>()),
           collector_(result_->capture, result_->final_residual) {
         result_->capture = AttentionCapture(false, display_storage(static_cast<int>(tokens.size())));
         result_->tokens = std::move(tokens);
         result_->plan = plan;
-        state_.plan = std::move(plan);
+        state_->plan = std::move(plan);
     }
 
     bool step() override {
         const std::span<const int> tokens = result_->tokens;
-        if (!prefill_.step(state_, tokens, result_->next_logits, error_, &collector_)) return false;
+        if (!prefill_.step(*state_, tokens, result_->next_logits, error_, &collector_)) return false;
         report_progress(static_cast<double>(prefill_.done) / static_cast<double>(tokens.size()));
         return !prefill_.finished(tokens);
     }
@@ -100,12 +101,12 @@ public:
         }
         if (s.model != model_ || s.tokens != result_->tokens) return;  // the text or the model changed meanwhile
         if (result_->plan == s.plan) s.forward = result_;
-        if (result_->plan == model_->model.trained_plan()) s.baseline = result_;
+        if (result_->plan == model_->model->trained_plan()) s.baseline = result_;
     }
 
 private:
     std::shared_ptr<const LoadedModel> model_;
-    Gpt2State state_;
+    std::unique_ptr<DecoderState> state_;
     std::shared_ptr<ForwardResult> result_;
     ChunkedCapture collector_;
     ChunkedPrefill prefill_;
@@ -125,11 +126,11 @@ public:
 
     bool step() override {
         constexpr int kRows = 32;  // GPT-2 small: 32 x 768 x 50257 multiply-adds, ~0.1 s in the page
-        const int total = static_cast<int>(targets_.size()), C = model_->model.config().n_embd;
+        const int total = static_cast<int>(targets_.size()), C = model_->shape.hidden;
         if (done_ >= total) return false;
         const int n = std::min(kRows, total - done_);
-        next_token_nll(model_->model, pass_->final_residual.data() + static_cast<size_t>(done_) * C, n,
-                       std::span<const int>(targets_).subspan(static_cast<size_t>(done_), static_cast<size_t>(n)), nll_);
+        model_->model->nll_from_residual(pass_->final_residual.data() + static_cast<size_t>(done_) * C, n,
+                                         std::span<const int>(targets_).subspan(static_cast<size_t>(done_), static_cast<size_t>(n)), nll_);
         for (double v : nll_) sum_ += v;  // in position order: the same sum every time
         done_ += n;
         report_progress(static_cast<double>(done_) / total);
@@ -164,7 +165,7 @@ public:
     GenerateTask(std::shared_ptr<const LoadedModel> model, std::string prompt_text, std::vector<int> prompt, int eot,
                  const GenerateOptions& o, int count, std::shared_ptr<GeneratedText> out, AttentionPlan plan)
         : model_(std::move(model)),
-          state_(model_->model),
+          state_(model_->model->new_state()),
           prompt_text_(std::move(prompt_text)),
           prompt_(std::move(prompt)),
           eot_(eot),
@@ -173,14 +174,14 @@ public:
           out_(std::move(out)) {
         sampling_.temperature = o.sample ? std::max(o.temperature, 1e-3f) : 0.0f;
         sampling_.top_k = o.sample ? std::max(o.top_k, 0) : 0;
-        state_.plan = std::move(plan);  // generation runs the model the panels show
+        state_->plan = std::move(plan);  // generation runs the model the panels show
     }
 
     bool step() override {
         const std::span<const int> prompt = prompt_;
         const double total = static_cast<double>(prompt_.size() + static_cast<size_t>(count_));
         if (!prefill_.finished(prompt)) {
-            if (!prefill_.step(state_, prompt, logits_, error_, nullptr)) return false;
+            if (!prefill_.step(*state_, prompt, logits_, error_, nullptr)) return false;
             report_progress(prefill_.done / total);
             return true;
         }
@@ -194,7 +195,7 @@ public:
         report_progress((prefill_.done + static_cast<double>(ids_.size())) / total);
         if (static_cast<int>(ids_.size()) >= count_) return false;
         const int one[1] = {next};
-        return state_.forward(one, logits_, error_);
+        return state_->forward(one, logits_, error_);
     }
 
     void finish(Session& s) override {
@@ -215,7 +216,7 @@ public:
 
 private:
     std::shared_ptr<const LoadedModel> model_;
-    Gpt2State state_;
+    std::unique_ptr<DecoderState> state_;
     std::string prompt_text_;
     std::vector<int> prompt_;
     int eot_;
@@ -232,7 +233,7 @@ private:
 
 }  // namespace
 
-int context_limit(const Session& s) { return s.model ? s.model->model.config().n_positions : 1024; }
+int context_limit(const Session& s) { return s.model ? s.model->shape.max_positions : 1024; }
 
 namespace {
 
@@ -245,10 +246,10 @@ void keep_plan_current(Session& s) {
     s.plan_model = s.model.get();
     s.plan_text = s.view.plan;
     s.plan_error.clear();
-    const Gpt2Model& m = s.model->model;
+    const DecoderModel& m = *s.model->model;
     AttentionPlan plan = m.trained_plan();
     std::string error;
-    if (!parse_attention_spec(s.view.plan, m.config().n_layer, m.config().n_head, plan, error)) {
+    if (!parse_attention_spec(s.view.plan, s.model->shape.n_layer, s.model->shape.n_head, plan, error)) {
         s.plan_error = "The model changes \"" + s.view.plan + "\" do not fit this model (" + error + "); it runs as trained.";
         s.message = s.plan_error;
         plan = m.trained_plan();
@@ -292,7 +293,7 @@ void keep_forward_current(Session& s) {
         s.perplexities.clear();
         return;
     }
-    const AttentionPlan& trained = s.model->model.trained_plan();
+    const AttentionPlan& trained = s.model->model->trained_plan();
     // A pass already made serves whichever plan it ran: back to the trained plan is instant.
     if (!fits(s.baseline, s.tokens, trained) && fits(s.forward, s.tokens, trained)) s.baseline = s.forward;
     if (!fits(s.forward, s.tokens, s.plan) && fits(s.baseline, s.tokens, s.plan)) s.forward = s.baseline;
@@ -324,13 +325,13 @@ bool apply_to_model(Session& s, ApplyScope scope, std::string& error) {
     }
     head.temperature = static_cast<float>(s.view.T);
     keep_plan_current(s);
-    const Gpt2Config& c = s.model->model.config();
+    const DecoderShape& c = s.model->shape;
     const int layer = std::clamp(s.view.layer, 0, c.n_layer - 1), which = std::clamp(s.view.head, 0, c.n_head - 1);
     AttentionPlan plan = s.plan;
     for (int l = 0; l < c.n_layer; ++l)
         for (int h = 0; h < c.n_head; ++h)
             if (scope == ApplyScope::All || (l == layer && (scope == ApplyScope::Layer || h == which))) plan.set(l, h, head);
-    s.view.plan = attention_spec(plan, s.model->model.trained_plan());
+    s.view.plan = attention_spec(plan, s.model->model->trained_plan());
     return true;
 }
 
@@ -338,11 +339,11 @@ void reset_model_changes(Session& s) { s.view.plan.clear(); }
 
 void cancel_model_work(Session& s) {
     const bool plan_pass =
-        s.model_work.busy() && s.model_work.label() == kForwardLabel && s.model && s.pass_plan != s.model->model.trained_plan();
+        s.model_work.busy() && s.model_work.label() == kForwardLabel && s.model && s.pass_plan != s.model->model->trained_plan();
     s.model_work.cancel();
     if (!plan_pass) return;
     // Back to the plan the panels show; with no pass to show, to the model as trained.
-    s.view.plan = s.forward ? attention_spec(s.forward->plan, s.model->model.trained_plan()) : "";
+    s.view.plan = s.forward ? attention_spec(s.forward->plan, s.model->model->trained_plan()) : "";
 }
 
 bool start_generation(Session& s, const GenerateOptions& options, std::shared_ptr<GeneratedText> out, std::string& error) {

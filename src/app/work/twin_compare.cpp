@@ -20,9 +20,9 @@ public:
     }
 
     bool step() override {
-        Gpt2State state(twin_->model);
-        state.plan = result_->plan;
-        if (!state.forward(result_->tokens, result_->next_logits, error_, false, &result_->capture)) return false;
+        std::unique_ptr<DecoderState> state = twin_->model->new_state();
+        state->plan = result_->plan;
+        if (!state->forward(result_->tokens, result_->next_logits, error_, false, &result_->capture)) return false;
         report_progress(1.0);
         return false;
     }
@@ -49,10 +49,10 @@ void keep_twin_plan_current(Session& s) {
     if (s.twin_plan_model == s.twin.get() && s.twin_plan_text == s.view.plan) return;
     s.twin_plan_model = s.twin.get();
     s.twin_plan_text = s.view.plan;
-    const Gpt2Model& m = s.twin->model;
+    const DecoderModel& m = *s.twin->model;
     s.twin_plan = m.trained_plan();  // what the spec changes
     std::string error;
-    if (!parse_attention_spec(s.view.plan, m.config().n_layer, m.config().n_head, s.twin_plan, error)) s.twin_plan = m.trained_plan();
+    if (!parse_attention_spec(s.view.plan, s.twin->shape.n_layer, s.twin->shape.n_head, s.twin_plan, error)) s.twin_plan = m.trained_plan();
 }
 
 bool in_flight(const FetchStatus& st) {

@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "model/open_decoder.h"
 #include "platform/whole_file.h"
 
 namespace attnlab {
@@ -59,24 +60,18 @@ bool open_checkpoint(const std::string& path, Checkpoint& ck, std::string& error
     }
 
     const fs::path config_path = file.parent_path() / "config.json";
-    std::optional<Gpt2Config> config;
-    if (fs::exists(config_path, ec)) {
-        std::string text;
-        if (!read_whole_file(config_path.string(), text, error)) return false;
-        const std::string type = config_model_type(text);
-        if (!type.empty() && type != "gpt2") {
-            LlamaConfig c;
-            if (!parse_llama_config(text, config_path.string(), c, error) || !ck.llama.load(ck.reader, c, error)) return false;
-            ck.decoder = &ck.llama;
-            drop_read_pages(ck);
-            return true;
-        }
-        Gpt2Config c;
-        if (!parse_gpt2_config(text, config_path.string(), c, error)) return false;
-        config = c;
+    std::string text;
+    if (fs::exists(config_path, ec) && !read_whole_file(config_path.string(), text, error)) return false;
+    DecoderConfig config;
+    if (!parse_decoder_config(text, config_path.string(), config, error)) return false;
+    if (config.llama) {
+        if (!ck.llama.load(ck.reader, *config.llama, error)) return false;
+        ck.decoder = &ck.llama;
+        drop_read_pages(ck);
+        return true;
     }
     std::vector<std::string> warnings;
-    if (!ck.model.load(ck.reader, config ? &*config : nullptr, error, &warnings)) return false;
+    if (!ck.model.load(ck.reader, config.gpt2 ? &*config.gpt2 : nullptr, error, &warnings)) return false;
     for (const std::string& w : warnings) std::fprintf(stderr, "attnlab: warning: %s\n", w.c_str());
     ck.decoder = &ck.model;
     drop_read_pages(ck);
