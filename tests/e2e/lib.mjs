@@ -56,6 +56,26 @@ export async function findWidget(page, name) {
   const r = (await page.evaluate(() => window.attnlab.status().widgets))[name];
   return r ? { ...r, cx: r.x + r.w / 2, cy: r.y + r.h / 2 } : null;
 }
+// The widget `name` once the layout has settled: the same rect in a frame drawn after the one it
+// was read from. A change the reader makes (a step deleted, a row added) is applied while a frame is
+// drawn, and the widgets below it move in the next one; status() reports the frame drawn last, so
+// a rect read right after the change can be where the widget was. The page draws only when asked:
+// each round asks for one frame and waits until it is drawn.
+export async function settledWidget(page, name, timeout = 5000) {
+  const read = () => page.evaluate((n) => {
+    const st = window.attnlab.status();
+    return { frames: st.frames, rect: JSON.stringify(st.widgets[n] ?? null) };
+  }, name);
+  const end = Date.now() + timeout;
+  for (let last = await read(); Date.now() < end; ) {
+    await page.evaluate(() => window.Module._attnlab_request_redraw());
+    if (!await waitFor(page, (f) => window.attnlab.status().frames > f, last.frames, Math.max(1, end - Date.now()))) break;
+    const now = await read();
+    if (now.rect === last.rect && now.rect !== "null") return findWidget(page, name);
+    last = now;
+  }
+  throw new Error(`status().widgets['${name}'] did not settle in ${timeout} ms`);
+}
 export async function widget(page, name) {
   const r = await findWidget(page, name);
   if (!r) throw new Error(`status().widgets has no '${name}'`);

@@ -7,7 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
-import { check, waitFor, waitNotBusy, status, state, widget, openPage as openPageIn } from "./lib.mjs";
+import { check, waitFor, waitNotBusy, status, state, widget, settledWidget, openPage as openPageIn } from "./lib.mjs";
 import { cliWeights } from "./twin_suite.mjs";
 
 
@@ -218,19 +218,21 @@ async function recordTour(page, out) {
   const kept = await titles();
   check(moved.join("|") === "The text|A sharp head|Extra|Gradients" && kept.join("|") === RECORDED.map((r) => r.title).join("|"),
         "the editor moves a step up and deletes it", `${moved.join(", ")} → ${kept.join(", ")}`);
-  // Export JSON, then Import JSON of that file: the same tour.
-  const exp = await widget(page, "tour_editor.export");
+  // Export JSON, then Import JSON of that file: the same tour. The buttons sit below the steps'
+  // list, which the delete just shortened: their places are read once the layout has settled.
+  const exp = await settledWidget(page, "tour_editor.export");
   await page.mouse.click(exp.cx, exp.cy);
   const exported = await waitFor(page, () => window.attnlab.lastExport()?.name === "attnlab-tour.json", undefined, 5000) &&
                    await page.evaluate(() => window.attnlab.lastExport().text);
+  if (!check(exported, "Export JSON writes the tour (attnlab-tour.json)")) return null;
   const before = JSON.stringify(await page.evaluate(() => window.attnlab.tour().steps));
-  const imp = await widget(page, "tour_editor.import");
+  const imp = await settledWidget(page, "tour_editor.import");
   const [chooser] = await Promise.all([page.waitForEvent("filechooser", { timeout: 5000 }), page.mouse.click(imp.cx, imp.cy)]);
   await page.evaluate(() => window.attnlab.setTour(null));
   await chooser.setFiles({ name: "attnlab-tour.json", mimeType: "application/json", buffer: Buffer.from(exported || "") });
   const imported = await waitFor(page, (b) => JSON.stringify(window.attnlab.tour()?.steps) === b &&
                                               window.attnlab.status().tour.step === 0, before, 5000);
-  check(exported && imported, "Export JSON writes the tour, and Import JSON of that file plays the same tour from step 1",
+  check(imported, "Import JSON of the exported file plays the same tour from step 1",
         `${(exported || "").length} bytes`);
   const importBad = await Promise.all([page.waitForEvent("filechooser", { timeout: 5000 }), page.mouse.click(imp.cx, imp.cy)]);
   await importBad[0].setFiles({ name: "notes.json", mimeType: "application/json", buffer: Buffer.from('{"v":1,"kind":"attnlab-tour"}') });
