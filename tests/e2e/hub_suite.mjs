@@ -177,10 +177,10 @@ export async function hubSuite({ browser, server, cli }) {
     check(!hub.hits.has("GET /test/mistral/resolve/main/model.safetensors") && !hub.hits.has("HEAD /test/mistral/resolve/main/model.safetensors"),
           "the unsupported model_type is refused before its weights are asked for");
     check((await status(page)).model.source === "test/gpt2-bare", "after every failure the model loaded stays");
-    // status().memory, and the heap's growth in L up to 8,192 tokens (heap_checks.mjs).
-    await heapChecks(page, HEAP_REPO[0]);
     check(errors.length === 0, "no page errors", errors.join(" | "));
     await context.close();
+    // status().memory, and the heap's growth in L up to 8,192 tokens (heap_checks.mjs).
+    await heapChecks({ browser, server, hub });
   } finally {
     hub.close();
     await fx.remove();
