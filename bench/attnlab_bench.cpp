@@ -8,6 +8,9 @@
 //                                the run-time choice of tile, and every kernel against Eigen on
 //                                the forward pass's shapes, one thread, best of R (5); in wasm
 //                                also this CPU's clock, for the SIMD128 peak (kernel_bench.cpp)
+//   attnlab_bench --weight-types [--repeats R]
+//                                SmolLM2-135M's linear maps with F32, BF16 and F16 weights, one
+//                                thread, best of R (5): the last table of --kernel alone
 //   attnlab_bench --prefill 128,512,1024 [--repeats R] [--chunk N]
 //                                prefill times only, as one JSON line (bench/onnx/compare.mjs);
 //                                with --chunk, fed N tokens a call, as the page's sliced pass does;
@@ -415,7 +418,9 @@ int main(int argc, char** argv) {
         std::printf("# attnlab_bench: %s, %d thread(s), Eigen %d.%d.%d\n\n", build, max_threads(), EIGEN_WORLD_VERSION, EIGEN_MAJOR_VERSION,
                     EIGEN_MINOR_VERSION);
 
-    if (kernel) return run_kernel_bench(argc > 3 && !std::strcmp(argv[2], "--repeats") ? std::max(1, std::atoi(argv[3])) : 5);
+    const int kernel_repeats = argc > 3 && !std::strcmp(argv[2], "--repeats") ? std::max(1, std::atoi(argv[3])) : 5;
+    if (kernel) return run_kernel_bench(kernel_repeats);
+    if (argc > 1 && !std::strcmp(argv[1], "--weight-types")) return run_weight_type_bench(kernel_repeats);
 
     if (prefill_model == "smollm2-135m")
         return run_llama_prefill_json(prefill_lengths, prefill_repeats, prefill_chunk, prefill_decode,
