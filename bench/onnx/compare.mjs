@@ -173,7 +173,7 @@ async function parent() {
     ...(args['wasm-relaxed'] ? [['AttnLab wasm relaxed SIMD', 1, bench(args['wasm-relaxed'], 1)]] : []),
     ...(args['wasm-mt-relaxed'] ? [['AttnLab wasm relaxed SIMD', all, bench(args['wasm-mt-relaxed'], all)]] : []),
     ['onnxruntime-web', 1, ort('ort-web', 1)],
-    ['onnxruntime-web', all, ort('ort-web', all)],
+    ...(all > 1 ? [['onnxruntime-web', all, ort('ort-web', all)]] : []),  // --threads 1: one thread only
     ['AttnLab native', 1, bench(args.native, 1, { OMP_NUM_THREADS: '1' })],
     ['AttnLab native', 2, bench(args.native, 2, { OMP_NUM_THREADS: '2' })],
     ['onnxruntime-node', 1, ort('ort-node', 1)],
