@@ -8,6 +8,9 @@
 //                                the run-time choice of tile, and every kernel against Eigen on
 //                                the forward pass's shapes, one thread, best of R (5); in wasm
 //                                also this CPU's clock, for the SIMD128 peak (kernel_bench.cpp)
+//   attnlab_bench --weight-types [--repeats R]
+//                                SmolLM2-135M's linear maps with F32, BF16 and F16 weights, one
+//                                thread, best of R (5): the last table of --kernel alone
 //   attnlab_bench --prefill 128,512,1024 [--repeats R] [--chunk N]
 //                                prefill times only, as one JSON line (bench/onnx/compare.mjs);
 //                                with --chunk, fed N tokens a call, as the page's sliced pass does;
@@ -54,9 +57,23 @@
 #include "tokenizer/gpt2_tokenizer.h"
 
 #ifdef __EMSCRIPTEN__
+#include <emscripten/em_js.h>
 #include <emscripten/heap.h>
 #else
 #include <sys/resource.h>
+#endif
+
+#ifdef __EMSCRIPTEN__
+// The process's CPU time in ms under node, every thread's, as compare.mjs's onnxruntime-web child
+// measures its own with process.cpuUsage() (clock() is wall time in Emscripten); wall time in a
+// browser, which has no such clock.
+EM_JS(double, process_cpu_ms, (), {
+    if (typeof process != 'undefined' && process.cpuUsage) {
+        const u = process.cpuUsage();
+        return (u.user + u.system) / 1000;
+    }
+    return performance.now();
+});
 #endif
 
 using namespace attnlab;
@@ -64,6 +81,16 @@ using namespace attnlab;
 namespace {
 
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+// Seconds of the process's CPU time so far (prefill_cpu_ms: on a shared machine the figure that
+// other jobs do not add to).
+double cpu_now() {
+#ifdef __EMSCRIPTEN__
+    return process_cpu_ms() / 1e3;
+#else
+    return static_cast<double>(std::clock()) / CLOCKS_PER_SEC;
+#endif
+}
 
 double peak_memory_mb() {
 #ifdef __EMSCRIPTEN__
@@ -192,7 +219,7 @@ int run_prefill_json(const DecoderModel& model, const std::string& checkpoint_sh
         for (int r = 0; r < repeats + 1; ++r) {
             state->reset();
             const double s = now();
-            const std::clock_t cpu0 = std::clock();
+            const double cpu0 = cpu_now();
             const int step = chunk > 0 ? chunk : L;
             for (int at = 0; at < L; at += step) {
                 // As the page feeds a pass: the logits only after the last chunk.
@@ -205,7 +232,7 @@ int run_prefill_json(const DecoderModel& model, const std::string& checkpoint_sh
             }
             if (r > 0) {
                 best = std::min(best, now() - s);
-                best_cpu[i] = std::min(best_cpu[i], static_cast<double>(std::clock() - cpu0) / CLOCKS_PER_SEC);
+                best_cpu[i] = std::min(best_cpu[i], cpu_now() - cpu0);
             }
         }
         std::printf("%s\"%d\":%.1f", i ? "," : "", L, best * 1e3);
@@ -415,7 +442,9 @@ int main(int argc, char** argv) {
         std::printf("# attnlab_bench: %s, %d thread(s), Eigen %d.%d.%d\n\n", build, max_threads(), EIGEN_WORLD_VERSION, EIGEN_MAJOR_VERSION,
                     EIGEN_MINOR_VERSION);
 
-    if (kernel) return run_kernel_bench(argc > 3 && !std::strcmp(argv[2], "--repeats") ? std::max(1, std::atoi(argv[3])) : 5);
+    const int kernel_repeats = argc > 3 && !std::strcmp(argv[2], "--repeats") ? std::max(1, std::atoi(argv[3])) : 5;
+    if (kernel) return run_kernel_bench(kernel_repeats);
+    if (argc > 1 && !std::strcmp(argv[1], "--weight-types")) return run_weight_type_bench(kernel_repeats);
 
     if (prefill_model == "smollm2-135m")
         return run_llama_prefill_json(prefill_lengths, prefill_repeats, prefill_chunk, prefill_decode,

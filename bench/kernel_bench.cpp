@@ -12,10 +12,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <vector>
 
 #include "base/parallel.h"
+#include "base/safetensors.h"
 #include "base/timing.h"
 #include "model/gemm.h"
 #include "model/linear.h"
@@ -103,6 +105,95 @@ bool time_shape(const Shape& s, int repeats, const std::vector<std::string>& kin
     return same_bits && (c - e).cwiseAbs().maxCoeff() <= 1e-3f * s.k;
 }
 
+// Seconds of CPU time that run() takes (wall time in WebAssembly, where clock() is wall time).
+template <typename Run>
+double cpu_seconds(Run&& run) {
+#ifdef __EMSCRIPTEN__
+    const auto start = SteadyClock::now();
+    run();
+    return seconds_since(start);
+#else
+    const std::clock_t start = std::clock();
+    run();
+    return static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
+#endif
+}
+
+// SmolLM2-135M's linear maps (issue 37) through LinearWeight with W as nn.Linear parts (out, in),
+// as llama_load.cpp builds them, its weights stored F32, BF16 and F16. The 16-bit products must
+// give the bits of the F32 product on the same values widened (the F32 column's W); the bench
+// stops if one does not. Returns false then.
+bool time_weight_types(int repeats) {
+    struct LinearShape {
+        const char* what;
+        int rows, in;
+        std::vector<int> outs;
+    };
+    const LinearShape shapes[] = {
+        {"q, k, v, L = 128", 128, 576, {576, 192, 192}},
+        {"gate, L = 128", 128, 576, {1536}},
+        {"down, L = 128", 128, 1536, {576}},
+        {"q, k, v, L = 1024", 1024, 576, {576, 192, 192}},
+        {"gate, L = 1024", 1024, 576, {1536}},
+        {"down, L = 1024", 1024, 1536, {576}},
+        {"gate, one row (decode)", 1, 576, {1536}},
+        {"down, one row (decode)", 1, 1536, {576}},
+    };
+    std::string tiles;  // what each class of linear map uses
+    for (const TileChoice& c : tile_choices())
+        if (c.product_class.rfind("linear", 0) == 0) tiles += (tiles.empty() ? "" : ", ") + c.product_class + ": " + c.picked;
+    std::printf("\nSmolLM2-135M's linear maps by weight type, GFLOP/s of CPU time, one thread, best of %d%s%s:\n\n", repeats,
+                tiles.empty() ? "" : "; tiles: ", tiles.c_str());
+    std::printf("| shape (m x out x in) | F32 | BF16 | F16 | F32 time / BF16 time | F32 / F16 |\n|---|---|---|---|---|---|\n");
+    bool ok = true;
+    for (const LinearShape& s : shapes) {
+        int cols = 0;
+        for (int o : s.outs) cols += o;
+        const Matrix a = Matrix::Random(s.rows, s.in), w = Matrix::Random(cols, s.in);
+        // Each type's bits and, for the F32 reference, the values they widen to.
+        std::vector<std::uint16_t> bf16(static_cast<size_t>(w.size())), f16(bf16.size());
+        std::vector<float> bf16_wide(bf16.size()), f16_wide(bf16.size());
+        for (size_t i = 0; i < bf16.size(); ++i) {
+            bf16[i] = f32_to_bf16(w.data()[i]);
+            f16[i] = f32_to_f16(w.data()[i]);
+            bf16_wide[i] = bf16_to_f32(bf16[i]);
+            f16_wide[i] = f16_to_f32(f16[i]);
+        }
+        const auto linear = [&](WeightMatrix m) {
+            std::vector<LinearWeight::Part> parts;
+            size_t row = 0;
+            for (int o : s.outs) {
+                parts.push_back({m.offset(row * static_cast<size_t>(s.in)), o});
+                row += static_cast<size_t>(o);
+            }
+            return LinearWeight(parts, s.in);
+        };
+        // The three in turn, repeat after repeat, best of each: a machine whose speed drifts
+        // (other jobs) then slows all three alike. Natively the process's CPU time, which a
+        // shared machine's other jobs do not add to (they still share the caches).
+        const LinearWeight weights[3] = {linear(WeightMatrix(bf16_wide.data())), linear(WeightMatrix(bf16.data(), WeightType::bf16)),
+                                         linear(WeightMatrix(f16.data(), WeightType::f16))};
+        Matrix out[3];
+        double best[3] = {1e30, 1e30, 1e30};
+        for (int r = 0; r < repeats; ++r)
+            for (int t = 0; t < 3; ++t) {
+                out[t].resize(s.rows, cols);
+                best[t] = std::min(best[t], cpu_seconds([&] { weights[t].apply(a.data(), s.rows, nullptr, out[t].data()); }));
+            }
+        const bool bf16_same = out[1] == out[0];
+        Matrix ref(s.rows, cols);
+        linear(WeightMatrix(f16_wide.data())).apply(a.data(), s.rows, nullptr, ref.data());
+        const bool f16_same = out[2] == ref;
+        const double t32 = best[0], tb = best[1], th = best[2];
+        const double flops = 2.0 * s.rows * cols * s.in;
+        std::printf("| %s (%d x %d x %d) | %.1f | %.1f | %.1f | %.2f | %.2f |\n", s.what, s.rows, cols, s.in, flops / t32 / 1e9,
+                    flops / tb / 1e9, flops / th / 1e9, t32 / tb, t32 / th);
+        if (!bf16_same || !f16_same) std::fprintf(stderr, "attnlab_bench: 16-bit weights gave other bits than F32 on %s\n", s.what);
+        ok &= bf16_same && f16_same;
+    }
+    return ok;
+}
+
 }  // namespace
 
 int run_kernel_bench(int repeats) {
@@ -133,7 +224,13 @@ int run_kernel_bench(int repeats) {
     std::printf("\n");
     bool ok = true;
     for (const Shape& s : shapes) ok &= time_shape(s, repeats, kinds);
+    ok &= time_weight_types(repeats);
     return ok ? 0 : 1;
+}
+
+int run_weight_type_bench(int repeats) {
+    set_max_threads(1);
+    return time_weight_types(repeats) ? 0 : 1;
 }
 
 }  // namespace attnlab

@@ -81,10 +81,17 @@ async function ortDecodeMs(kind, threads, ids) {
   return Math.round(best * 100) / 100;
 }
 
-// One configuration, in this process: prints one JSON line.
+// One configuration, in this process: prints one JSON line. --part prefill or decode: only that
+// half (onnxruntime-web's two sessions in separate processes, see ort() below).
 async function child(kind, threads) {
-  const s = await ortSession(kind, threads, args.onnx);
   const ids = tokenIds(Math.max(...lengths, 128 + decode));
+  const decodes = decode > 0 && args['onnx-decode'] && args.part !== 'prefill';
+  if (args.part === 'decode') {
+    const version = JSON.parse(readFileSync(path.join(path.dirname(self), `node_modules/onnxruntime-${kind === 'ort-web' ? 'web' : 'node'}/package.json`))).version;
+    console.log(JSON.stringify({ build: kind, version, threads, prefill_ms: {}, prefill_cpu_ms: {}, decode_ms: decodes ? await ortDecodeMs(kind, threads, ids) : undefined }));
+    return;
+  }
+  const s = await ortSession(kind, threads, args.onnx);
   const result = { build: kind, version: s.version, threads, prefill_ms: {}, prefill_cpu_ms: {} };
   if (args['logits-out']) writeFileSync(args['logits-out'], Buffer.from((await ortRun(s, ids.slice(0, 128))).buffer));
   for (const L of lengths) {
@@ -101,7 +108,7 @@ async function child(kind, threads) {
     result.prefill_ms[L] = Math.round(best * 10) / 10;
     result.prefill_cpu_ms[L] = Math.round(bestCpu * 10) / 10;
   }
-  if (decode > 0 && args['onnx-decode']) result.decode_ms = await ortDecodeMs(kind, threads, ids);
+  if (decodes) result.decode_ms = await ortDecodeMs(kind, threads, ids);
   console.log(JSON.stringify(result));
 }
 
@@ -152,14 +159,21 @@ async function parent() {
     runJson(binary.endsWith('.js') ? process.execPath : binary,
             [...(binary.endsWith('.js') ? [...nodeFlags(binary), binary] : []), '--prefill', lengths.join(','), '--repeats', String(repeats),
              ...benchModel, ...extra, '--threads', String(threads)], env);
-  const ort = (kind, threads) => () => runJson(process.execPath, [self, '--child', kind, '--threads', String(threads), '--onnx', args.onnx, ...sizes]);
+  const ortChild = (kind, threads, part) =>
+    runJson(process.execPath, [self, '--child', kind, '--threads', String(threads), '--onnx', args.onnx, ...sizes, '--part', part]);
+  // onnxruntime-web's prefill and KV-cache graphs are 656 MB each for smollm2: in one process they
+  // would share one 4 GB wasm heap with L = 4096's activations, so each runs in its own.
+  const ort = (kind, threads) => () => {
+    if (kind !== 'ort-web' || !(decode > 0 && args['onnx-decode'])) return ortChild(kind, threads, 'both');
+    return { ...ortChild(kind, threads, 'prefill'), decode_ms: ortChild(kind, threads, 'decode').decode_ms };
+  };
   const configs = [
     ['AttnLab wasm', 1, bench(args.wasm, 1)],
     ...(args['wasm-mt'] ? [['AttnLab wasm', all, bench(args['wasm-mt'], all)]] : []),
     ...(args['wasm-relaxed'] ? [['AttnLab wasm relaxed SIMD', 1, bench(args['wasm-relaxed'], 1)]] : []),
     ...(args['wasm-mt-relaxed'] ? [['AttnLab wasm relaxed SIMD', all, bench(args['wasm-mt-relaxed'], all)]] : []),
     ['onnxruntime-web', 1, ort('ort-web', 1)],
-    ['onnxruntime-web', all, ort('ort-web', all)],
+    ...(all > 1 ? [['onnxruntime-web', all, ort('ort-web', all)]] : []),  // --threads 1: one thread only
     ['AttnLab native', 1, bench(args.native, 1, { OMP_NUM_THREADS: '1' })],
     ['AttnLab native', 2, bench(args.native, 2, { OMP_NUM_THREADS: '2' })],
     ['onnxruntime-node', 1, ort('ort-node', 1)],
