@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 #include <limits>
 
 namespace attnlab {
@@ -90,6 +91,30 @@ BlockMap coarsened(const BlockMap& m) {
             if (cell > c.max) c.max = cell;
         }
     return c;
+}
+
+namespace {
+
+// A side of `size` positions starting as close to `start` as the map [0, L) allows.
+int clamped_start(double start, int size, int L) {
+    return static_cast<int>(std::clamp(std::lround(start), 0L, static_cast<long>(L - size)));
+}
+
+}  // namespace
+
+MapWindow zoomed(const MapWindow& w, int L, double factor, double at_q, double at_k, int min_side) {
+    const int old = std::max(w.queries(), 1);
+    const int side =
+        static_cast<int>(std::clamp(std::lround(old * factor), static_cast<long>(std::min(min_side, L)), static_cast<long>(L)));
+    // The point at fraction f of the old side stays at fraction f of the new one.
+    const double fq = (at_q - w.q0) / old, fk = (at_k - w.k0) / std::max(w.keys(), 1);
+    const int q0 = clamped_start(at_q - fq * side, side, L), k0 = clamped_start(at_k - fk * side, side, L);
+    return {q0, q0 + side, k0, k0 + side};
+}
+
+MapWindow panned(const MapWindow& w, int L, double dq, double dk) {
+    const int q0 = clamped_start(w.q0 + dq, w.queries(), L), k0 = clamped_start(w.k0 + dk, w.keys(), L);
+    return {q0, q0 + w.queries(), k0, k0 + w.keys()};
 }
 
 }  // namespace attnlab

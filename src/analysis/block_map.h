@@ -55,4 +55,11 @@ void fold_rows(BlockMap& map, std::span<const float> rows, int L, int r0, int r1
 // had the rows been folded into them. For drawing a map in a bounded number of rectangles.
 BlockMap coarsened(const BlockMap& map);
 
+// Zooming and panning a square window of an L x L map (the window keeps as many keys as queries).
+// zoomed: `factor` times the side (< 1 zooms in), at least min_side and at most L, keeping the
+// position (at_q, at_k) under the same point of the picture as far as the map's edges allow.
+MapWindow zoomed(const MapWindow& w, int L, double factor, double at_q, double at_k, int min_side = 8);
+// panned: moved by dq queries and dk keys (rounded), kept inside the map.
+MapWindow panned(const MapWindow& w, int L, double dq, double dk);
+
 }  // namespace attnlab

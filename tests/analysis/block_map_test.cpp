@@ -191,3 +191,25 @@ TEST_CASE("block map: weights streamed a few rows at a time equal the whole map'
     CHECK_FALSE(normalize_causal_row_block(s, L, 34, 40, n, -1.0, rows, error));  // s: rows 34..39
     CHECK(error.find("Query 34") != std::string::npos);
 }
+
+TEST_CASE("block map: zooming keeps the point under the pointer, panning stays inside the map", "[block_map]") {
+    const int L = 8192;
+    const MapWindow all{0, L, 0, L};
+    // Zoom in 4x at query 6000, key 100: the new side is 2048, and 6000 stays at 6000/8192 of it.
+    const MapWindow in = zoomed(all, L, 0.25, 6000, 100);
+    CHECK(in.queries() == 2048);
+    CHECK(in.keys() == 2048);
+    CHECK(in.q0 == 6000 - 1500);  // 6000 - (6000/8192) * 2048
+    CHECK(in.k0 == 100 - 25);
+    // Never below min_side, never past the map's edges.
+    const MapWindow corner = zoomed(all, L, 1e-6, 8191.5, 0.5);
+    CHECK(corner == MapWindow{8184, 8192, 0, 8});
+    CHECK(zoomed(corner, L, 1e9, 8191, 0) == all);
+    // At the window's last cell, zoomed in as far as it goes: the cell stays the last.
+    const MapWindow tiny = zoomed(in, L, 1e-6, 6547.5, 75.5);
+    CHECK(tiny == MapWindow{6540, 6548, 75, 83});
+    CHECK(panned(in, L, 1e9, -1e9) == MapWindow{L - 2048, L, 0, 2048});
+    CHECK(panned(in, L, 10.4, 2.6) == MapWindow{4510, 6558, 78, 2126});
+    // A map shorter than min_side: the whole map.
+    CHECK(zoomed({0, 5, 0, 5}, 5, 0.1, 2, 2) == MapWindow{0, 5, 0, 5});
+}
