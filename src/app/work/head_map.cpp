@@ -39,26 +39,29 @@ public:
         fold_rows(out_->blocks, weights_, L, row_, r1);
         row_ = r1;
         report_progress(static_cast<double>(row_ - q.window.q0) / std::max(1, q.window.queries()));
-        return row_ < q.window.q1;
+        if (row_ < q.window.q1) return true;
+        make_runs();  // here, not in finish(): on the worker where there is one
+        return false;
     }
 
     void finish(Session&) override {
-        if (out_->error.empty()) {
-            // Halve the blocks until their runs fit one draw list (heatmap.h), as the old map did.
-            out_->runs = heatmap::cell_runs(out_->blocks.cells, out_->blocks.rows(), out_->blocks.cols(), out_->blocks.max);
-            while (static_cast<int>(out_->runs.runs.size()) > heatmap::kMaxRuns && out_->blocks.rows() > 16) {
-                out_->blocks = coarsened(out_->blocks);
-                out_->runs = heatmap::cell_runs(out_->blocks.cells, out_->blocks.rows(), out_->blocks.cols(), out_->blocks.max);
-            }
-        } else {
-            out_->blocks.cells.clear();
-        }
+        if (!out_->error.empty()) out_->blocks.cells.clear();
         out_->ms = ms_since(started_);
         pass_.reset();
         *slot_ = std::move(out_);
     }
 
 private:
+    // Halves the blocks until their runs fit one draw list (heatmap.h), as the whole map did.
+    void make_runs() {
+        BlockMap& b = out_->blocks;
+        out_->runs = heatmap::cell_runs(b.cells, b.rows(), b.cols(), b.max);
+        while (static_cast<int>(out_->runs.runs.size()) > heatmap::kMaxRuns && b.rows() > 16) {
+            b = coarsened(b);
+            out_->runs = heatmap::cell_runs(b.cells, b.rows(), b.cols(), b.max);
+        }
+    }
+
     std::shared_ptr<const ForwardResult> pass_;  // held while computing
     std::shared_ptr<const HeadMap>* slot_;
     std::shared_ptr<HeadMap> out_;
