@@ -113,7 +113,7 @@ int main(int argc, char** argv) {
             keep_head_map(map, s, r);
             while (map.computing()) {
                 if (TaskRunner::threaded()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-                keep_head_map(map, s, r);
+                pump_head_map(map, s);
             }
             if (!map.done || !same_request(map.done->request, r)) return fail("the attention map was not computed");
             if (!map.done->error.empty()) return fail(map.done->error);

@@ -17,9 +17,10 @@ public:
         const HeadMapRequest& q = out_->request;
         out_->blocks = empty_block_map(q.window, q.max_blocks, q.how);
         const AttentionCapture& cap = pass_->capture;
-        // About 8M multiply-adds a step, as the thumbnails: a few ms natively.
-        const long long per_row = static_cast<long long>(std::max(cap.length(), 1)) * std::max(cap.head_dim(), 1);
-        rows_per_step_ = static_cast<int>(std::clamp(8'000'000LL / per_row, 4LL, 1024LL));
+        // About 4M operations a step: a key's score costs head_dim multiply-adds and its weight about
+        // 32 more (the normalizer works in double, a row at a time): 10-30 ms in the page.
+        const long long per_row = static_cast<long long>(std::max(cap.length(), 1)) * (std::max(cap.head_dim(), 1) + 32);
+        rows_per_step_ = static_cast<int>(std::clamp(4'000'000LL / per_row, 1LL, 1024LL));
         row_ = q.window.q0;
     }
 
@@ -98,9 +99,14 @@ void keep_head_map(HeadMapWork& w, Session& s, const HeadMapRequest& r) {
             w.work.start(std::move(task), "Attention map");
         }
     }
-    // Without threads the UI thread runs the steps: leave the frame to the model's work first.
+}
+
+void pump_head_map(HeadMapWork& w, Session& s) {
+    // Without threads the UI thread runs the steps. Not after the model's work, as the thumbnails
+    // are: the map is what the reader looks at, and the pass it shows is done (the model's work then
+    // is the text's perplexity, half a minute over a long text and a large vocabulary).
     constexpr double kBudgetMs = 20.0;
-    if (!s.model_work.busy()) w.work.pump(s, kBudgetMs);
+    w.work.pump(s, kBudgetMs);
 }
 
 }  // namespace attnlab

@@ -52,8 +52,11 @@ struct HeadMapWork {
 // the cost of the old whole-map re-shape at 1,024 tokens); larger ones on the runner.
 inline constexpr long long kHeadMapCellsAtOnce = 1024LL * 1024;
 
-// Starts the map for `r` when it differs from what was asked for last, and hands finished maps
-// over. Once a frame while the panel shows the map; never computes when nothing changed.
+// Starts the map for `r` when it differs from what was asked for last (a small window at once).
+// Once a frame while the panel shows the map; never computes when nothing changed.
 void keep_head_map(HeadMapWork& w, Session& s, const HeadMapRequest& r);
+// Steps a long map (without threads) and hands it over when done: once a frame from the frame
+// loop, whether the panel is shown or not, so that a map started never waits for the panel.
+void pump_head_map(HeadMapWork& w, Session& s);
 
 }  // namespace attnlab
