@@ -18,29 +18,42 @@ bool normalize_causal_rows(std::span<const float> scores, int L, const Normalize
         error = "The score matrix is not L x L (L = " + std::to_string(L) + ").";
         return false;
     }
-    std::vector<float> w(static_cast<size_t>(L) * L, 0.0f);
+    return normalize_causal_row_block(scores, L, 0, L, n, T, out, error);
+}
+
+bool normalize_causal_row_block(std::span<const float> scores, int L, int r0, int r1, const Normalizer& n, double T,
+                                std::vector<float>& out, std::string& error) {
+    assert(0 <= r0 && r0 <= r1 && r1 <= L && scores.size() == static_cast<size_t>(r1 - r0) * L);
+    std::vector<float> w(static_cast<size_t>(r1 - r0) * L, 0.0f);
     std::vector<double> row;
-    for (int i = 0; i < L; ++i) {
-        const float* s = scores.data() + static_cast<size_t>(i) * L;
+    for (int i = r0; i < r1; ++i) {
+        const float* s = scores.data() + static_cast<size_t>(i - r0) * L;
         row.assign(s, s + i + 1);  // query i sees keys 0..i
         if (!check_normalizer_input(n, row, T, error)) {
             error = "Query " + std::to_string(i) + ": " + error;
             return false;
         }
         const std::vector<double> p = normalize(n, row, T);
-        std::copy(p.begin(), p.end(), w.begin() + static_cast<std::ptrdiff_t>(i) * L);
+        std::copy(p.begin(), p.end(), w.begin() + static_cast<std::ptrdiff_t>(i - r0) * L);
     }
     out = std::move(w);
     return true;
+}
+
+void score_rows(std::span<const float> q, std::span<const float> k, int L, int d, int r0, int r1, std::vector<float>& out) {
+    assert(0 <= r0 && r0 <= r1 && r1 <= L);
+    assert(q.size() == static_cast<size_t>(L) * d && k.size() == static_cast<size_t>(L) * d);
+    out.assign(static_cast<size_t>(r1 - r0) * L, 0.0f);
+    // (rows, L) = q[r0:r1] (rows, d) @ k^T / sqrt(d)
+    gemm(r1 - r0, L, d, q.data() + static_cast<size_t>(r0) * d, d, k.data(), d, true, out.data(), L,
+         1.0f / std::sqrt(static_cast<float>(d)));
 }
 
 void softmax_attention_rows(std::span<const float> q, std::span<const float> k, int L, int d, int r0, int r1, std::vector<float>& out) {
     assert(0 <= r0 && r0 <= r1 && r1 <= L);
     assert(q.size() == static_cast<size_t>(L) * d && k.size() == static_cast<size_t>(L) * d);
     const int rows = r1 - r0;
-    out.assign(static_cast<size_t>(rows) * L, 0.0f);
-    // (rows, L) = q[r0:r1] (rows, d) @ k^T / sqrt(d), scaled as the forward pass scales
-    gemm(rows, L, d, q.data() + static_cast<size_t>(r0) * d, d, k.data(), d, true, out.data(), L, 1.0f / std::sqrt(static_cast<float>(d)));
+    score_rows(q, k, L, d, r0, r1, out);
     for (int r = 0; r < rows; ++r) {
         const int i = r0 + r;  // this row's query position: keys 0..i
         float* row = out.data() + static_cast<size_t>(r) * L;
@@ -60,8 +73,7 @@ void plan_attention_rows(std::span<const float> q, std::span<const float> k, int
     }
     assert(0 <= r0 && r0 <= r1 && r1 <= L);
     const int rows = r1 - r0;
-    out.assign(static_cast<size_t>(rows) * L, 0.0f);
-    gemm(rows, L, d, q.data() + static_cast<size_t>(r0) * d, d, k.data(), d, true, out.data(), L, 1.0f / std::sqrt(static_cast<float>(d)));
+    score_rows(q, k, L, d, r0, r1, out);
     for (int r = 0; r < rows; ++r) {
         const int i = r0 + r;
         float* row = out.data() + static_cast<size_t>(r) * L;

@@ -17,6 +17,15 @@ namespace attnlab {
 // the row when a row is not valid input (non-finite scores, bad T).
 bool normalize_causal_rows(std::span<const float> scores, int L, const Normalizer& n, double T, std::vector<float>& out,
                            std::string& error);
+// The same for rows r0..r1-1 alone: `scores` and `out` are (r1 - r0, L), row r being query
+// r0 + r's. What a view that streams over the rows uses, never holding L x L.
+bool normalize_causal_row_block(std::span<const float> scores, int L, int r0, int r1, const Normalizer& n, double T,
+                                std::vector<float>& out, std::string& error);
+
+// Rows r0..r1-1 of one head's scores q.k / sqrt(d), scaled as the forward pass scales them, from
+// its queries and keys (both (L, d) row-major): out is (r1 - r0, L), every key's score (a caller
+// reads keys 0..i of row i).
+void score_rows(std::span<const float> q, std::span<const float> k, int L, int d, int r0, int r1, std::vector<float>& out);
 
 // Rows r0..r1-1 of one head's softmax attention (T = 1, the model as trained), computed from its
 // queries and keys (both (L, d) row-major): out is (r1 - r0, L), 0 above the diagonal. The same

@@ -384,6 +384,7 @@ void draw_app(AppState& app) {
     if (step_work && !s.model_work.busy()) s.background.pump(s, kWorkBudgetMs);
     keep_summaries_current(s);
     keep_head_thumbnails(app.attention.grid.thumbnails, s);
+    if (step_work) pump_head_map(app.attention.map.work, s);
     show_learned_head(app);
     keep_ui_scale(app);
 
@@ -500,7 +501,8 @@ FetchStatus::Phase fetch_phase(const AppState& app) {
 }
 bool app_computing(const AppState& app) {
     return app.session.model_work.busy() || app.session.background.busy() || app.session.twin_work.busy() ||
-           app.attention.grid.thumbnails.work.busy() || app.settle_frames > 0 || plot::export_pending();
+           app.attention.grid.thumbnails.work.busy() || app.attention.map.work.computing() || app.settle_frames > 0 ||
+           plot::export_pending();
 }
 }  // namespace
 

@@ -34,205 +34,61 @@ std::string setting_in_words(const HeadPlan& h) {
     return out;
 }
 
-// ---- the open head ------------------------------------------------------------------------
-
-// Brings the open head's scores, weights and runs up to date with the view. Cheap when nothing
-// changed; dragging T re-normalizes every row from the cached scores (no model run).
-void update_map(AttentionPanel& p, const Session& s, int layer, int head) {
-    const AttentionCapture& cap = s.forward->capture;
-    if (p.map_pass.lock() != s.forward || p.map_layer != layer || p.map_head != head) {
-        p.map_pass = s.forward;
-        p.map_layer = layer;
-        p.map_head = head;
-        p.L = cap.length();
-        p.scores = cap.scores(layer, head);
-        p.map_normalizer.clear();  // re-shape below
-    }
-    if (p.map_normalizer == s.view.normalizer && p.map_T == s.view.T) return;
-    p.map_normalizer = s.view.normalizer;
-    p.map_T = s.view.T;
-    const auto start = SteadyClock::now();
-    Normalizer n;
-    p.map_error.clear();
-    if (!parse_normalizer(s.view.normalizer, n, p.map_error) ||
-        !normalize_causal_rows(p.scores, p.L, n, s.view.T, p.weights, p.map_error)) {
-        p.weights.clear();
-        p.runs = {};
-        p.bins = 0;
-        return;
-    }
-    p.max_weight = *std::max_element(p.weights.begin(), p.weights.end());
-    // Every cell when the runs fit the draw list's budget; else max-pooled blocks, halving.
-    int bins = std::min(p.L, 256);
-    for (;;) {
-        if (bins == p.L) {
-            p.runs = heatmap::cell_runs(p.weights, p.L, p.L, p.max_weight);
-        } else {
-            PooledMap m = empty_pooled_map(p.L, bins);
-            pool_rows_max(m, p.weights, 0, p.L);
-            p.runs = heatmap::cell_runs(m.cells, m.bins, m.bins, p.max_weight);
-        }
-        if (static_cast<int>(p.runs.runs.size()) <= heatmap::kMaxRuns || bins <= 16) break;
-        bins = (bins + 1) / 2;
-    }
-    p.bins = bins;
-    p.reshape_ms = ms_since(start);
+// The row plot's key axis, a choice over the plot: positions, or a log axis (distance back from
+// the query, or position), where the keys near the query and far from it both have room at 8,192.
+void draw_row_axis_choice(AttentionPanel& p, PanelContext& ctx) {
+    constexpr const char* kAxes[] = {"key position", "log distance from the query", "log key position"};
+    int axis = static_cast<int>(p.row_axis);
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14.0f);
+    if (ImGui::Combo("key axis", &axis, kAxes, 3)) p.row_axis = static_cast<AttentionPanel::RowAxis>(axis);
+    remember_last_item(ctx.widgets, "attention.row_axis");
 }
 
-std::string token_label(const Session& s, int position) {
-    const std::vector<int>& t = s.forward->tokens;
-    if (position < 0 || position >= static_cast<int>(t.size())) return "";
-    std::string label = chip_label(s.tokenizer.token_bytes(t[static_cast<size_t>(position)]));
-    if (label.size() > 14) label = label.substr(0, 12) + "..";
-    return label;
-}
-
-// Text truncated from the right to fit `width` pixels.
-std::string fit_text(std::string text, float width) {
-    while (!text.empty() && ImGui::CalcTextSize(text.c_str()).x > width) text.pop_back();
-    return text;
-}
-
-void draw_map(AttentionPanel& p, PanelContext& ctx, ImVec2 size) {
-    Session& s = ctx.session;
-    ImGui::BeginChild("##map", size, false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
-    const float font = ImGui::GetFontSize();
-    const ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text), faint = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-    ImGui::Text("Layer %d, head %d: %s, T = %.3g", p.map_layer, p.map_head, p.map_normalizer.c_str(), p.map_T);
-    // The selector re-shapes this head's scores as a preview; say so when the model runs it otherwise.
-    if (s.forward && p.map_layer < s.forward->plan.n_layer() && p.map_head < s.forward->plan.n_head()) {
-        const HeadPlan& runs = s.forward->plan.at(p.map_layer, p.map_head);
-        Normalizer shown;
-        std::string unused;
-        if (!parse_normalizer(p.map_normalizer, shown, unused) || !(shown == runs.normalizer) ||
-            static_cast<float>(p.map_T) != runs.temperature) {
-            ImGui::SameLine();
-            ImGui::TextDisabled("(a preview: the model runs this head with %s; \"Apply to the model\" runs it so)",
-                                setting_in_words(runs).c_str());
-        }
-    }
-    if (!p.map_error.empty()) {
-        ImGui::PushStyleColor(ImGuiCol_Text, plot::colors::vermillion);
-        ImGui::TextWrapped("%s", p.map_error.c_str());
-        ImGui::PopStyleColor();
-        ImGui::EndChild();
-        return;
-    }
-    const int L = p.L;
-    const ImVec2 avail = ImGui::GetContentRegionAvail();
-    // On a narrow screen (a phone, a tablet) the row labels give way and the colour bar lies under
-    // the map, so that the map takes the width.
-    const bool narrow = avail.x < font * 45.0f;
-    const float label_w = narrow ? font * 3.0f : font * 6.0f;
-    const float bar_w = font * 1.1f, bar_labels = font * 5.0f, bar_under = narrow ? font * 3.6f : 0.0f;
-    const float top = font * 2.4f, bottom = font * 2.6f;
-    const float beside = narrow ? font * 0.5f : bar_w + bar_labels + font;
-    const float side = std::max(font * 4.0f, std::min(avail.x - label_w - beside, avail.y - top - bottom - bar_under));
-    const ImVec2 origin = ImGui::GetCursorScreenPos();
-    const ImVec2 p0(origin.x + label_w, origin.y + top), p1(p0.x + side, p0.y + side);
-    ImGui::SetCursorScreenPos(p0);
-    // A click chooses the row where the button is let go over it (a finger's tap); a mouse may
-    // also drag along the rows. A swipe that starts here lets go away from the map (the touch
-    // layer's rule: src/platform/touch_gestures.h) and has not moved the pointer while pressed,
-    // so it chooses nothing: the page scrolls instead.
-    const bool released_here = ImGui::InvisibleButton("##heatmap", ImVec2(side, side));
-    remember_last_item(ctx.widgets, "attention.heatmap");
-    const bool hovered = ImGui::IsItemHovered(), active = ImGui::IsItemActive();
-    const bool dragging_rows = active && ImGui::IsMouseDragging(ImGuiMouseButton_Left);
-    ImDrawList* dl = ImGui::GetWindowDrawList();
-    const float cell = side / L;
-
-    // The keys a causal query cannot see: hatched, no colour (they are not weight 0, they are absent).
-    dl->AddRectFilled(p0, p1, IM_COL32(242, 242, 242, 255));
-    heatmap::draw_upper_hatch(dl, p0, p1, IM_COL32(200, 200, 200, 255), std::max(6.0f, font * 0.5f));
-    heatmap::draw_runs(dl, p.runs, p0, p1);
-    dl->AddRect(p0, p1, ink);
-    const int query = chosen_query(s);
-    dl->AddRect(ImVec2(p0.x - 2, p0.y + query * cell - 1), ImVec2(p1.x + 2, p0.y + (query + 1) * cell + 1), plot::colors::vermillion, 0.0f,
-                0, 2.0f);
-
-    // Axes: the kit's position ticks, cell j centred on j (the y axis runs down the rows); the
-    // tokens themselves instead when a cell is large enough to read them.
-    const plot::AxisRange keys{-0.5, L - 0.5, plot::Scale::Linear}, rows{L - 0.5, -0.5, plot::Scale::Linear};
-    const std::vector<plot::Tick> ticks = plot::axis_ticks(keys, std::max(2, static_cast<int>(side / (font * 4))));
-    if (cell >= font * 2.5f) {  // room for the key tokens themselves
-        for (int j = 0; j < L; ++j) {
-            const std::string label = fit_text(token_label(s, j), cell - 2.0f);
-            const float tw = ImGui::CalcTextSize(label.c_str()).x;
-            dl->AddText(ImVec2(p0.x + (j + 0.5f) * cell - tw * 0.5f, p1.y + font * 0.35f), ink, label.c_str());
-        }
-    } else {
-        plot::draw_axis(dl, keys, ticks, p0, p1, plot::Edge::Bottom, false);
-    }
-    const char* x_title = "key position →";
-    dl->AddText(ImVec2(p0.x + side * 0.5f - ImGui::CalcTextSize(x_title).x * 0.5f, p1.y + font * 1.4f), ink, x_title);
-    dl->AddText(ImVec2(origin.x, p0.y - font * 1.3f), ink, "query position ↓");
-    if (cell >= ImGui::GetTextLineHeight()) {
-        for (int i = 0; i < L; ++i) {
-            const std::string label = fit_text(token_label(s, i), label_w - font * 0.5f);
-            const float tw = ImGui::CalcTextSize(label.c_str()).x;
-            dl->AddText(ImVec2(p0.x - tw - font * 0.3f, p0.y + (i + 0.5f) * cell - font * 0.5f), i == query ? ink : faint, label.c_str());
-        }
-    } else {
-        plot::draw_axis(dl, rows, ticks, p0, p1, plot::Edge::Left, false);
-    }
-
-    // Colour bar: 0 .. the actual largest weight of this map.
-    if (narrow) {
-        heatmap::draw_color_bar_across(dl, ImVec2(p0.x, p1.y + bottom + font * 1.4f), ImVec2(p1.x, p1.y + bottom + font * 2.2f),
-                                       p.max_weight, "attention weight");
-    } else {
-        heatmap::draw_color_bar(dl, ImVec2(p1.x + font, p0.y), ImVec2(p1.x + font + bar_w, p1.y), p.max_weight, "attention weight");
-    }
-
-    if (hovered || active || released_here) {
-        const ImVec2 m = ImGui::GetIO().MousePos;
-        const int q = std::clamp(static_cast<int>((m.y - p0.y) / cell), 0, L - 1);
-        const int k = std::clamp(static_cast<int>((m.x - p0.x) / cell), 0, L - 1);
-        if (released_here || dragging_rows) s.view.query = q;
-        ImGui::BeginTooltip();
-        if (k <= q)
-            ImGui::Text("query %d ('%s') → key %d ('%s'): %.4g", q, token_label(s, q).c_str(), k, token_label(s, k).c_str(),
-                        static_cast<double>(p.weights[static_cast<size_t>(q) * L + k]));
-        else ImGui::Text("query %d ('%s') cannot see key %d: it comes later (causal mask)", q, token_label(s, q).c_str(), k);
-        ImGui::TextDisabled("Click a row to choose that query.");
-        ImGui::EndTooltip();
-    }
-    ImGui::SetCursorScreenPos(ImVec2(origin.x, p1.y + bottom + bar_under));
-    if (p.bins < L) ImGui::TextDisabled("%d positions in %d x %d blocks: each block shows its largest weight.", L, p.bins, p.bins);
-    // Past kExactCaptureTokens the pass keeps Q, K and V at 16 bits (display_storage): say so.
-    if (s.forward->capture.storage() == CaptureStorage::f16)
-        ImGui::TextDisabled(
-            "Queries, keys and values kept at 16 bits past %d tokens: each score within about 0.1%% of |q| |k| / sqrt(d) "
-            "(the CLI's are exact).",
-            kExactCaptureTokens);
-    ImGui::EndChild();
-}
-
-// The chosen query's weights over the keys, top-N highlighted, with the 1/L reference.
-void draw_row(const Session& s, const QuerySlice& slice, ImVec2 size) {
+// The chosen query's weights over the keys, top-N highlighted, with the 1/L reference: against the
+// key's position, or on a log axis against its distance back from the query + 1 (1 = the query
+// itself, i + 1 = key 0) or its position + 1.
+void draw_row(const Session& s, const QuerySlice& slice, AttentionPanel::RowAxis axis, ImVec2 size) {
     const int n = static_cast<int>(slice.weights.size());
     const std::vector<int> order = selection_order(slice.weights);
     const int N = std::clamp(s.view.N, 1, std::max(1, n));
     std::vector<char> selected(static_cast<size_t>(n), 0);
     for (int i = 0; i < std::min(N, n); ++i) selected[static_cast<size_t>(order[static_cast<size_t>(i)])] = 1;
+    using RowAxis = AttentionPanel::RowAxis;
+    const auto x_of = [&](int j) { return axis == RowAxis::Position ? j : axis == RowAxis::LogDistance ? n - j : j + 1; };
     std::vector<double> x_rest, y_rest, x_top, y_top;
     for (int j = 0; j < n; ++j) {
-        (selected[static_cast<size_t>(j)] ? x_top : x_rest).push_back(j);
+        (selected[static_cast<size_t>(j)] ? x_top : x_rest).push_back(x_of(j));
         (selected[static_cast<size_t>(j)] ? y_top : y_rest).push_back(slice.weights[static_cast<size_t>(j)]);
     }
     char title[160], top_label[48], ref_label[48];
     std::snprintf(title, sizeof title, "Query %d ('%s'): its weights over the %d keys it sees", slice.query,
-                  token_label(s, slice.query).c_str(), n);
+                  short_token_label(s, slice.query).c_str(), n);
     std::snprintf(top_label, sizeof top_label, "top-%d (N)", N);
     std::snprintf(ref_label, sizeof ref_label, "1/L = %.3g (uniform)", 1.0 / n);
-    const std::vector<double> ref_x = {-0.5, n - 0.5}, ref_y(2, 1.0 / n);
-    if (!plot::begin("##row", size, {"key position", plot::Scale::Linear, -0.5, n - 0.5}, {"weight", plot::Scale::Linear, 0.0}, title))
+    const bool log = axis != RowAxis::Position;
+    // On a log axis a bar of width 0.8 at x covers x - 0.4 .. x + 0.4: the axis starts at 0.5.
+    const double lo = log ? 0.5 : -0.5, hi = n + (log ? 0.5 : -0.5);
+    const std::vector<double> ref_x = {lo, hi}, ref_y(2, 1.0 / n);
+    const char* x_label = axis == RowAxis::Position      ? "key position"
+                          : axis == RowAxis::LogDistance ? "distance from the query + 1 (1 = the query itself; log)"
+                                                         : "key position + 1 (log)";
+    if (!plot::begin("##row", size, {x_label, log ? plot::Scale::Log : plot::Scale::Linear, lo, hi}, {"weight", plot::Scale::Linear, 0.0},
+                     title))
         return;
     plot::bars("other keys", x_rest, y_rest, 0.8, plot::colors::blue);
     plot::bars(top_label, x_top, y_top, 0.8, plot::colors::vermillion);
     plot::line(ref_label, ref_x, ref_y, {plot::colors::black, plot::Dash::Dashed, 1.5f});
     plot::end();
+}
+
+// The map's title, and a note when the selector previews a setting the model does not run.
+std::string map_preview_note(const Session& s) {
+    const HeadPlan& runs = s.forward->plan.at(s.view.layer, s.view.head);
+    Normalizer shown;
+    std::string unused;
+    if (parse_normalizer(s.view.normalizer, shown, unused) && shown == runs.normalizer && static_cast<float>(s.view.T) == runs.temperature)
+        return "";
+    return "(a preview: the model runs this head with " + setting_in_words(runs) + "; \"Apply to the model\" runs it so)";
 }
 
 // The normalizer selector: a kind, and for SSMax and general entmax its parameter. The view keeps
@@ -535,7 +391,7 @@ void draw_attention_panel(AttentionPanel& p, PanelContext& ctx) {
         return;
     }
     const QuerySlice& slice = p.slice;
-    update_map(p, s, slice.layer, slice.head);
+    keep_attention_map_view(p.map, s, slice.layer, slice.head);
 
     const float font = ImGui::GetFontSize();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
@@ -556,15 +412,20 @@ void draw_attention_panel(AttentionPanel& p, PanelContext& ctx) {
     if (panes.stacked) {
         // The map as wide as the screen (less its labels), taller than the view when that is short.
         const float w = ImGui::GetContentRegionAvail().x;
-        // (Its title, the axes' labels and the colour bar under it take about 10 lines.)
-        draw_map(p, ctx, ImVec2(0, std::clamp(w + font * 7.0f, font * 14.0f, std::max(panes.view_h, font * 18.0f))));
-        draw_row(s, slice, ImVec2(0, stacked_plot_height(panes, w)));
+        // (Its title, its controls, the axes' labels and the colour bar under it take about 12 lines.)
+        draw_attention_map_view(p.map, ctx, ImVec2(0, std::clamp(w + font * 9.0f, font * 16.0f, std::max(panes.view_h, font * 20.0f))),
+                                map_preview_note(s));
+        draw_row_axis_choice(p, ctx);
+        draw_row(s, slice, p.row_axis, ImVec2(0, stacked_plot_height(panes, w)));
     } else {
         const float h = ImGui::GetContentRegionAvail().y;
-        draw_map(p, ctx, ImVec2(0, std::max(font * 12.0f, h * 0.62f)));
-        draw_row(s, slice, ImVec2(0, std::max(font * 10.0f, ImGui::GetContentRegionAvail().y - ImGui::GetFrameHeightWithSpacing())));
+        draw_attention_map_view(p.map, ctx, ImVec2(0, std::max(font * 14.0f, h * 0.62f)), map_preview_note(s));
+        draw_row_axis_choice(p, ctx);
+        draw_row(s, slice, p.row_axis,
+                 ImVec2(0, std::max(font * 10.0f, ImGui::GetContentRegionAvail().y - 2.0f * ImGui::GetFrameHeightWithSpacing())));
     }
-    ImGui::TextDisabled("Re-shaped the %d x %d map in %.2f ms.", p.L, p.L, p.reshape_ms);
+    if (const std::shared_ptr<const HeadMap> m = p.map.work.done)
+        ImGui::TextDisabled("Computed the map's %d rows in %.2f ms.", m->request.window.queries(), m->ms);
     end_pane(panes);
     end_panes(panes);
 }
@@ -623,7 +484,14 @@ std::string attention_status_json(const AttentionPanel& p, const Session& s) {
         o.add_raw("row", "null").add_raw("selected", "null").add("reason", why);
     }
     add_head_grid_status(p.grid, s, o);
-    o.add("L", p.L).add("bins", p.bins).add("max_weight", static_cast<double>(p.max_weight)).add("reshape_ms", p.reshape_ms);
+    // L, bins (block rows), max_weight (the largest block) and reshape_ms (the map's computation),
+    // as before the blocks; map: what the map shows (attention_map_view.h).
+    const std::shared_ptr<const HeadMap> m = p.map.work.done;
+    o.add("L", s.forward ? s.forward->capture.length() : 0)
+        .add("bins", m ? m->blocks.rows() : 0)
+        .add("max_weight", m ? static_cast<double>(m->blocks.max) : 0.0)
+        .add("reshape_ms", m ? m->ms : 0.0);
+    o.add_raw("map", attention_map_status_json(p.map));
     // top10: the model as it runs now (under the plan); baseline_top10: as trained.
     o.add_raw("top10", s.forward ? cached_top_json(p.top_json_now, s.forward, s.tokenizer) : "null");
     o.add_raw("baseline_top10", s.baseline ? cached_top_json(p.top_json_trained, s.baseline, s.tokenizer) : "null");

@@ -9,9 +9,9 @@
 
 #include "analysis/attention_map.h"
 #include "app/panel_context.h"
+#include "app/panels/attention_map_view.h"
 #include "app/panels/head_grid.h"
 #include "app/panels/twin_panel.h"
-#include "app/plot/heatmap.h"
 #include "app/work/model_tasks.h"
 
 namespace attnlab {
@@ -24,19 +24,12 @@ struct AttentionPanel {
     QueryKey slice_key;
     std::string slice_error;
 
-    // The open head: its scores (cached per pass and head) and their re-shaped weights (cached
-    // per normalizer and temperature), and the runs drawn from them.
-    std::weak_ptr<const ForwardResult> map_pass;
-    int map_layer = -1, map_head = -1, L = 0;
-    std::vector<float> scores;  // (L, L): q.k / sqrt(d)
-    std::string map_normalizer;
-    double map_T = 0.0;
-    std::vector<float> weights;  // (L, L): the normalizer at T, row by row; 0 above the diagonal
-    float max_weight = 0.0f;
-    heatmap::CellRuns runs;  // bins x bins (block max-pooled when L x L needs too many runs)
-    int bins = 0;
-    std::string map_error;
-    double reshape_ms = 0.0;  // the last re-shape (normalize every row + runs)
+    // The open head's map: blocks of a window of it, zoomed and panned (attention_map_view.h).
+    AttentionMapView map;
+    // The row plot's key axis: positions (linear), or on a log axis the distance back from the
+    // query (1 = the query itself) or the position + 1.
+    enum class RowAxis { Position, LogDistance, LogPosition };
+    RowAxis row_axis = RowAxis::Position;
 
     // The model changes in words, for the plan and trained plan they were made from.
     AttentionPlan words_plan, words_trained;
