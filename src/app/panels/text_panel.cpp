@@ -178,7 +178,10 @@ void draw_chips(TextPanel& p, PanelContext& ctx, float height) {
     const float chip_h = ImGui::GetTextLineHeight() + 2 * pad, line_h = chip_h + ImGui::GetStyle().ItemSpacing.y;
     const int lines = static_cast<int>(c.line_starts.size()), n = static_cast<int>(c.labels.size());
     // A query chosen elsewhere (a row click, a link, the arrow keys): bring its line into view.
+    // The default query (the last token, view.query -1) moves with every new text and pass: the
+    // box then stays where the reader left it.
     const ImVec2 origin = ImGui::GetCursorScreenPos();
+    if (s.view.query < 0) p.scrolled_to = chosen;
     if (chosen >= 0 && chosen != p.scrolled_to && lines > 0) {
         p.scrolled_to = chosen;
         // SetScrollFromPosY takes the line's place in the window as it shows now, scrolled.
