@@ -209,23 +209,34 @@ private:
 
     std::optional<Value> number() {
         const size_t start = pos_;
+        bool whole = true;
         if (s_[pos_] == '-') ++pos_;
         if (at_end() || !digit(s_[pos_])) return fail("a number needs digits");
         if (s_[pos_] == '0') ++pos_;
         else
             while (!at_end() && digit(s_[pos_])) ++pos_;
         if (!at_end() && s_[pos_] == '.') {
+            whole = false;
             ++pos_;
             if (at_end() || !digit(s_[pos_])) return fail("a number needs digits after '.'");
             while (!at_end() && digit(s_[pos_])) ++pos_;
         }
         if (!at_end() && (s_[pos_] == 'e' || s_[pos_] == 'E')) {
+            whole = false;
             ++pos_;
             if (!at_end() && (s_[pos_] == '+' || s_[pos_] == '-')) ++pos_;
             if (at_end() || !digit(s_[pos_])) return fail("a number needs digits in its exponent");
             while (!at_end() && digit(s_[pos_])) ++pos_;
         }
         std::string raw(s_.substr(start, pos_ - start));
+        // A whole number of up to 15 digits is exact in a double, as strtod would give it, and
+        // vocabularies are tens of thousands of them.
+        const bool negative = raw[0] == '-';
+        if (whole && raw.size() - negative <= 15) {
+            double v = 0;
+            for (size_t i = negative; i < raw.size(); ++i) v = v * 10 + (raw[i] - '0');
+            return Value::number(negative ? -v : v, std::move(raw));
+        }
         // strtod on our own NUL-terminated copy; JSON numbers never depend on the locale's
         // decimal point because the C locale is never changed in this program.
         const double v = std::strtod(raw.c_str(), nullptr);
@@ -237,6 +248,10 @@ private:
     }
 
     static bool digit(char c) { return c >= '0' && c <= '9'; }
+    static bool plain_ascii(char c) {
+        const auto u = static_cast<unsigned char>(c);
+        return u >= 0x20 && u < 0x80 && c != '"' && c != '\\';
+    }
 
     static int hex(char c) {
         if (c >= '0' && c <= '9') return c - '0';
@@ -268,6 +283,15 @@ private:
                 return out;
             }
             if (static_cast<unsigned char>(c) < 0x20) return fail("control character in a string (escape it)");
+            // A run of plain ASCII at once: vocabularies are 50,000-odd short keys, and a byte at a
+            // time through utf8_next made up most of a tokenizer's load.
+            size_t run = pos_;
+            while (run < s_.size() && plain_ascii(s_[run])) ++run;
+            if (run > pos_) {
+                out.append(s_.substr(pos_, run - pos_));
+                pos_ = run;
+                continue;
+            }
             if (c != '\\') {
                 char32_t cp = 0;
                 const int n = utf8_next(s_, pos_, cp);

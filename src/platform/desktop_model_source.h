@@ -1,7 +1,10 @@
 #pragma once
-// The desktop's ModelSource: checkpoints are files on disk, mapped into memory (no download,
-// no cache). "Load" takes a path to a .safetensors file (or the folder holding model.safetensors);
-// config.json beside it is read when present. Web addresses get a readable refusal.
+// The desktop's ModelSource: checkpoints are files on disk (no download, no cache), in Hugging
+// Face's layout as the page's hub reads it. "Load" takes a .safetensors file, a
+// model.safetensors.index.json, or the folder holding either; config.json, tokenizer.json and
+// tokenizer_config.json beside it are read when present. One file is mapped; a sharded
+// checkpoint's files are read into one buffer, as the page receives them. Web addresses get a
+// readable refusal.
 #include "app/model_source.h"
 
 namespace attnlab {
@@ -22,8 +25,7 @@ private:
     void fail(const std::string& path, std::string message);
 
     FetchStatus status_;
-    ModelBytes bytes_;
-    std::string config_json_, source_;
+    ModelFiles files_;  // what take_result() hands over
 };
 
 }  // namespace attnlab

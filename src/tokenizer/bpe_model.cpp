@@ -20,34 +20,32 @@ std::string fallback_token(int byte) {
 
 }  // namespace
 
-bool BpeModel::build(std::vector<std::string> tokens, const std::vector<std::pair<int, int>>& merges, const Options& options,
-                     std::string& error) {
-    options_ = options;
+int BpeModel::set_tokens(std::vector<std::string> tokens) {
     tokens_ = std::move(tokens);
-    id_of_.clear();
-    id_of_.reserve(tokens_.size());
-    for (size_t id = 0; id < tokens_.size(); ++id) id_of_.emplace(tokens_[id], static_cast<int>(id));
+    overridden_.clear();
     final_id_.clear();
+    return index_.build(tokens_);
+}
+
+bool BpeModel::set_merges(const std::vector<std::pair<int, int>>& merges, const Options& options, std::string& error) {
+    options_ = options;
     merges_.clear();
     merges_.reserve(merges.size());
+    std::string joined;  // one buffer for all merges: a string each was much of a load's time
     for (size_t rank = 0; rank < merges.size(); ++rank) {
         const auto [l, r] = merges[rank];
-        const auto m = id_of_.find(tokens_[static_cast<size_t>(l)] + tokens_[static_cast<size_t>(r)]);
-        const std::string where = "merge " + std::to_string(rank) + " (" + json::quote(tokens_[static_cast<size_t>(l)]) + " + " +
-                                  json::quote(tokens_[static_cast<size_t>(r)]) + ")";
-        if (m == id_of_.end()) {
-            error = where + " makes a string that is not in the vocabulary";
-            return false;
-        }
-        if (!merges_.emplace(pair_key(l, r), Merge{static_cast<int>(rank), m->second}).second) {
-            error = where + " appears twice";
+        const std::string &left = tokens_[static_cast<size_t>(l)], &right = tokens_[static_cast<size_t>(r)];
+        joined.assign(left).append(right);
+        const int made = index_.find(joined, tokens_);
+        if (made < 0 || !merges_.emplace(pair_key(l, r), Merge{static_cast<int>(rank), made}).second) {
+            error = "merge " + std::to_string(rank) + " (" + json::quote(left) + " + " + json::quote(right) + ")" +
+                    (made >= 0 ? " appears twice" : " makes a string that is not in the vocabulary");
             return false;
         }
     }
-    for (int b = 0; b < 256; ++b) {
-        const auto it = id_of_.find(options_.byte_level ? std::string(1, static_cast<char>(b)) : fallback_token(b));
-        (options_.byte_level ? byte_id_ : fallback_id_)[b] = it == id_of_.end() ? -1 : it->second;
-    }
+    for (int b = 0; b < 256; ++b)
+        (options_.byte_level ? byte_id_ : fallback_id_)[b] =
+            index_.find(options_.byte_level ? std::string(1, static_cast<char>(b)) : fallback_token(b), tokens_);
     char_id_.clear();
     if (!options_.byte_level) {
         for (size_t id = 0; id < tokens_.size(); ++id) {
@@ -60,22 +58,23 @@ bool BpeModel::build(std::vector<std::string> tokens, const std::vector<std::pai
 }
 
 void BpeModel::override_token(const std::string& content, int id) {
-    const auto it = id_of_.find(content);
-    if (it != id_of_.end() && it->second < size()) {
+    const int was = find(content);
+    if (was >= 0 && was < size()) {
         if (final_id_.empty()) {
             final_id_.resize(tokens_.size());
             for (size_t i = 0; i < final_id_.size(); ++i) final_id_[i] = static_cast<int>(i);
         }
-        final_id_[static_cast<size_t>(it->second)] = id;
+        final_id_[static_cast<size_t>(was)] = id;
     }
-    id_of_[content] = id;
+    overridden_[content] = id;
     if (options_.byte_level && content.size() == 1)
         byte_id_[static_cast<unsigned char>(content[0])] = byte_id_[static_cast<unsigned char>(content[0])];
 }
 
 int BpeModel::find(std::string_view text) const {
-    const auto it = id_of_.find(std::string(text));
-    return it == id_of_.end() ? -1 : it->second;
+    if (!overridden_.empty())
+        if (const auto it = overridden_.find(std::string(text)); it != overridden_.end()) return it->second;
+    return index_.find(text, tokens_);
 }
 
 // A symbol the vocabulary lacks: its "<0xAB>" tokens if byte fallback has them all, else the

@@ -9,6 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tokenizer/token_index.h"
+
 namespace attnlab {
 
 class BpeModel {
@@ -21,10 +23,13 @@ public:
         int unk_id = -1;             // the unknown token, or -1 (missing symbols vanish)
     };
 
-    // `tokens[id]` are the tokens as the model writes them (raw bytes for byte-level: the
-    // caller undid the aliases); `merges` are pairs of ids by rank. Returns false with a
-    // message if a merge's result is not a token or a merge repeats.
-    bool build(std::vector<std::string> tokens, const std::vector<std::pair<int, int>>& merges, const Options& options, std::string& error);
+    // Built in two steps, so that a loader can find() the merges' halves in the model's own
+    // index. First `tokens[id]`, the tokens as the model writes them (raw bytes for byte-level:
+    // the caller undid the aliases); returns the first id whose text repeats an earlier
+    // token's, or -1. Then the merges, pairs of ids by rank; false with a message if a merge's
+    // result is not a token or a merge repeats.
+    int set_tokens(std::vector<std::string> tokens);
+    bool set_merges(const std::vector<std::pair<int, int>>& merges, const Options& options, std::string& error);
 
     // Makes `content` (as the model writes it) map to `id` wherever the model looks a token up
     // by its text (added tokens do this in the reference).
@@ -52,8 +57,9 @@ private:
 
     Options options_;
     std::vector<std::string> tokens_;
-    std::unordered_map<std::string, int> id_of_;  // text -> id, after overrides
-    std::vector<int> final_id_;                   // model id -> id reported (overrides)
+    TokenIndex index_;                                 // text -> id of tokens_
+    std::unordered_map<std::string, int> overridden_;  // text -> id, for added tokens (looked up first)
+    std::vector<int> final_id_;                        // model id -> id reported (overrides)
     std::unordered_map<std::uint64_t, Merge> merges_;
     int byte_id_[256] = {};                      // byte-level: each byte's token, or -1
     int fallback_id_[256] = {};                  // byte fallback: "<0xAB>" tokens, or -1

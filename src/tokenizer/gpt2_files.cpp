@@ -39,9 +39,7 @@ bool Tokenizer::load(std::string_view encoder_json, std::string_view vocab_bpe, 
     }
     const std::int64_t n_vocab = static_cast<std::int64_t>(members.size());
     std::vector<std::string> vocab(members.size());
-    std::vector<char> has_id(members.size(), 0);
-    std::unordered_map<std::string, int> id_of;
-    id_of.reserve(members.size());
+    std::vector<const std::string*> written(members.size(), nullptr);  // each id's token as the file writes it
     std::string bytes, why;
     for (const auto& [token, value] : members) {
         if (token.empty()) {
@@ -60,38 +58,40 @@ bool Tokenizer::load(std::string_view encoder_json, std::string_view vocab_bpe, 
                     ", expected a whole number from 0 to " + std::to_string(n_vocab - 1);
             return false;
         }
-        if (has_id[*id]) {
+        if (written[*id]) {
             error = "encoder.json: id " + std::to_string(*id) + " is given to two tokens";
             return false;
         }
-        if (!id_of.emplace(bytes, static_cast<int>(*id)).second) {
-            error = "encoder.json: token " + json::quote(token) + " appears twice";
-            return false;
-        }
-        has_id[*id] = 1;
+        written[*id] = &token;
         vocab[*id] = bytes;
     }
+    auto p = std::make_shared<TokenizerPipeline>();
+    if (const int repeat = p->model.set_tokens(std::move(vocab)); repeat >= 0) {
+        error = "encoder.json: token " + json::quote(*written[repeat]) + " appears twice";
+        return false;
+    }
+    const BpeModel& model = p->model;
     // Byte-level BPE starts from single bytes, so all 256 must be tokens.
     for (int b = 0; b < 256; ++b) {
-        const auto it = id_of.find(std::string(1, static_cast<char>(b)));
-        if (it == id_of.end()) {
+        if (model.find(std::string(1, static_cast<char>(b))) < 0) {
             char hex[8];
             std::snprintf(hex, sizeof hex, "0x%02X", b);
             error = std::string("encoder.json: no token for the byte ") + hex + " (byte-level BPE needs all 256)";
             return false;
         }
     }
-    const auto eot = id_of.find(std::string(kEndOfText));
-    if (eot == id_of.end()) {
+    const int eot = model.find(kEndOfText);
+    if (eot < 0) {
         error = "encoder.json: no \"<|endoftext|>\" token";
         return false;
     }
 
     // --- vocab.bpe: "#version: 0.2", then one merge "left right" per line, by rank ---
     std::vector<std::pair<int, int>> merges;
-    std::unordered_map<std::string, int> merge_line;  // "left right" -> its line, to name repeats
+    std::unordered_map<std::uint64_t, int> merge_line;  // (left id, right id) -> its line, to name repeats
     merges.reserve(64 * 1024);
-    std::string left, right;
+    merge_line.reserve(64 * 1024);
+    std::string left, right, joined;
     int line_no = 0;
     for (size_t pos = 0; pos < vocab_bpe.size();) {
         const size_t eol = vocab_bpe.find('\n', pos);
@@ -101,36 +101,38 @@ bool Tokenizer::load(std::string_view encoder_json, std::string_view vocab_bpe, 
         if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
         if (line_no == 1 && line.substr(0, 8) == "#version") continue;
         if (line.empty()) continue;  // the file ends with a newline
-        const std::string where = "vocab.bpe line " + std::to_string(line_no) + ": ";
+        const auto where = [line_no] { return "vocab.bpe line " + std::to_string(line_no) + ": "; };
         const size_t space = line.find(' ');
         if (space == std::string_view::npos || space == 0 || space + 1 == line.size() ||
             line.find(' ', space + 1) != std::string_view::npos) {
-            error = where + "expected two tokens separated by one space, found " + json::quote(line);
+            error = where() + "expected two tokens separated by one space, found " + json::quote(line);
             return false;
         }
         const std::string_view left_text = line.substr(0, space), right_text = line.substr(space + 1);
         if (!unalias(left_text, left, why)) {
-            error = where + json::quote(left_text) + " " + why;
+            error = where() + json::quote(left_text) + " " + why;
             return false;
         }
         if (!unalias(right_text, right, why)) {
-            error = where + json::quote(right_text) + " " + why;
+            error = where() + json::quote(right_text) + " " + why;
             return false;
         }
         // Symbols are handled as token ids, so both halves and the result must be tokens.
-        const auto l = id_of.find(left), r = id_of.find(right), m = id_of.find(left + right);
-        if (l == id_of.end() || r == id_of.end()) {
-            error = where + json::quote(l == id_of.end() ? left_text : right_text) + " is not a token of encoder.json";
+        joined.assign(left).append(right);
+        const int l = model.find(left), r = model.find(right);
+        if (l < 0 || r < 0) {
+            error = where() + json::quote(l < 0 ? left_text : right_text) + " is not a token of encoder.json";
             return false;
         }
-        if (m == id_of.end()) {
-            error = where + "the merge makes " + json::quote(std::string(left_text) + std::string(right_text)) +
+        if (model.find(joined) < 0) {
+            error = where() + "the merge makes " + json::quote(std::string(left_text) + std::string(right_text)) +
                     ", which is not a token of encoder.json";
             return false;
         }
-        merges.emplace_back(l->second, r->second);
-        if (!merge_line.emplace(std::string(line), line_no).second) {
-            error = where + "the merge " + json::quote(line) + " appears twice";
+        merges.emplace_back(l, r);
+        const std::uint64_t pair = (static_cast<std::uint64_t>(l) << 32) | static_cast<std::uint32_t>(r);
+        if (const auto [first, added] = merge_line.emplace(pair, line_no); !added) {
+            error = where() + "the merge " + json::quote(line) + " appears twice (first on line " + std::to_string(first->second) + ")";
             return false;
         }
     }
@@ -139,10 +141,9 @@ bool Tokenizer::load(std::string_view encoder_json, std::string_view vocab_bpe, 
         return false;
     }
 
-    auto p = std::make_shared<TokenizerPipeline>();
     BpeModel::Options options;
     options.byte_level = true;
-    if (!p->model.build(std::move(vocab), merges, options, error)) {
+    if (!p->model.set_merges(merges, options, error)) {
         error = "vocab.bpe: " + error;
         return false;
     }
@@ -151,7 +152,7 @@ bool Tokenizer::load(std::string_view encoder_json, std::string_view vocab_bpe, 
     byte_level.use_regex = true;
     byte_level.pattern = byte_level_pattern();
     p->pre_tokenizer.push_back(byte_level);
-    p->added.push_back(AddedToken{std::string(kEndOfText), eot->second, true, false, false, false});
+    p->added.push_back(AddedToken{std::string(kEndOfText), eot, true, false, false, false});
     index_pipeline(*p, "");
     p_ = std::move(p);
     return true;

@@ -260,8 +260,6 @@ bool read_bpe_model(Reader& r, const Value& v, bool byte_level, TokenizerPipelin
     const std::int64_t n = static_cast<std::int64_t>(members.size());
     std::vector<std::string> tokens(members.size());
     std::vector<char> seen(members.size(), 0);
-    std::unordered_map<std::string, int> id_of;
-    id_of.reserve(members.size());
     std::string bytes, why;
     for (const auto& [text, id] : members) {
         const auto k = id.as_int(0, n - 1);
@@ -272,33 +270,33 @@ bool read_bpe_model(Reader& r, const Value& v, bool byte_level, TokenizerPipelin
         if (byte_level && !unalias_bytes(text, bytes, why))
             return r.fail("model.vocab[" + json::quote(text) + "]", why + " (the model is byte-level)");
         tokens[*k] = byte_level ? bytes : text;
-        id_of.emplace(tokens[*k], static_cast<int>(*k));
     }
+    p.model.set_tokens(std::move(tokens));  // a text given twice keeps its first id, as a map's insert did
+    const BpeModel& model = p.model;
     std::vector<std::pair<int, int>> pairs;
     pairs.reserve(merges->items().size());
     for (size_t i = 0; i < merges->items().size(); ++i) {
         const Value& m = merges->items()[i];
-        const std::string path = "model.merges[" + std::to_string(i) + "]";
+        const auto path = [i] { return "model.merges[" + std::to_string(i) + "]"; };
         std::string halves[2];
         if (m.is_string()) {
             const std::string& s = m.as_string();
             const size_t space = s.find(' ');
             if (space == std::string::npos || s.find(' ', space + 1) != std::string::npos)
-                return r.fail(path, "should be two tokens separated by one space");
+                return r.fail(path(), "should be two tokens separated by one space");
             halves[0] = s.substr(0, space);
             halves[1] = s.substr(space + 1);
         } else if (m.is_array() && m.items().size() == 2 && m.items()[0].is_string() && m.items()[1].is_string()) {
             halves[0] = m.items()[0].as_string();
             halves[1] = m.items()[1].as_string();
         } else {
-            return r.fail(path, "should be \"a b\" or [\"a\", \"b\"]");
+            return r.fail(path(), "should be \"a b\" or [\"a\", \"b\"]");
         }
         int ids[2];
         for (int h = 0; h < 2; ++h) {
-            if (byte_level && !unalias_bytes(halves[h], bytes, why)) return r.fail(path, json::quote(halves[h]) + " " + why);
-            const auto it = id_of.find(byte_level ? bytes : halves[h]);
-            if (it == id_of.end()) return r.fail(path, json::quote(halves[h]) + " is not in the vocabulary");
-            ids[h] = it->second;
+            if (byte_level && !unalias_bytes(halves[h], bytes, why)) return r.fail(path(), json::quote(halves[h]) + " " + why);
+            ids[h] = model.find(byte_level ? bytes : halves[h]);
+            if (ids[h] < 0) return r.fail(path(), json::quote(halves[h]) + " is not in the vocabulary");
         }
         pairs.emplace_back(ids[0], ids[1]);
     }
@@ -307,12 +305,11 @@ bool read_bpe_model(Reader& r, const Value& v, bool byte_level, TokenizerPipelin
         if (!unk->is_string()) return r.fail("model.unk_token", "should be a string or null");
         std::string key = unk->as_string();
         if (byte_level && !unalias_bytes(key, key, why)) key.clear();
-        const auto it = id_of.find(key);
-        if (it == id_of.end()) return r.fail("model.unk_token", json::quote(unk->as_string()) + " is not in the vocabulary");
-        o.unk_id = it->second;
+        o.unk_id = model.find(key);
+        if (o.unk_id < 0) return r.fail("model.unk_token", json::quote(unk->as_string()) + " is not in the vocabulary");
     }
     std::string error;
-    if (!p.model.build(std::move(tokens), pairs, o, error)) return r.fail("model.merges:", error);
+    if (!p.model.set_merges(pairs, o, error)) return r.fail("model.merges:", error);
     return true;
 }
 

