@@ -95,8 +95,8 @@ void keep_series(FadingPanel& p, const std::shared_ptr<const AttentionThumbnails
 void draw_fading_plot(const FadingPanel& p, const AttentionThumbnails& t, int query, ImVec2 size) {
     const double L = std::max(2, t.L);
     char title[96];
-    std::snprintf(title, sizeof title, "Layer %d, head %d: each query's largest weight", p.layer, p.head);
-    if (!plot::begin("##fading", size, {"L, the keys a query sees (log)", plot::Scale::Log, 1.0, L},
+    std::snprintf(title, sizeof title, "Largest weight per query, L%d H%d", p.layer, p.head);
+    if (!plot::begin("##fading", size, {"L, keys the query sees (log)", plot::Scale::Log, 1.0, L},
                      {"largest weight (log)", plot::Scale::Log, {}, 1.0, 6.0}, title))
         return;
     if (p.softmax) plot::band("Lemma 1's band", p.band_lower.L, p.band_lower.mean, p.band_upper.mean, plot::colors::sky);
@@ -113,10 +113,9 @@ void draw_fading_plot(const FadingPanel& p, const AttentionThumbnails& t, int qu
 
 void draw_needle_plot(const FadingPanel& p, ImVec2 size) {
     char title[96];
-    std::snprintf(title, sizeof title, "The needle's weight (layer %d, head %d; best: layer %d, head %d)", p.layer, p.head, p.best_layer,
-                  p.best_head);
-    if (!plot::begin("##needle", size, {"distance back to the needle, tokens (log)", plot::Scale::Log},
-                     {"weight on the needle's continuation (log)", plot::Scale::Log, {}, 1.0, 6.0}, title))
+    std::snprintf(title, sizeof title, "Needle weight, L%d H%d (best: L%d H%d)", p.layer, p.head, p.best_layer, p.best_head);
+    if (!plot::begin("##needle", size, {"distance to the needle, tokens (log)", plot::Scale::Log},
+                     {"weight on it (log)", plot::Scale::Log, {}, 1.0, 6.0}, title))
         return;
     plot::line("uniform, 1/L", p.distance, p.uniform, {plot::colors::black, plot::Dash::Dashed, 1.5f});
     plot::line("best head", p.distance, p.best_weight, {plot::colors::purple, plot::Dash::Solid, 2.0f});
