@@ -43,6 +43,7 @@
   // `files`: [{ name, kind ("weights", "config", "tokenizer", "tokenizer_config", "index"), offset, size }]
   // inside the buffer of `size` bytes.
   function finished(id, size, files, source) {
+    try { performance.mark("attnlab-bytes-handed"); } catch (e) { /* for the page-load benchmark only */ }
     M().ccall("attnlab_fetch_done", null, ["number", "number", "string", "string"], [id, size, JSON.stringify({ files }), source]);
     redraw();
   }
@@ -176,11 +177,12 @@
     op.capacity = capacity;
   }
 
-  // Reads a body into the buffer at `offset`, reporting progress over all the files (`before`
-  // bytes of them done already). Returns the body's byte count.
-  async function streamIntoHeap(op, reader, offset, before) {
+  // Reads a body into the buffer at `offset`, after the `already` bytes of it that are there,
+  // reporting progress over all the files (`before` bytes of them done already). Returns the
+  // body's byte count.
+  async function streamIntoHeap(op, reader, offset, before, already = 0) {
     op.reader = reader;
-    let done = 0, lastReport = 0;
+    let done = already, lastReport = 0;
     for (;;) {
       const { value, done: end } = await reader.read();
       if (op !== current) throw new Stale();
@@ -233,98 +235,21 @@
   }
 
   // [SECTION] A link's download, started before the app is up -------------------------------------------
-  // A link that names a model (?model=, or a share link's state) would wait for the wasm to compile
-  // and the app's first frames before its download began: 2.6 s of a 7.0 s load of GPT-2 small
-  // here (bench/RESULTS.md). prefetch() starts it as the page loads (at low priority, after the
-  // page's own files) and keeps what arrives until download() asks for that address and takes it
-  // over. The reading runs in a worker (early_download_worker.js): read on the page's thread, the
-  // stream stalled for as long as that thread was busy starting the app (1.1 s measured). The
-  // worker hands over each chunk as it arrives, and pauses once EARLY_CAP bytes wait here untaken.
-  // web/index.html opens the gate (startEarly) once the page will not reload for its service worker.
-  const EARLY_CAP = 256 * MB;
-  const UNCLAIMED_MS = 15000;  // after the app's start: a link the app did not follow is dropped
-  let early = null;  // { url, worker, head, chunks, ended, error, stopped, wake, stop }
-  let earlyOpen = false;
-  const earlyWanted = [];
-
+  // web/early_download.js runs it; this decides which address it may start: a file's address (a
+  // repository or a folder is several files, listed first by download()), over http(s), and not
+  // marked as kept in Cache Storage (download() reads that copy; a copy without the mark, kept by
+  // an older version of the page, is found by download(), which then drops the early download).
+  const Early = window.attnlabEarlyDownload;
   function absolute(url) { try { return new URL(url, location.href).href; } catch (e) { return null; } }
 
-  function startEarly() {
-    earlyOpen = true;
-    for (const url of earlyWanted.splice(0)) prefetch(url);
-  }
-
   function prefetch(url) {
-    if (!earlyOpen) { earlyWanted.push(url); return; }
     const href = url ? absolute(url) : null;  // "" would resolve to the page itself
-    // Marked as kept in Cache Storage: download() reads that copy. (A copy without the mark, kept
-    // by an older version of the page, is found by download(), which then drops this download.)
-    // Only a file's address: a repository or a folder is several files, listed first (download()).
     const model = url ? F.resolve(url) : null;
-    if (early || !href || !model || model.kind !== "file" || !/^https?:/.test(href) || wasKept(href) || typeof Worker !== "function") return;
-    let worker;
-    try { worker = new Worker("early_download_worker.js"); } catch (err) { return; }  // download() fetches
-    const e = early = { url: href, worker, head: null, chunks: [], ended: false, error: null, stopped: false, wake: null };
-    mark("attnlab-early-download");  // for the browser tests: started before the app's script (index.html)
-    const wake = () => { if (e.wake) { const w = e.wake; e.wake = null; w(); } };
-    // head: the answer's status and headers, or null when the request failed (download() retries
-    // it and reports its own error).
-    e.head = new Promise((resolve) => {
-      worker.onmessage = ({ data }) => {
-        if (data.kind === "head") resolve({ ok: data.ok, status: data.status, statusText: data.statusText, headers: new Headers(data.headers) });
-        else if (data.kind === "chunk") e.chunks.push(data.value);
-        else if (data.kind === "end") e.ended = true;
-        else if (data.kind === "error") { e.error = data.message; resolve(null); }
-        wake();
-      };
-      worker.onerror = () => { e.error = "the download's worker stopped"; resolve(null); wake(); };
-      e.stop = () => { e.stopped = true; e.chunks = []; worker.terminate(); resolve(null); wake(); };
-    });
-    worker.postMessage({ url: href, cap: EARLY_CAP });
+    if (!href || !model || model.kind !== "file" || !/^https?:/.test(href) || wasKept(href)) return;
+    Early.start(href);
   }
-
-  function dropEarly() {
-    const e = early;
-    early = null;
-    if (e) e.stop();
-  }
-
-  // The reader download() streams from: the chunks already here, then the rest as the worker sends
-  // it. Each chunk taken makes room for the worker to read on.
-  function earlyReader(e) {
-    return {
-      async read() {
-        for (;;) {
-          if (e.stopped) throw new DOMException("The download was stopped.", "AbortError");
-          if (e.chunks.length) {
-            const value = e.chunks.shift();
-            e.worker.postMessage({ taken: value.length });
-            return { value, done: false };
-          }
-          if (e.error !== null) throw new TypeError(e.error);
-          if (e.ended) return { value: undefined, done: true };
-          await new Promise((resolve) => { e.wake = resolve; });
-        }
-      },
-      async cancel() { e.stop(); },
-    };
-  }
-
-  // The early download of `url`: { response, reader } (response: its status and headers), or null
-  // (none for this address, or its request failed: download() fetches).
-  async function claimEarly(url) {
-    const e = early;
-    if (!e || e.url !== absolute(url)) { dropEarly(); return null; }
-    early = null;
-    const head = await e.head;
-    if (!head) { e.stop(); return null; }
-    mark("attnlab-early-download-taken");  // the app reads this download, and fetches no other
-    return { response: head, reader: earlyReader(e) };
-  }
-
-  function mark(name) {
-    try { performance.mark(name); } catch (e) { /* no User Timing: only the tests read it */ }
-  }
+  const dropEarly = () => Early.drop();
+  const claimEarly = (url) => Early.claim(absolute(url));
 
   // [SECTION] The operations C++ asks for -------------------------------------------------------------
   // The model's files and their sizes (texts fetched, weights asked for their size), and the
@@ -341,7 +266,7 @@
   async function probe(id, address) {
     const op = begin(id);
     const model = F.resolve(address);
-    if (early && (!model || early.url !== model.base + model.weights)) dropEarly();
+    if (!model || Early.url() !== absolute(model.base + model.weights)) dropEarly();
     if (!model || (model.kind !== "repo" && !/^https?:/.test(model.base))) {
       failed(id, `"${address}" is not a web address (it should start with https://) nor a Hugging Face model (ORG/NAME).`);
       return;
@@ -384,7 +309,8 @@
     if (taken) response = taken.response;
     else if (!fromCache) response = useCache ? await fetch(file.url, { signal: op.controller.signal }) : await fetchFresh(file.url, op.controller.signal);
     if (op !== current) { if (taken) taken.reader.cancel(); throw new Stale(); }
-    return { response, fromCache, reader: taken ? taken.reader : response.body && response.body.getReader() };
+    return { response, fromCache, reader: taken ? taken.reader : response.body && response.body.getReader(),
+             landed: taken ? taken.landed : null, adopt: taken ? taken.adopt : () => false, already: 0 };
   }
 
   async function download(id, address, useCache = true) {
@@ -403,6 +329,13 @@
         if (!first.fromCache && !first.response.ok) throw new F.Refusal(F.httpError(first.response, weights[0].url));
         weights[0].size = announcedSize(first.response);
         weights[0].cached = first.fromCache;
+        // What the early download landed in the heap while the app started becomes this
+        // operation's buffer: the rest streams in after it.
+        if (first.landed && first.adopt(op.id)) {
+          op.ptr = first.landed.ptr;
+          op.capacity = first.landed.capacity;
+          first.already = first.landed.bytes;
+        }
         texts = await F.listTexts(model, (u) => getText(u, op.controller.signal, useCache), !useCache);
         refuseConfig(op, model, texts);
       } else {
@@ -425,7 +358,7 @@
         // while they stream in, the cache held the download to its own pace, about half the speed.
         const keep = !body.fromCache && useCache && body.response.status === 200 && hasCacheApi;
         if (keep) markSaving(w.url, true);
-        const size = await streamIntoHeap(op, body.reader, offset, offset);
+        const size = await streamIntoHeap(op, body.reader, offset, offset, body.already);
         const file = { name: w.name, kind: "weights", offset, size };
         files.push(file);
         if (keep) toKeep.push({ url: w.url, file, headers: { "content-type": body.response.headers.get("content-type") || "application/octet-stream",
@@ -602,14 +535,14 @@
 
   // [SECTION] What the page calls (window.attnlabModelFetch) -------------------------------------
   window.attnlabModelFetch = {
-    probe, download, cancel, pickFile, clearCache, loadFiles, keepFromHeap, stopKeeping, prefetch, startEarly,
+    probe, download, cancel, pickFile, clearCache, loadFiles, keepFromHeap, stopKeeping, prefetch, startEarly: Early.open,
     memory: () => window.attnlabModelMemory.memory(),
     hasCacheApi: () => hasCacheApi,
     // At start-up: the drop zone, the cache's size, and the ?model= address ("" when none).
     init() {
       installDropZone();
       reportCacheBytes();
-      setTimeout(dropEarly, UNCLAIMED_MS);
+      Early.dropLater();
       return linkModel();
     },
   };

@@ -184,6 +184,14 @@ std::uint8_t* WebModelSource::on_reserve(int id, double bytes) {
     return buffer_;
 }
 
+bool WebModelSource::on_adopt(int id, std::uint8_t* buffer, double capacity) {
+    if (id != op_ || !buffer || !(capacity > 0)) return false;
+    std::free(buffer_);
+    buffer_ = buffer;
+    capacity_ = static_cast<std::size_t>(capacity);
+    return true;
+}
+
 void WebModelSource::on_progress(int id, double done, double total) {
     if (id != op_ || status_.phase != FetchStatus::Phase::Downloading) return;
     status_.done_bytes = done;
@@ -287,6 +295,10 @@ EMSCRIPTEN_KEEPALIVE void attnlab_fetch_probed(int id, double total, int cached)
 
 EMSCRIPTEN_KEEPALIVE std::uint8_t* attnlab_fetch_reserve(int id, double bytes) {
     return attnlab::g_source ? attnlab::g_source->on_reserve(id, bytes) : nullptr;
+}
+
+EMSCRIPTEN_KEEPALIVE int attnlab_fetch_adopt(int id, std::uint8_t* buffer, double capacity) {
+    return attnlab::g_source && attnlab::g_source->on_adopt(id, buffer, capacity) ? 1 : 0;
 }
 
 EMSCRIPTEN_KEEPALIVE void attnlab_fetch_progress(int id, double done, double total) {

