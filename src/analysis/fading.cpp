@@ -41,6 +41,36 @@ std::vector<FadingSums> fading_by_query(std::span<const float> weights, std::spa
     return out;
 }
 
+LogBins log_bins(std::span<const double> values, int max_bins) {
+    LogBins out;
+    const int n = static_cast<int>(values.size());
+    if (n == 0 || max_bins < 1) return out;
+    const double step = std::log(static_cast<double>(n) + 1.0) / max_bins;  // bin b: ln L in [b step, (b + 1) step)
+    int i = 0;
+    for (int b = 0; b < max_bins && i < n; ++b) {
+        // The queries whose L = i + 1 lies below the bin's upper edge (the last bin takes the rest).
+        const double edge = b + 1 == max_bins ? static_cast<double>(n) + 1.0 : std::exp((b + 1) * step);
+        const int first = i;
+        double sum_L = 0, sum = 0, least = 0, most = 0;
+        for (; i < n && static_cast<double>(i + 1) < edge; ++i) {
+            const double v = values[static_cast<size_t>(i)];
+            least = i == first ? v : std::min(least, v);
+            most = i == first ? v : std::max(most, v);
+            sum += v;
+            sum_L += i + 1;
+        }
+        if (i == first) continue;
+        const int count = i - first;
+        out.L.push_back(sum_L / count);
+        out.mean.push_back(sum / count);
+        out.least.push_back(least);
+        out.most.push_back(most);
+        out.first.push_back(first);
+        out.count.push_back(count);
+    }
+    return out;
+}
+
 int weight_rank(std::span<const float> weights, int index) {
     const float w = weights[static_cast<size_t>(index)];
     return 1 + static_cast<int>(std::count_if(weights.begin(), weights.end(), [w](float x) { return x > w; }));

@@ -32,6 +32,16 @@ void add_fading_query(std::span<const float> weights, std::span<const float> sco
 std::vector<FadingSums> fading_by_query(std::span<const float> weights, std::span<const float> scores, int L,
                                         std::optional<double> softmax_T);
 
+// A per-query series against L (values[i] is the query that sees L = i + 1 keys) reduced to at
+// most `max_bins` bins evenly spaced in ln L, so that a log-x plot of thousands of queries draws
+// a few dozen points: each bin's queries' mean L, and the mean, least and largest value. While
+// L is small every L has a bin of its own. Empty bins are left out.
+struct LogBins {
+    std::vector<double> L, mean, least, most;
+    std::vector<int> first, count;  // the bin's first query index and how many it holds
+};
+LogBins log_bins(std::span<const double> values, int max_bins);
+
 // The rank of weights[index] among all of them: 1 + the number of strictly larger weights, so a
 // tie for first place is rank 1.
 int weight_rank(std::span<const float> weights, int index);

@@ -248,6 +248,7 @@ struct Tab {
 constexpr Tab kTabs[] = {
     {Panel::Text, "Text & tokens", "Text"},
     {Panel::Attention, "Attention map", "Attention"},
+    {Panel::Fading, "Fading", "Fading"},
     {Panel::Distance, "Selection distance", "Distance"},
     {Panel::Separability, "Separability", "Separability"},
     {Panel::Gradient, "Temperature & gradients", "Gradients"},
@@ -262,6 +263,7 @@ void draw_panel(AppState& app, Panel panel, PanelContext& ctx) {
         case Panel::Text: draw_text_panel(app.text, ctx); break;
         case Panel::Attention: draw_attention_panel(app.attention, ctx); break;
         case Panel::Distance: draw_distance_panel(app.distance, ctx); break;
+        case Panel::Fading: draw_fading_panel(app.fading, app.attention.grid.thumbnails, ctx); break;
         case Panel::Separability: draw_separability_panel(app.separability, ctx); break;
         case Panel::Gradient: draw_gradient_panel(app.gradient, ctx); break;
         case Panel::Playground: draw_softmax_playground(app.playground, app.widgets); break;
@@ -566,6 +568,7 @@ void app_status_members(const AppState& app, float pixel_ratio, std::string_view
     part("model_changes", [&] { return model_changes_status_json(s); });
     part("twin", [&] { return twin_status_json(app.attention.twin, s); });
     part("distance", [&] { return distance_status_json(app.distance, s); });
+    part("fading", [&] { return fading_status_json(app.fading, app.attention.grid.thumbnails, s); });
     part("separability", [&] { return separability_status_json(app.separability, s); });
     part("gradient", [&] { return gradient_status_json(app.gradient, s); });
     part("last_export", [&] {

@@ -9,6 +9,7 @@
 #include "app/model_source.h"
 #include "app/panels/attention_panel.h"
 #include "app/panels/distance_panel.h"
+#include "app/panels/fading_panel.h"
 #include "app/panels/gradient_panel.h"
 #include "app/panels/help_panel.h"
 #include "app/panels/model_bar.h"
@@ -29,6 +30,7 @@ struct AppState {
     TextPanel text;
     AttentionPanel attention;
     DistancePanel distance;
+    FadingPanel fading;
     SeparabilityPanel separability;
     GradientPanel gradient;
     SoftmaxPlayground playground;

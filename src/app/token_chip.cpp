@@ -1,5 +1,6 @@
 #include "app/token_chip.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "base/utf8.h"
@@ -49,6 +50,26 @@ std::string escaped_bytes(std::string_view bytes) {
         else append_hex(out, b);
     }
     return out;
+}
+
+std::vector<int> chip_line_starts(std::span<const float> widths, float gap, float line_width) {
+    std::vector<int> starts;
+    float x = 0.0f;  // the current line's right edge
+    for (int i = 0; i < static_cast<int>(widths.size()); ++i) {
+        const float w = widths[static_cast<size_t>(i)];
+        if (starts.empty() || x + gap + w > line_width) {
+            starts.push_back(i);
+            x = w;
+        } else {
+            x += gap + w;
+        }
+    }
+    return starts;
+}
+
+int chip_line_of(std::span<const int> line_starts, int index) {
+    const auto after = std::upper_bound(line_starts.begin(), line_starts.end(), index);
+    return std::max(0, static_cast<int>(after - line_starts.begin()) - 1);
 }
 
 }  // namespace attnlab

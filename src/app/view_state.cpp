@@ -15,7 +15,7 @@ constexpr struct {
     const char* name;
 } kPanels[] = {
     {Panel::Text, "text"},         {Panel::Attention, "attention"},   {Panel::Distance, "distance"}, {Panel::Separability, "separability"},
-    {Panel::Gradient, "gradient"}, {Panel::Playground, "playground"}, {Panel::Help, "help"}};
+    {Panel::Gradient, "gradient"}, {Panel::Playground, "playground"}, {Panel::Help, "help"},         {Panel::Fading, "fading"}};
 
 // Limits of what a link may carry. Layer/head/query/N are clamped to the model later
 // (clamp_view); these only keep absurd values out.

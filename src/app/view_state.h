@@ -11,7 +11,7 @@ namespace json {
 class Value;
 }
 
-enum class Panel { Text, Attention, Distance, Separability, Gradient, Playground, Help };
+enum class Panel { Text, Attention, Distance, Separability, Gradient, Playground, Help, Fading };
 
 // "text", "attention", "distance", "separability", "gradient", "playground", "help".
 const char* panel_name(Panel p);

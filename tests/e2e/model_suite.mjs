@@ -15,7 +15,7 @@ import { tokenize } from "./fixtures.mjs";
 // The built-in model (AttnLab tiny), which the page loads when neither ?model= nor a link names one.
 const BUILTIN_ROUTE = "/assets/tiny/model.safetensors";
 
-export const PANELS = ["text", "attention", "distance", "separability", "gradient", "playground", "help"];
+export const PANELS = ["text", "attention", "fading", "distance", "separability", "gradient", "playground", "help"];
 
 // Text typed into the text box, key by key (short: each key is a frame, slow in SwiftShader).
 const TYPED = "The cat sat. It ran.";

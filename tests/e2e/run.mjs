@@ -1,6 +1,6 @@
 // Browser end-to-end test of the static site: headless Debian Chromium driven by playwright-core.
 //
-//   node tests/e2e/run.mjs --site dist --out build/e2e [--cli build/native/attnlab] [--only playground|model|tiny|twin|tour|plan|phone|hub|map]
+//   node tests/e2e/run.mjs --site dist --out build/e2e [--cli build/native/attnlab] [--only playground|model|tiny|twin|tour|plan|phone|hub|map|long]
 //
 // Serves the site on a free loopback port. First the plain page (which loads the built-in model,
 // AttnLab tiny, by itself), at devicePixelRatio 1 and 2: the first frame arrives, nothing is logged as an error, the picture is not blank, the
@@ -35,6 +35,7 @@ import { planSuite } from "./plan_suite.mjs";
 import { phones } from "./phone_suite.mjs";
 import { hubSuite } from "./hub_suite.mjs";
 import { mapSuite } from "./map_suite.mjs";
+import { longViews } from "./long_suite.mjs";
 
 const args = parseArgs(process.argv.slice(2));
 const site = path.resolve(args.site ?? "dist");
@@ -258,6 +259,7 @@ async function main() {
     if ((only === "all" || only === "phone") && fixtures) await part("phones and tablets", () => phones({ browser, server, cli, out }));
     if (only === "all" || only === "hub") await part("models by their Hugging Face name", () => hubSuite({ browser, server, cli }));
     if (only === "all" || only === "hub" || only === "map") await part("a long text's attention map", () => mapSuite({ browser, server, cli }));
+    if (only === "all" || only === "long") await part("long views at 8,000 tokens", () => longViews({ browser, server, cli }));
     if (fixtures && (only === "all" || only === "model")) {
       const env = { browser, server, isolatedServer, cli, out, siteHasThreads: existsSync(path.join(site, "attnlab-mt.js")) };
       await part("a visitor with a model", () => visitorWithModel(env));

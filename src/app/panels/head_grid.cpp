@@ -122,6 +122,44 @@ void draw_legend(const HeadGrid& g, const AttentionThumbnails& t) {
     }
 }
 
+// The summaries a cell can be coloured by, each in [0, 1]: the grid's two pattern scores, and
+// the last query's largest weight (the Fading panel's last point: near 1/L for a head that has
+// faded, near 1 for one that still finds one key).
+struct Summary {
+    const char* name;   // in the selector and the status
+    const char* shown;  // the tooltip's line
+};
+constexpr Summary kSummaries[] = {
+    {"induction score", "induction score"},
+    {"previous-token weight", "mean weight on the previous token"},
+    {"largest weight, last query", "last query's largest weight"},
+};
+
+double summary_value(const AttentionThumbnails& t, int summary, size_t index) {
+    switch (summary) {
+        case 0: return t.scores.induction[index];
+        case 1: return t.scores.previous_token[index];
+        default: return t.L > 0 ? static_cast<double>(t.largest[index * static_cast<size_t>(t.L) + static_cast<size_t>(t.L - 1)]) : NAN;
+    }
+}
+
+bool summary_cells(const HeadGrid& g, int layers, int heads) {
+    return g.cells == HeadGrid::Cells::Summary || (g.cells == HeadGrid::Cells::Auto && layers * heads > kThumbnailHeads);
+}
+
+// The selector over the grid: thumbnails or a summary, and which.
+void draw_cell_choice(HeadGrid& g, PanelContext& ctx, int layers, int heads) {
+    int mode = summary_cells(g, layers, heads) ? 1 + g.summary : 0;
+    const char* names[1 + std::size(kSummaries)] = {"thumbnails"};
+    for (size_t i = 0; i < std::size(kSummaries); ++i) names[i + 1] = kSummaries[i].name;
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 13);
+    if (ImGui::Combo("cells##grid", &mode, names, static_cast<int>(std::size(names)))) {
+        g.cells = mode == 0 ? HeadGrid::Cells::Thumbnails : HeadGrid::Cells::Summary;
+        if (mode > 0) g.summary = mode - 1;
+    }
+    remember_last_item(ctx.widgets, "attention.grid.cells");
+}
+
 std::string hex_colour(ImU32 c) {
     char buf[8];
     std::snprintf(buf, sizeof buf, "#%02x%02x%02x", static_cast<unsigned>((c >> IM_COL32_R_SHIFT) & 0xFF),
@@ -171,7 +209,9 @@ void draw_head_grid(HeadGrid& g, PanelContext& ctx, float width) {
     const AttentionCapture& cap = s.forward->capture;
     const int layers = cap.layers(), heads = cap.n_head();
     const float font = ImGui::GetFontSize(), label_w = font * 2.2f, gap = std::max(2.0f, font * 0.15f);
-    const float thumb = std::clamp((width - label_w) / heads - gap, font * 1.2f, font * 4.0f);
+    const bool summary = summary_cells(g, layers, heads);
+    // Summary cells may shrink to 0.9 font sizes (16 heads across a 390-pixel phone).
+    const float thumb = std::clamp((width - label_w) / heads - gap, font * (summary ? 0.9f : 1.2f), font * (summary ? 2.0f : 4.0f));
     const AttentionPlan& trained = s.model ? s.model->model->trained_plan() : s.forward->plan;
     const auto is_changed = [&](int l, int h) { return !(s.forward->plan.at(l, h) == trained.at(l, h)); };
     int changed = 0;
@@ -191,6 +231,7 @@ void draw_head_grid(HeadGrid& g, PanelContext& ctx, float width) {
         ImGui::SameLine();
         if (ImGui::SmallButton("Compute thumbnails")) g.thumbnails.pass.reset();  // restarts next frame
     }
+    draw_cell_choice(g, ctx, layers, heads);
     // The thumbnails' widget names, made when the model's shape changes, not every frame.
     if (g.names_layers != layers || g.names_heads != heads) {
         g.names_layers = layers;
@@ -235,7 +276,12 @@ void draw_head_grid(HeadGrid& g, PanelContext& ctx, float width) {
             const size_t index = static_cast<size_t>(l * heads + h);
             remember_last_item(ctx.widgets, g.thumb_names[index].c_str());
             dl->AddRectFilled(a, b, IM_COL32(242, 242, 242, 255));
-            if (t) heatmap::draw_runs(dl, t->runs[index], a, b);
+            if (t && summary) {
+                const double v = summary_value(*t, g.summary, index);
+                if (std::isfinite(v)) dl->AddRectFilled(a, b, heatmap::sequential_color(v));
+            } else if (t) {
+                heatmap::draw_runs(dl, t->runs[index], a, b);
+            }
             if (is_changed(l, h)) draw_changed_mark(dl, a, b);
             const bool chosen = l == s.view.layer && h == s.view.head;
             if (chosen) dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), plot::colors::vermillion, 0, 0, 3.0f);
@@ -257,9 +303,11 @@ void draw_head_grid(HeadGrid& g, PanelContext& ctx, float width) {
                         else std::snprintf(score[k].data(), score[k].size(), "none");
                     }
                     ImGui::SetTooltip(
-                        "layer %d, head %d\nlargest weight %.3g\nmean weight on the previous token: %s\n"
+                        "layer %d, head %d\nlargest weight %.3g\nlast query's largest weight %.3g (uniform: %.3g)\n"
+                        "mean weight on the previous token: %s\n"
                         "induction score (weight after the earlier occurrence): %s\nclick to open",
-                        l, h, static_cast<double>(t->maps[index].max), score.previous_token.data(), score.induction.data());
+                        l, h, static_cast<double>(t->maps[index].max), summary_value(*t, 2, index), 1.0 / std::max(1, t->L),
+                        score.previous_token.data(), score.induction.data());
                 } else {
                     ImGui::SetTooltip("layer %d, head %d\nclick to open", l, h);
                 }
@@ -272,7 +320,11 @@ void draw_head_grid(HeadGrid& g, PanelContext& ctx, float width) {
     const ImVec2 end = ImGui::GetCursorScreenPos();
     remember_rect(ctx.widgets, "attention.grid", ImVec2(rows0.x + label_w, rows0.y),
                   ImVec2(rows0.x + label_w + heads * (thumb + gap) - gap, end.y - gap));
-    if (t) {
+    if (t && summary) {
+        text_wrapped("Each cell: the head's %s, coloured from 0 (dark) to 1 (yellow); hover a cell for its numbers, click to open it.",
+                     kSummaries[g.summary].shown);
+        draw_legend(g, *t);
+    } else if (t) {
         ImGui::TextDisabled("Each thumbnail: %d x %d blocks, each the largest weight in it,", t->maps.empty() ? 0 : t->maps[0].bins,
                             t->maps.empty() ? 0 : t->maps[0].bins);
         ImGui::TextDisabled("coloured from 0 to that head's own maximum (%.2f s to compute).", t->seconds);
@@ -284,6 +336,9 @@ void draw_head_grid(HeadGrid& g, PanelContext& ctx, float width) {
 void add_head_grid_status(const HeadGrid& g, const Session& s, json::ObjectBuilder& o) {
     const std::shared_ptr<const AttentionThumbnails>& thumbnails = g.thumbnails.done;
     const bool ready = thumbnails && thumbnails->pass.lock() == s.forward && s.forward;
+    const int layers = s.forward ? s.forward->capture.layers() : 0, heads = s.forward ? s.forward->capture.n_head() : 0;
+    o.add("cells", summary_cells(g, layers, heads) ? "summary" : "thumbnails").add("summary", kSummaries[g.summary].name);
+    o.add("layers", layers).add("heads", heads);
     o.add("thumbnails_ready", ready);
     if (ready) {
         o.add("thumbnails_seconds", thumbnails->seconds);

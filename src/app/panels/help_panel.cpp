@@ -44,6 +44,13 @@ constexpr Topic kPanels[] = {
      "\"Compare with the twin\" shows the open head of both side by side on the text, and plots each query's "
      "largest weight against the L keys it sees, with 1/L: where a head's weights sink towards 1/L as L grows "
      "(Lemma 1), and whether training with SSMax holds them up."},
+    {"Fading (Lemma 1)",
+     "For the open head of whatever model is loaded, up to its context: each query's largest weight against L, the keys it "
+     "sees, on log axes (a few dozen log-spaced bins, each the mean of its queries), beside the mean over heads, 1/L "
+     "(uniform attention) and Lemma 1's band (for a softmax head, with a = half the query's logit range). Computed with "
+     "the grid's thumbnails, one block of queries at a time, so no L x L map is kept. With the \"A needle in 8,000 tokens\" "
+     "sample, a second plot gives the weight from each repeat of the needle's first half to its continuation, against the "
+     "distance, for the open head and the best one."},
     {"Selection distance (Theorem 1)",
      "Attention has to single out N tokens (the top-N by weight) from L. How far is what it returns from what the "
      "selected tokens alone would give? d_A sums the norms of the unselected weighted vectors, d_B is the norm of "

@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "app/long_samples.h"
 #include "app/panels/pane_layout.h"
 #include "app/panels/string_input.h"
 #include "app/plot/plot.h"
 #include "base/json.h"
+#include "base/timing.h"
 #include "base/utf8.h"
 
 namespace attnlab {
@@ -89,23 +91,82 @@ void draw_counter(TextPanel& p, const Session& s) {
     }
 }
 
-void draw_chip_tooltip(const Session& s, int position, int id, const std::string& bytes, bool generated) {
+// The chips' labels, widths and lines, remade only when the tokens, the width or the font change.
+void keep_chip_layout(TextPanel::ChipLayout& c, const Session& s, float width, float pad, float gap) {
+    const float font = ImGui::GetFontSize();
+    if (c.tokens == s.tokens && c.tokenizer == &s.tokenizer && c.width == width && c.font == font) return;
+    c.tokens = s.tokens;
+    c.tokenizer = &s.tokenizer;
+    c.width = width;
+    c.font = font;
+    c.labels.clear(), c.widths.clear(), c.offsets.clear();
+    size_t offset = 0;
+    for (int id : s.tokens) {
+        const std::string bytes = s.tokenizer.token_bytes(id);
+        c.labels.push_back(chip_label(bytes));
+        c.widths.push_back(ImGui::CalcTextSize(c.labels.back().c_str()).x + 2 * pad);
+        c.offsets.push_back(offset);
+        offset += bytes.size();
+    }
+    c.line_starts = chip_line_starts(c.widths, gap, width);
+}
+
+// The chosen query's row for the open head, when the query, the head or the pass changed.
+void keep_query_row(TextPanel& p, const Session& s) {
+    QuerySlice slice;
+    if (!chosen_query_place(s, slice, p.row)) {
+        p.row_weights.clear();
+        return;
+    }
+    const QueryKey key = query_key(s, slice, kKeyN | kKeyEps);
+    if (p.row.ready && same_query(p.row.key, key)) return;
+    p.row.key = key;
+    p.row.ready = fill_query_slice(s, slice, p.row.error);
+    p.row_weights.assign(slice.weights.begin(), slice.weights.end());
+    p.row_max = p.row_weights.empty() ? 0.0f : *std::max_element(p.row_weights.begin(), p.row_weights.end());
+}
+
+// A chip's fill: the alternating soft colours, or, for a key the chosen query sees, white to
+// orange by its weight relative to the row's largest.
+ImU32 chip_fill(const TextPanel& p, int i) {
+    if (i >= static_cast<int>(p.row_weights.size()) || p.row_max <= 0.0f) return kChipFill[i % 2];
+    const float t = std::clamp(p.row_weights[static_cast<size_t>(i)] / p.row_max, 0.0f, 1.0f);
+    const auto mix = [t](int a, int b) { return static_cast<int>(static_cast<float>(a) + (static_cast<float>(b) - a) * t); };
+    return IM_COL32(mix(250, 230), mix(250, 120), mix(250, 0), 255);
+}
+
+void draw_chip_tooltip(const Session& s, const TextPanel& p, int position, int id, bool generated) {
+    const std::string bytes = s.tokenizer.token_bytes(id);
     ImGui::BeginTooltip();
     ImGui::Text("position %d   id %d", position, id);
     ImGui::Text("bytes \"%s\"", escaped_bytes(bytes).c_str());
     ImGui::Text("%d byte%s%s", static_cast<int>(bytes.size()), bytes.size() == 1 ? "" : "s", generated ? ", generated" : "");
-    if (s.forward) ImGui::TextDisabled("Click: make this the chosen query.");
+    if (position < static_cast<int>(p.row_weights.size()))
+        ImGui::Text("weight from the chosen query (layer %d, head %d): %.4g", p.row.key.layer, p.row.key.head,
+                    static_cast<double>(p.row_weights[static_cast<size_t>(position)]));
+    if (s.forward) ImGui::TextDisabled("Click: make this the chosen query (or move it with the arrow keys).");
     ImGui::EndTooltip();
 }
 
-// The tokens as wrapped chips; hover for the details, click to choose the query.
-// `height` 0: the rest of the pane.
+// Left and right arrows move the chosen query while the chips have focus.
+void move_query_by_keys(Session& s, int chosen) {
+    if (!ImGui::IsWindowFocused() || s.tokens.empty()) return;
+    const int last = static_cast<int>(s.tokens.size()) - 1;
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow))) s.view.query = std::max(0, chosen - 1);
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow))) s.view.query = std::min(last, chosen + 1);
+}
+
+// The tokens as wrapped chips, coloured by the chosen query's weights; hover for the details,
+// click to choose the query. Only the lines in view are drawn. `height` 0: the rest of the pane.
 void draw_chips(TextPanel& p, PanelContext& ctx, float height) {
+    const SteadyClock::time_point started = SteadyClock::now();
     Session& s = ctx.session;
     ImGui::BeginChild("##chips", ImVec2(0, height), true);
     if (s.tokens.empty()) ImGui::TextDisabled(s.tokenizer.loaded() ? "Type or paste a text above." : "No vocabulary loaded.");
     const float pad = ImGui::GetFontSize() * 0.25f, gap = ImGui::GetFontSize() * 0.2f;
-    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    keep_chip_layout(p.layout, s, ImGui::GetContentRegionAvail().x, pad, gap);
+    keep_query_row(p, s);
+    const TextPanel::ChipLayout& c = p.layout;
     const int chosen = s.forward || !s.tokens.empty() ? chosen_query(s) : -1;
     // The generated continuation, in bytes of the text, when the text still holds it.
     size_t gen_begin = 0, gen_end = 0;
@@ -114,37 +175,59 @@ void draw_chips(TextPanel& p, PanelContext& ctx, float height) {
         gen_begin = p.generated->prefix.size();
         gen_end = gen_begin + p.generated->continuation.size();
     }
-    ImDrawList* dl = ImGui::GetWindowDrawList();
-    size_t offset = 0;  // byte offset of the token in the text
-    float last_right = 0.0f;
-    for (int i = 0; i < static_cast<int>(s.tokens.size()); ++i) {
-        const int id = s.tokens[static_cast<size_t>(i)];
-        const std::string bytes = s.tokenizer.token_bytes(id);
-        const std::string label = chip_label(bytes);
-        const ImVec2 text_size = ImGui::CalcTextSize(label.c_str());
-        const ImVec2 size(text_size.x + 2 * pad, text_size.y + 2 * pad);
-        if (i > 0 && last_right + gap + size.x <= right) ImGui::SameLine(0, gap);
-        ImGui::PushID(i);
-        const bool clicked = ImGui::InvisibleButton("##chip", size);
-        ImGui::PopID();
-        const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
-        last_right = b.x;
-        const bool generated = offset >= gen_begin && offset < gen_end;
-        offset += bytes.size();
-        if (clicked) s.view.query = i;
-        if (!ImGui::IsItemVisible()) continue;  // scrolled out of the box: nothing to draw
-        // Square corners: a rounded chip costs ~8x the vertices, and WebGL's draw lists hold 65536.
-        dl->AddRectFilled(a, b, kChipFill[i % 2]);
-        if (generated) dl->AddRect(a, b, plot::colors::green, 0.0f, 0, 2.0f);
-        if (i == chosen) dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), plot::colors::vermillion, 0.0f, 0, 2.5f);
-        if (ImGui::IsItemHovered()) {
-            dl->AddRect(a, b, ImGui::GetColorU32(ImGuiCol_Text));
-            draw_chip_tooltip(s, i, id, bytes, generated);
-        }
-        dl->AddText(ImVec2(a.x + pad, a.y + pad), kChipText, label.c_str());
+    const float chip_h = ImGui::GetTextLineHeight() + 2 * pad, line_h = chip_h + ImGui::GetStyle().ItemSpacing.y;
+    const int lines = static_cast<int>(c.line_starts.size()), n = static_cast<int>(c.labels.size());
+    // A query chosen elsewhere (a row click, a link, the arrow keys): bring its line into view.
+    // The default query (the last token, view.query -1) moves with every new text and pass: the
+    // box then stays where the reader left it.
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    if (s.view.query < 0) p.scrolled_to = chosen;
+    if (chosen >= 0 && chosen != p.scrolled_to && lines > 0) {
+        p.scrolled_to = chosen;
+        // SetScrollFromPosY takes the line's place in the window as it shows now, scrolled.
+        const float shown_y = origin.y - ImGui::GetWindowPos().y + chip_line_of(c.line_starts, chosen) * line_h;
+        ImGui::SetScrollFromPosY(shown_y + chip_h * 0.5f, 0.5f);
     }
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    p.chips_drawn = 0;
+    p.first_line = p.last_line = 0;
+    ImGuiListClipper clipper;
+    clipper.Begin(lines, line_h);
+    while (clipper.Step()) {
+        p.first_line = clipper.DisplayStart;
+        p.last_line = clipper.DisplayEnd - 1;
+        for (int line = clipper.DisplayStart; line < clipper.DisplayEnd; ++line) {
+            const ImVec2 line0 = ImGui::GetCursorScreenPos();
+            const int end = line + 1 < lines ? c.line_starts[static_cast<size_t>(line) + 1] : n;
+            float x = line0.x;
+            for (int i = c.line_starts[static_cast<size_t>(line)]; i < end; ++i) {
+                const ImVec2 a(x, line0.y), b(x + c.widths[static_cast<size_t>(i)], line0.y + chip_h);
+                x = b.x + gap;
+                ImGui::SetCursorScreenPos(a);
+                ImGui::PushID(i);
+                if (ImGui::InvisibleButton("##chip", ImVec2(b.x - a.x, chip_h))) s.view.query = p.scrolled_to = i;
+                ImGui::PopID();
+                const bool generated = c.offsets[static_cast<size_t>(i)] >= gen_begin && c.offsets[static_cast<size_t>(i)] < gen_end;
+                // Square corners: a rounded chip costs ~8x the vertices, and WebGL's draw lists hold 65536.
+                dl->AddRectFilled(a, b, chip_fill(p, i));
+                if (generated) dl->AddRect(a, b, plot::colors::green, 0.0f, 0, 2.0f);
+                if (i == chosen) dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), plot::colors::vermillion, 0.0f, 0, 2.5f);
+                if (ImGui::IsItemHovered()) {
+                    dl->AddRect(a, b, ImGui::GetColorU32(ImGuiCol_Text));
+                    draw_chip_tooltip(s, p, i, s.tokens[static_cast<size_t>(i)], generated);
+                }
+                dl->AddText(ImVec2(a.x + pad, a.y + pad), kChipText, c.labels[static_cast<size_t>(i)].c_str());
+                ++p.chips_drawn;
+            }
+            ImGui::SetCursorScreenPos(line0);
+            ImGui::Dummy(ImVec2(1.0f, chip_h));
+        }
+    }
+    clipper.End();
+    move_query_by_keys(s, chosen);
     ImGui::EndChild();
     remember_last_item(ctx.widgets, "text.chips");
+    p.chips_ms = ms_since(started);
 }
 
 void draw_generation(TextPanel& p, PanelContext& ctx) {
@@ -230,6 +313,15 @@ void draw_text_panel(TextPanel& p, PanelContext& ctx) {
         if (ImGui::Button(kSamples[i].title, ImVec2(-1, 0))) set_text(p, s, kSamples[i].text);
         remember_last_item(ctx.widgets, (std::string("text.sample.") + std::to_string(i)).c_str());
     }
+    // The long samples (issue 38): clipped to the model's context like any text, whole on modern models.
+    if (ImGui::Button("Genesis 1-10 (about 8,000 tokens)", ImVec2(-1, 0))) set_text(p, s, std::string(genesis_text()));
+    remember_last_item(ctx.widgets, "text.sample.genesis");
+    if (ImGui::Button("A needle in 8,000 tokens", ImVec2(-1, 0))) set_text(p, s, needle_text(genesis_text()));
+    remember_last_item(ctx.widgets, "text.sample.needle");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip(
+            "Genesis with a made-up name planted near the start and its first half repeated ever further on:\n"
+            "the Fading panel plots how much weight the repeats put on the name's continuation.");
     if (ImGui::Button("Clear", ImVec2(-1, 0))) set_text(p, s, "");
     remember_last_item(ctx.widgets, "text.clear");
     ImGui::Separator();
@@ -252,6 +344,16 @@ std::string text_status_json(const TextPanel& p, const Session& s) {
     o.add("counter", counter_label(s, static_cast<int>(s.tokens.size())));
     o.add("clipped", p.counted_text == s.tokens_text && p.full_count > static_cast<int>(s.tokens.size()));
     o.add("generated", p.generated ? static_cast<int>(p.generated->ids.size()) : 0);
+    json::ObjectBuilder chips;
+    const int chosen = s.tokens.empty() ? -1 : chosen_query(s);
+    chips.add("lines", static_cast<int>(p.layout.line_starts.size())).add("first_line", p.first_line).add("last_line", p.last_line);
+    chips.add("drawn", p.chips_drawn).add("ms", p.chips_ms);
+    chips.add("query_line", chosen >= 0 && !p.layout.line_starts.empty() ? chip_line_of(p.layout.line_starts, chosen) : -1);
+    o.add_raw("chips", chips.str());
+    json::ObjectBuilder row;
+    row.add("ready", p.row.ready && !p.row_weights.empty()).add("query", p.row.key.query).add("layer", p.row.key.layer);
+    row.add("head", p.row.key.head).add("max", static_cast<double>(p.row_max));
+    o.add_raw("row", row.str());
     // The tokens the model runs on, for checks that need exact ids.
     o.add_raw("ids", json::ArrayBuilder().add_all(s.tokens).str());
     return o.str();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "base/timing.h"
 
@@ -11,12 +12,19 @@ namespace {
 
 class ThumbnailTask final : public Task {
 public:
-    ThumbnailTask(std::shared_ptr<const ForwardResult> forward, std::shared_ptr<const AttentionThumbnails>* slot)
+    ThumbnailTask(std::shared_ptr<const ForwardResult> forward, std::shared_ptr<const AttentionThumbnails>* slot,
+                  std::vector<NeedleProbe> probes)
         : forward_(std::move(forward)), slot_(slot), out_(std::make_shared<AttentionThumbnails>()) {
         const AttentionCapture& cap = forward_->capture;
         out_->pass = forward_;
         out_->layers = cap.layers();
         out_->heads = cap.n_head();
+        out_->L = cap.length();
+        const size_t cells = static_cast<size_t>(out_->layers) * out_->heads * cap.length();
+        out_->largest.assign(cells, 0.0f);
+        out_->smallest.assign(cells, 0.0f);
+        out_->probes = std::move(probes);
+        out_->probe_weights.assign(static_cast<size_t>(out_->layers) * out_->heads * out_->probes.size(), 0.0f);
         targets_ = induction_targets(forward_->tokens);
         induction_queries_ = induction_queries(targets_);
         out_->uniform.previous_token = uniform_previous_token_weight(cap.length());
@@ -43,6 +51,7 @@ public:
         pool_rows_max(map_, rows_, row_, r1);
         previous_sum_ += previous_token_sum(rows_, L, row_, r1);  // the same rows the thumbnail shows
         induction_sum_ += induction_sum(rows_, targets_, row_, r1);
+        keep_fading(index_, L, row_, r1);
         row_ = r1;
         if (row_ == L) {
             out_->runs.push_back(heatmap::cell_runs(map_.cells, map_.bins, map_.bins, map_.max));
@@ -64,6 +73,23 @@ public:
     }
 
 private:
+    // Rows r0..r1-1 of head `index`: each query's largest and smallest visible weight, and the
+    // needle's weights for the probes among them.
+    void keep_fading(int index, int L, int r0, int r1) {
+        const size_t head0 = static_cast<size_t>(index) * static_cast<size_t>(L);
+        for (int i = r0; i < r1; ++i) {
+            const float* row = rows_.data() + static_cast<size_t>(i - r0) * static_cast<size_t>(L);
+            const auto [lo, hi] = std::minmax_element(row, row + i + 1);
+            out_->largest[head0 + static_cast<size_t>(i)] = *hi;
+            out_->smallest[head0 + static_cast<size_t>(i)] = *lo;
+        }
+        const size_t n = out_->probes.size();
+        for (size_t p = 0; p < n; ++p)
+            if (const NeedleProbe& probe = out_->probes[p]; probe.query >= r0 && probe.query < r1 && probe.key <= probe.query)
+                out_->probe_weights[static_cast<size_t>(index) * n + p] =
+                    rows_[static_cast<size_t>(probe.query - r0) * static_cast<size_t>(L) + static_cast<size_t>(probe.key)];
+    }
+
     std::shared_ptr<const ForwardResult> forward_;
     std::shared_ptr<const AttentionThumbnails>* slot_;
     std::shared_ptr<AttentionThumbnails> out_;
@@ -90,11 +116,28 @@ void keep_head_thumbnails(HeadThumbnails& t, Session& s) {
     if (t.pass.lock() != s.forward) {
         t.done.reset();
         t.pass = s.forward;
-        t.work.start(std::make_unique<ThumbnailTask>(s.forward, &t.done), "Attention thumbnails");
+        t.work.start(thumbnail_task(s.forward, &t.done, session_needle_probes(s, s.forward->tokens)), "Attention thumbnails");
     }
     // Without threads the UI thread runs the steps: leave the frame to the model's work first.
     constexpr double kBudgetMs = 20.0;
     if (!s.model_work.busy()) t.work.pump(s, kBudgetMs);
+}
+
+std::unique_ptr<Task> thumbnail_task(std::shared_ptr<const ForwardResult> forward, std::shared_ptr<const AttentionThumbnails>* slot,
+                                     std::vector<NeedleProbe> probes) {
+    return std::make_unique<ThumbnailTask>(std::move(forward), slot, std::move(probes));
+}
+
+std::vector<NeedleProbe> session_needle_probes(const Session& s, std::span<const int> tokens) {
+    if (!s.tokenizer.loaded()) return {};
+    // The phrase's ids inside a text, without what the post-processor adds around a whole text
+    // (a BOS, an EOS): encode it after a full stop and keep what differs from the stop alone.
+    const std::vector<int> bare = s.tokenizer.encode("."), with = s.tokenizer.encode("." + std::string(kNeedleFirstHalf));
+    size_t pre = 0, suf = 0;
+    while (pre < bare.size() && pre < with.size() && bare[pre] == with[pre]) ++pre;
+    while (suf < bare.size() - pre && suf < with.size() - pre && bare[bare.size() - 1 - suf] == with[with.size() - 1 - suf]) ++suf;
+    const std::span<const int> first_half(with.data() + pre, with.size() - pre - suf);
+    return needle_probes(tokens, first_half);
 }
 
 int best_head(const AttentionThumbnails& t, HeadPattern p) {

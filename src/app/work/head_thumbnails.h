@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/attention_map.h"
+#include "app/long_samples.h"
 #include "app/plot/heatmap.h"
 #include "app/session.h"
 #include "app/work/task_runner.h"
@@ -38,7 +39,15 @@ struct AttentionThumbnails {
     // when no token occurs twice).
     ByPattern<std::vector<double>> scores;
     ByPattern<double> uniform;  // what uniform attention scores (uniform_previous_token_weight, ...)
-    double seconds = 0;         // wall time of the computation
+    // Fading (PAPER.md §2, the Fading panel), from the same rows: each head's (layer-major, L
+    // entries a head) largest and smallest weight of each query i over its i + 1 keys.
+    int L = 0;
+    std::vector<float> largest, smallest;
+    // The needle sample's queries (needle_probes on the pass's tokens; empty for other texts) and
+    // each head's weight from each query to the needle's key: heads x probes, layer-major.
+    std::vector<NeedleProbe> probes;
+    std::vector<float> probe_weights;
+    double seconds = 0;  // wall time of the computation
 };
 
 struct HeadThumbnails {
@@ -48,6 +57,14 @@ struct HeadThumbnails {
     // Declared after `done`: destroyed first, so a running task never outlives its target.
     TaskRunner work;
 };
+
+// The task keep_head_thumbnails starts for `forward`: every head's rows a block at a time, into
+// *slot when finished. Exposed for the tests, which run its steps alone.
+std::unique_ptr<Task> thumbnail_task(std::shared_ptr<const ForwardResult> forward, std::shared_ptr<const AttentionThumbnails>* slot,
+                                     std::vector<NeedleProbe> probes);
+
+// The needle's queries in `tokens` under the session's tokenizer (empty without the needle).
+std::vector<NeedleProbe> session_needle_probes(const Session& s, std::span<const int> tokens);
 
 // Starts the thumbnails' background computation when the forward pass changed, and hands its
 // results over. Once a frame, with the other keep_* steps.
