@@ -97,7 +97,7 @@ void draw_fading_plot(const FadingPanel& p, const AttentionThumbnails& t, int qu
     char title[96];
     std::snprintf(title, sizeof title, "Largest weight per query, L%d H%d", p.layer, p.head);
     if (!plot::begin("##fading", size, {"L, keys the query sees (log)", plot::Scale::Log, 1.0, L},
-                     {"max weight (log)", plot::Scale::Log, {}, 1.0, 6.0}, title))
+                     {"weight (log)", plot::Scale::Log, {}, 1.0, 6.0}, title))
         return;
     if (p.softmax) plot::band("Lemma 1's band", p.band_lower.L, p.band_lower.mean, p.band_upper.mean, plot::colors::sky);
     const std::vector<double> ref_x = {1.0, L}, ref_y = {1.0, 1.0 / L};
