@@ -11,23 +11,15 @@
 #include <unistd.h>
 
 #include "platform/desktop_model_source.h"
+#include "platform/temp_dir.h"
 
 using attnlab::DesktopModelSource;
 using attnlab::FetchStatus;
 using attnlab::ModelFiles;
+using attnlab::testing::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct TempDir {
-    fs::path path = fs::temp_directory_path() / ("attnlab_desktop_source_" + std::to_string(::getpid()));
-    TempDir() { fs::create_directories(path); }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-    void write(const std::string& name, const std::string& bytes) const { std::ofstream(path / name, std::ios::binary) << bytes; }
-};
 
 std::string text_of(const ModelFiles& f, size_t offset, size_t size) {
     return std::string(reinterpret_cast<const char*>(f.bytes.bytes.data()) + offset, size);
@@ -39,7 +31,7 @@ const std::string kIndex = R"({"metadata": {}, "weight_map": {"a": "model-00001-
 }  // namespace
 
 TEST_CASE("desktop model source: a sharded folder arrives as the page receives it", "[platform]") {
-    TempDir dir;
+    TempDir dir("attnlab_desktop_source_");
     dir.write("model.safetensors.index.json", kIndex);
     dir.write("model-00001-of-00002.safetensors", "first shard's bytes");
     dir.write("model-00002-of-00002.safetensors", "second");
@@ -69,7 +61,7 @@ TEST_CASE("desktop model source: a sharded folder arrives as the page receives i
 }
 
 TEST_CASE("desktop model source: one file, and the refusals", "[platform]") {
-    TempDir dir;
+    TempDir dir("attnlab_desktop_source_");
     dir.write("model.safetensors", "one file");
     DesktopModelSource source;
     ModelFiles f;

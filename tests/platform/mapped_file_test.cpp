@@ -10,28 +10,15 @@
 #include <unistd.h>
 
 #include "platform/mapped_file.h"
+#include "platform/temp_dir.h"
 
 using attnlab::MappedFile;
 namespace fs = std::filesystem;
 
-namespace {
-// A scratch folder of this process's own, removed at the end of each test.
-struct TempDir {
-    fs::path path = fs::temp_directory_path() / ("attnlab_mapped_" + std::to_string(::getpid()));
-    TempDir() { fs::create_directories(path); }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-    fs::path write(const std::string& name, const std::string& bytes) const {
-        std::ofstream(path / name, std::ios::binary) << bytes;
-        return path / name;
-    }
-};
-}  // namespace
+using attnlab::testing::TempDir;
 
 TEST_CASE("mapped file: the bytes are the file's, and survive a move", "[mapped_file]") {
-    TempDir dir;
+    TempDir dir("attnlab_mapped_");
     const std::string content("hello\0world", 11);
     MappedFile f;
     std::string error;
@@ -53,7 +40,7 @@ TEST_CASE("mapped file: the bytes are the file's, and survive a move", "[mapped_
 }
 
 TEST_CASE("mapped file: an empty file is an empty span, not an error", "[mapped_file]") {
-    TempDir dir;
+    TempDir dir("attnlab_mapped_");
     MappedFile f;
     std::string error;
     REQUIRE(f.open(dir.write("empty.safetensors", "").string(), error));
@@ -61,7 +48,7 @@ TEST_CASE("mapped file: an empty file is an empty span, not an error", "[mapped_
 }
 
 TEST_CASE("mapped file: missing files, folders and unreadable files are clear errors", "[mapped_file]") {
-    TempDir dir;
+    TempDir dir("attnlab_mapped_");
     MappedFile f;
     std::string error;
     const std::string missing = (dir.path / "nope.safetensors").string();
