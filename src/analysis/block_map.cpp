@@ -95,17 +95,18 @@ BlockMap coarsened(const BlockMap& m) {
 
 namespace {
 
+// Clamped as a double before rounding: a long is 32 bits in wasm32, where lround of a far zoom or
+// pan (1e9 x a side) overflows.
+int rounded_within(double x, int lo, int hi) { return static_cast<int>(std::lround(std::clamp(x, double(lo), double(hi)))); }
+
 // A side of `size` positions starting as close to `start` as the map [0, L) allows.
-int clamped_start(double start, int size, int L) {
-    return static_cast<int>(std::clamp(std::lround(start), 0L, static_cast<long>(L - size)));
-}
+int clamped_start(double start, int size, int L) { return rounded_within(start, 0, L - size); }
 
 }  // namespace
 
 MapWindow zoomed(const MapWindow& w, int L, double factor, double at_q, double at_k, int min_side) {
     const int old = std::max(w.queries(), 1);
-    const int side =
-        static_cast<int>(std::clamp(std::lround(old * factor), static_cast<long>(std::min(min_side, L)), static_cast<long>(L)));
+    const int side = rounded_within(old * factor, std::min(min_side, L), L);
     // The point at fraction f of the old side stays at fraction f of the new one.
     const double fq = (at_q - w.q0) / old, fk = (at_k - w.k0) / std::max(w.keys(), 1);
     const int q0 = clamped_start(at_q - fq * side, side, L), k0 = clamped_start(at_k - fk * side, side, L);

@@ -285,6 +285,9 @@ void draw_attention_map_view(AttentionMapView& v, PanelContext& ctx, ImVec2 size
                                        bar_label);
     else heatmap::draw_color_bar(dl, ImVec2(p1.x + font, p0.y), ImVec2(p1.x + font + bar_w, p1.y), vmax, bar_label);
     ImGui::SetCursorScreenPos(ImVec2(origin.x, p1.y + bottom * 0.6f + bar_under));
+    // Wrapped: a line wider than the child would make it scroll sideways, and a finger's swipe that
+    // starts on the map would then scroll the child instead of the page (the touch layer's rule).
+    ImGui::PushTextWrapPos(0.0f);
     if (m) draw_map_caption(v, *m);
     if (!narrow) ImGui::TextDisabled("Wheel: zoom. Right-drag or Shift+drag: pan.");
     // Past kExactCaptureTokens the pass keeps Q, K and V at 16 bits (display_storage): say so.
@@ -293,6 +296,7 @@ void draw_attention_map_view(AttentionMapView& v, PanelContext& ctx, ImVec2 size
             "Queries, keys and values kept at 16 bits past %d tokens: each score within about 0.1%% of |q| |k| / sqrt(d) "
             "(the CLI's are exact).",
             kExactCaptureTokens);
+    ImGui::PopTextWrapPos();
     ImGui::EndChild();
 }
 

@@ -412,8 +412,10 @@ void draw_attention_panel(AttentionPanel& p, PanelContext& ctx) {
     if (panes.stacked) {
         // The map as wide as the screen (less its labels), taller than the view when that is short.
         const float w = ImGui::GetContentRegionAvail().x;
-        // (Its title, its controls, the axes' labels and the colour bar under it take about 12 lines.)
-        draw_attention_map_view(p.map, ctx, ImVec2(0, std::clamp(w + font * 9.0f, font * 16.0f, std::max(panes.view_h, font * 20.0f))),
+        // (Its title, its controls, the axes' labels, the colour bar and the wrapped caption under it
+        // take about 16 lines. A child shorter than its content scrolls by itself, and a swipe on
+        // the map would then scroll the child, not the page.)
+        draw_attention_map_view(p.map, ctx, ImVec2(0, std::clamp(w + font * 16.0f, font * 20.0f, std::max(panes.view_h, font * 24.0f))),
                                 map_preview_note(s));
         draw_row_axis_choice(p, ctx);
         draw_row(s, slice, p.row_axis, ImVec2(0, stacked_plot_height(panes, w)));
