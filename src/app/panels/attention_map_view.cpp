@@ -104,13 +104,21 @@ void handle_map_mouse(AttentionMapView& v, Session& s, ImVec2 p0, float side, bo
                        : io.KeyShift && active && ImGui::IsMouseDragging(ImGuiMouseButton_Left) ? ImGuiMouseButton_Left
                                                                                                 : -1;
     if (button >= 0) {
+        v.pan_button = button;
         v.pan_x = io.MousePos.x - io.MouseClickedPos[button].x;
         v.pan_y = io.MousePos.y - io.MouseClickedPos[button].y;
         return;
     }
-    if (v.pan_x != 0.0f || v.pan_y != 0.0f) {  // let go: the window moves, and the map is computed for it
+    if (v.pan_button >= 0) {  // let go: the window moves, and the map is computed for it
+        // From where the button was let go: a release that comes with the last move in one frame
+        // would otherwise lose that move (a 6-cell drag panned 5 in the map suite).
+        if (io.MouseReleased[v.pan_button]) {
+            v.pan_x = io.MousePos.x - io.MouseClickedPos[v.pan_button].x;
+            v.pan_y = io.MousePos.y - io.MouseClickedPos[v.pan_button].y;
+        }
         v.window = panned(w, v.window_L, -v.pan_y / cell, -v.pan_x / cell);
         v.pan_x = v.pan_y = 0.0f;
+        v.pan_button = -1;
         return;
     }
     const bool choosing = !io.KeyShift && (released || (active && ImGui::IsMouseDragging(ImGuiMouseButton_Left)));

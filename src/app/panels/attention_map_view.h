@@ -30,6 +30,7 @@ struct AttentionMapView {
         double value = 0.0;                  // NaN: no key of it is visible
     } hover;
     float pan_x = 0.0f, pan_y = 0.0f;  // a pan drag in flight, in pixels
+    int pan_button = -1;               // the mouse button dragging it, or -1
 };
 
 // The window for a pass of L tokens (a new length shows the whole map), then the map for the open
