@@ -66,9 +66,7 @@ void BpeModel::override_token(const std::string& content, int id) {
         }
         final_id_[static_cast<size_t>(was)] = id;
     }
-    overridden_[content] = id;
-    if (options_.byte_level && content.size() == 1)
-        byte_id_[static_cast<unsigned char>(content[0])] = byte_id_[static_cast<unsigned char>(content[0])];
+    overridden_[content] = id;  // a single byte keeps its model id in byte_id_: bpe() maps it through final_id()
 }
 
 int BpeModel::find(std::string_view text) const {

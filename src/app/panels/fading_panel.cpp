@@ -68,10 +68,12 @@ void make_needle(FadingPanel& p, const AttentionThumbnails& t) {
 // The series for the open head, when the thumbnails or the head changed (not every frame).
 void keep_series(FadingPanel& p, const std::shared_ptr<const AttentionThumbnails>& done, const Session& s) {
     const AttentionThumbnails& t = *done;
-    if (p.made_for.lock() == done && p.layer == s.view.layer && p.head == s.view.head) return;
+    // Compared as clamped: a view's head past this model's would otherwise remake the series every frame.
+    const int layer = std::clamp(s.view.layer, 0, t.layers - 1), head = std::clamp(s.view.head, 0, t.heads - 1);
+    if (p.made_for.lock() == done && p.layer == layer && p.head == head) return;
     p.made_for = done;
-    p.layer = std::clamp(s.view.layer, 0, t.layers - 1);
-    p.head = std::clamp(s.view.head, 0, t.heads - 1);
+    p.layer = layer;
+    p.head = head;
     const int index = p.layer * t.heads + p.head;
     p.head_bins = log_bins(head_series(t.largest, index, t.L), kBins);
     std::vector<double> mean(static_cast<size_t>(t.L), 0.0);
