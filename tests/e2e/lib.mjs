@@ -30,8 +30,17 @@ export function parseArgs(argv) {
 }
 
 // --- waiting on the page -------------------------------------------------------------------
+// False when the state did not come within `timeout`. A wait that ends for another reason (the
+// test function threw in the page, the page closed) is false too, and says why: the check that
+// reads the state next then fails with the cause beside it, not as a silent timeout.
 export async function waitFor(page, fn, arg, timeout = 10000) {
-  try { await page.waitForFunction(fn, arg, { timeout, polling: 50 }); return true; } catch { return false; }
+  try {
+    await page.waitForFunction(fn, arg, { timeout, polling: 50 });
+    return true;
+  } catch (e) {
+    if (e?.name !== "TimeoutError") console.log(`        (a wait ended early: ${String(e?.message ?? e).split("\n")[0]})`);
+    return false;
+  }
 }
 
 export const status = (page) => page.evaluate(() => window.attnlab.status());
