@@ -109,6 +109,9 @@ void UiHost::feed_input() {
             if (keyboard_used || seen(buttons_changed, e.code)) break;
             ImGui_ImplGlfw_MouseButtonCallback(window_, e.code, e.action, e.mods);
             buttons_changed.push_back(e.code);
+            pointer_fed_ = true;
+            pointer_x_ = static_cast<float>(e.x);
+            pointer_y_ = static_cast<float>(e.y);
             button_pressed |= e.action == GLFW_PRESS;
         } else {
             if (button_pressed) break;  // the field a click activates takes keys from the next frame
@@ -226,7 +229,9 @@ bool UiHost::open(const char* title, int width, int height, float pixel_ratio, c
         on_event(w);
     });
     glfwSetMouseButtonCallback(window_, [](GLFWwindow* w, int button, int action, int mods) {
-        if (UiHost* host = from(w)) host->queue_input({InputEvent::Kind::MouseButton, button, action, 0, mods});
+        double x = 0.0, y = 0.0;
+        glfwGetCursorPos(w, &x, &y);  // the pointer as of this event, not of the next frame
+        if (UiHost* host = from(w)) host->queue_input({InputEvent::Kind::MouseButton, button, action, 0, mods, x, y});
     });
     glfwSetKeyCallback(window_, [](GLFWwindow* w, int key, int scancode, int action, int mods) {
         if (UiHost* host = from(w)) host->queue_input({InputEvent::Kind::Key, key, action, scancode, mods});
@@ -308,9 +313,16 @@ bool UiHost::frame(const std::function<void()>& draw_ui) {
     // This frame pays for itself before drawing, so that a request made while drawing
     // (long work asking for the next frame) is owed to a later frame.
     --redraw_frames_;
+    pointer_fed_ = false;
     feed_input();
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
+    if (pointer_fed_ && ImGui::GetIO().MousePos.x > -FLT_MAX) {
+        ImGuiIO& io = ImGui::GetIO();
+        // The move since the button changed is the next frame's.
+        if (io.MousePos.x != pointer_x_ || io.MousePos.y != pointer_y_) request_redraw(2);
+        io.MousePos = ImVec2(pointer_x_, pointer_y_);
+    }
     feed_touch();
     ImGui::NewFrame();
     if (end_text_edit_) {

@@ -107,10 +107,17 @@ private:
         int code;    // key, character or button
         int action;  // GLFW_PRESS / GLFW_RELEASE / GLFW_REPEAT
         int scancode, mods;
+        double x = 0.0, y = 0.0;  // a button's: where the pointer was when it changed
     };
     std::vector<InputEvent> input_queue_;
     void queue_input(const InputEvent& e);
-    void feed_input();  // before a frame: as much of the queue as one frame can take
+    // Before a frame: as much of the queue as one frame can take. A button fed sets pointer_x_/_y_
+    // to where it changed: ImGui 1.86's backend polls the pointer at the frame, so a press and the
+    // first move of a drag in one frame would put the press (MouseClickedPos) where the move ended,
+    // and a pan would lose that move (the map suite's 6-cell drag panned 5 in 2 of 11 runs).
+    void feed_input();
+    bool pointer_fed_ = false;
+    float pointer_x_ = 0.0f, pointer_y_ = 0.0f;
     void feed_touch();  // after the backend's NewFrame: the touches' mouse replaces GLFW's
     TouchGestures touch_;
     bool touch_driving_ = false;
