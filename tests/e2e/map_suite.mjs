@@ -124,6 +124,23 @@ export async function mapSuite({ browser, server, cli }) {
     m = await mapStatus(page);
     check(shown && m.window[2] === k0 - 6 && m.window[0] === q0 && m.exact, "a right drag of 6 cells pans 6 keys back",
           `${JSON.stringify([q0, q1, k0, k1])} -> ${JSON.stringify(m.window)}`);
+    // A press and the drag's first move in one task, so in one frame: the pan still counts from
+    // where the button went down (the frame polls the pointer once; the press must not move to it).
+    const k0b = m.window[2];
+    await page.evaluate(([x, y, dx]) => {
+      const c = document.querySelector("canvas");
+      const at = (type, px, buttons) => new MouseEvent(type, { clientX: px, clientY: y, button: 2, buttons, bubbles: true });
+      c.dispatchEvent(at("mousedown", x, 2));
+      c.dispatchEvent(at("mousemove", x + dx, 2));
+    }, [map.x + map.w * 0.5, map.y + map.h * 0.5, 3 * cell]);
+    await page.mouse.move(map.x + map.w * 0.5 + 4 * cell, map.y + map.h * 0.5);
+    await page.mouse.move(map.x + map.w * 0.5 + 6 * cell, map.y + map.h * 0.5);
+    await page.evaluate(([x, y]) => document.querySelector("canvas").dispatchEvent(
+      new MouseEvent("mouseup", { clientX: x, clientY: y, button: 2, buttons: 0, bubbles: true })), [map.x + map.w * 0.5 + 6 * cell, map.y + map.h * 0.5]);
+    shown = await mapDone(page, `m.window[2] !== ${k0b}`);
+    m = await mapStatus(page);
+    check(shown && m.window[2] === k0b - 6, "a drag whose press and first move share a frame pans from the press",
+          `${k0b} -> ${JSON.stringify(m.window)}`);
     const key = m.window[2] + 2;
     h = await hoverAt(page, map, query, key);
     w = cliWeights(cli, repo, ids, query + 1);
