@@ -4,7 +4,8 @@
 // position), so every touch on the canvas is taken here, before GLFW's own listeners, and handed
 // to the app (Module._attnlab_touch), whose UiHost turns it into ImGui's mouse
 // (src/platform/touch_gestures.h: a tap clicks, a drag on a slider drags it, a swipe scrolls, a
-// long press shows what a hover shows, two fingers pinch the UI scale). The browser's own
+// long press shows what a hover shows, two fingers pinch the map's zoom over the attention map
+// and the UI scale elsewhere). The browser's own
 // scrolling and zooming are off on the canvas (touch-action: none in index.html), so the canvas
 // is never magnified and blurred: a pinch changes the UI scale, drawn sharp at its backing size.
 //

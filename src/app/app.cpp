@@ -360,6 +360,18 @@ void keep_ui_scale(AppState& app) {
     app.ui_scale_set = app.ui_scale;
 }
 
+// A pinch that no panel took in its first frame sets the UI scale: from the scale at its start, in
+// quarter steps from 100% to 250% (the View menu's range), each drawn sharp.
+void follow_pinch(AppState& app) {
+    Pinch& p = app.pinch;
+    if (p.scale <= 0.0f) {
+        p.taker = Pinch::Taker::None;
+        return;
+    }
+    if (p.taker == Pinch::Taker::None) p.taker = Pinch::Taker::UiScale, p.ui_scale_at_start = app.ui_scale;
+    if (p.taker == Pinch::Taker::UiScale) app.ui_scale = std::clamp(std::round(p.ui_scale_at_start * p.scale * 4.0f) / 4.0f, 1.0f, 2.5f);
+}
+
 // Whether this frame carries a press or a release of the reader's. Without threads a step of long
 // work can take the whole frame (a chunk of a pass: 100 ms and more on GPT-2 small), and a click
 // needs a frame for its press and one for its release; stepping in those frames let a pass end
@@ -411,7 +423,7 @@ void draw_app(AppState& app) {
 
     plot::set_file_export(app.file_export);
     plot::set_widget_rects(&app.widgets);
-    PanelContext ctx{s, app.widgets, app.file_export};
+    PanelContext ctx{s, app.widgets, app.file_export, app.pinch};
     draw_model_bar(app.model_bar, app.model_loading, ctx, app.model_source);
     if (app.model_bar.chosen != BuiltinModel::None) {  // the model menu's choice
         load_builtin(app, app.model_bar.chosen);
@@ -430,6 +442,7 @@ void draw_app(AppState& app) {
     draw_about(app);
     draw_share_popup(app);
     draw_tour(tour_host(app));
+    follow_pinch(app);
     if (s.view != app.settled_view) {
         app.settled_view = s.view;
         app.settle_frames = 3;

@@ -16,6 +16,7 @@
 #include "app/panels/separability_panel.h"
 #include "app/panels/softmax_playground.h"
 #include "app/panels/text_panel.h"
+#include "app/pinch.h"
 #include "app/session.h"
 #include "app/tour/tour_player.h"
 #include "app/widget_rects.h"
@@ -76,6 +77,8 @@ struct AppState {
     } learned_head;
 
     TourPlayer tour;
+    // Two fingers on a touch screen, set by the platform before each frame.
+    Pinch pinch;
     // The UI scale (1 = 100%), for a room: the platform rebuilds its fonts when it changes.
     float ui_scale = 1.0f;
     // The scale that suits the screen (status().device.default_ui_scale on the web; 0: none

@@ -1,6 +1,4 @@
 // Entry point of the web page (attnlab.js / attnlab.wasm, loaded by web/index.html).
-#include <algorithm>
-#include <cmath>
 #include <string>
 
 #include "app/app.h"
@@ -15,18 +13,6 @@
 static constexpr const char* kBuiltinModelAddress = "assets/tiny/model.safetensors";
 // Its SSMax twin, fetched on first use (the model menu, a link naming it: attnlab::kTwinLinkName).
 static constexpr const char* kTwinModelAddress = attnlab::kTwinLinkName;
-
-// Two fingers pinch the UI scale (web/touch_input.js): from the scale at the pinch's start, in
-// quarter steps from 100% to 250% (the View menu's range), each step drawn sharp.
-static void follow_pinch(float& ui_scale, float pinch) {
-    static float at_start = 0.0f;
-    if (pinch <= 0.0f) {
-        at_start = 0.0f;
-        return;
-    }
-    if (at_start == 0.0f) at_start = ui_scale;
-    ui_scale = std::clamp(std::round(at_start * pinch * 4.0f) / 4.0f, 1.0f, 2.5f);
-}
 
 // Out of memory with no model to fall back on (a link named one too large for this device): the
 // built-in model, so that the page stays usable. Called after the frame's model bar, which has put
@@ -108,7 +94,10 @@ int main() {
     attnlab::run_web_page(
         host,
         [] {
-            follow_pinch(app.ui_scale, host.pinch());
+            // Two fingers (web/touch_input.js): the map zooms or the UI scale follows (draw_app).
+            app.pinch.scale = host.pinch().scale;
+            app.pinch.x = host.pinch().x;
+            app.pinch.y = host.pinch().y;
             app.screen_ui_scale = attnlab::page_screen_ui_scale();
             attnlab::draw_app(app);
             fall_back_after_running_out(app, model_source);

@@ -19,7 +19,7 @@ TouchFrame TouchGestures::next_frame(double now_ms, const std::function<TouchIte
             if (s.button >= 0) f.down = s.button == 1, button_changed = true;
             f.scroll_x += s.scroll_x;
             f.scroll_y += s.scroll_y;
-            if (s.pinch >= 0) f.pinch = s.pinch;
+            if (s.pinch >= 0) f.pinch = {s.pinch, pinch_x_, pinch_y_};
             steps_.pop_front();
             continue;
         }
@@ -108,7 +108,10 @@ void TouchGestures::handle(const TouchEvent& e, const std::function<TouchItem()>
             else step_away();
             state_ = State::Pinching;
             spread0_ = spread();
-            steps_.push_back({Step::Pointer::Keep, 0, 0, -1, 0, 0, 1.0f});
+            const auto a = fingers_.begin()->second, b = std::next(fingers_.begin())->second;
+            pinch_x_ = (a.first + b.first) * 0.5f;
+            pinch_y_ = (a.second + b.second) * 0.5f;
+            step_pinch(1.0f);
         }
         return;
     }
@@ -131,7 +134,7 @@ void TouchGestures::handle(const TouchEvent& e, const std::function<TouchItem()>
                     last_y_ = e.y;
                 }
                 break;
-            case State::Pinching: steps_.push_back({Step::Pointer::Keep, 0, 0, -1, 0, 0, spread() / spread0_}); break;
+            case State::Pinching: step_pinch(spread() / spread0_); break;
             case State::Idle:
             case State::Ignoring: break;
         }
@@ -156,7 +159,7 @@ void TouchGestures::handle(const TouchEvent& e, const std::function<TouchItem()>
             if (primary) state_ = State::Idle;  // the hover stays until the next touch
             break;
         case State::Pinching:
-            steps_.push_back({Step::Pointer::Keep, 0, 0, -1, 0, 0, 0.0f});
+            step_pinch(0.0f);
             state_ = fingers_.empty() ? State::Idle : State::Ignoring;  // the last finger then does nothing
             break;
         case State::Ignoring:

@@ -11,7 +11,8 @@
 //   a long press       the press is let go away from the item, and the pointer hovers where the
 //                      finger is: what a mouse hover shows (a token's id, a plot's value) shows, and
 //                      stays once the finger lifts, until the next touch
-//   two fingers        a pinch: the ratio of their spread to the spread at its start
+//   two fingers        a pinch: the ratio of their spread to the spread at its start, and their
+//                      midpoint at its start (what the pinch is over: the map zooms, the page scales)
 // ImGui sees one position and one button state per frame, so each press and each release gets a
 // frame of its own, and the choice between a drag and a swipe waits until ImGui has seen the press
 // (TouchItem says what it made of it). No ImGui here: UiHost asks and applies.
@@ -35,13 +36,20 @@ struct TouchItem {
     bool can_scroll_x = false, can_scroll_y = false;  // the window under the finger, or one around it, can scroll
 };
 
+// Two fingers: their spread over their spread at the start (0 when there is no pinch), and their
+// midpoint at the start, in pixels: what the pinch is over.
+struct TouchPinch {
+    float scale = 0;
+    float x = 0, y = 0;
+};
+
 // The mouse for one frame.
 struct TouchFrame {
     bool present = false;  // the pointer is at (x, y); false: it has left the canvas
     float x = 0, y = 0;
     bool down = false;                 // the left button
     float scroll_x = 0, scroll_y = 0;  // the finger's travel this frame, in pixels (down and right positive)
-    float pinch = 0;                   // two fingers: spread / spread at the start; 0 when there is no pinch
+    TouchPinch pinch;
 };
 
 class TouchGestures {
@@ -76,6 +84,7 @@ private:
         float scroll_x = 0, scroll_y = 0;
         float pinch = -1;  // -1 unchanged
     };
+    void step_pinch(float scale) { steps_.push_back({Step::Pointer::Keep, 0, 0, -1, 0, 0, scale}); }
 
     void handle(const TouchEvent& e, const std::function<TouchItem()>& item);
     void decide_after_slop(const TouchEvent& e, const TouchItem& it);
@@ -94,6 +103,7 @@ private:
     double down_ms_ = 0;
     bool long_press_due_ = false;  // a frame has seen the long press's deadline pass
     float spread0_ = 1;
+    float pinch_x_ = 0, pinch_y_ = 0;                 // the pinch's midpoint at its start
     std::map<int, std::pair<float, float>> fingers_;  // on the screen now
 };
 

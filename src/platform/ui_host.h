@@ -66,8 +66,8 @@ public:
     void touch(const TouchEvent& e);
     bool touch_driving() const { return touch_driving_; }
     const char* touch_gesture() const { return touch_.gesture(); }
-    // A two-finger pinch: its spread over its spread at the start, 0 when there is none.
-    float pinch() const { return pinch_; }
+    // A two-finger pinch (scale 0 when there is none).
+    const TouchPinch& pinch() const { return pinch_; }
     // The window a swipe scrolled last, and its scroll after the last frame (pixels).
     struct Scrolled {
         std::string window;
@@ -121,7 +121,7 @@ private:
     void feed_touch();  // after the backend's NewFrame: the touches' mouse replaces GLFW's
     TouchGestures touch_;
     bool touch_driving_ = false;
-    float pinch_ = 0.0f;
+    TouchPinch pinch_;
     unsigned scroll_window_ = 0;  // the ImGuiID a swipe scrolls
     Scrolled scrolled_;
     bool end_text_edit_ = false;

@@ -309,7 +309,7 @@ EMSCRIPTEN_KEEPALIVE const char* attnlab_status_json() {
         input.add("gesture", g_page.host->touch_gesture());
         input.add("text_wanted", g_page.text_wanted);
         input.add("text_focused", js_text_input_focused() != 0);
-        input.add("pinch", static_cast<double>(g_page.host->pinch()));
+        input.add("pinch", static_cast<double>(g_page.host->pinch().scale));
         // The pointer ImGui saw last, and whether a tooltip was shown (what a long press is for).
         const ImGuiIO& io = ImGui::GetIO();
         const float r = g_page.host->pixel_ratio();

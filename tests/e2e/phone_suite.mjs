@@ -7,7 +7,8 @@
 //   a tap on a head thumbnail opens that head;
 //   (not held sideways) swiped up, the header (model bar, tabs, controls) scrolls away and the
 //   content gets at least 85% of the screen; the heatmap takes 70% of the width or more; a swipe
-//   that starts on it scrolls the page and selects nothing, a tap on it selects the row tapped;
+//   that starts on it scrolls the page and selects nothing, a tap on it selects the row tapped; two
+//   fingers spread over it zoom it about them (not the UI scale), and closing them zooms out;
 //   a swipe over the tokens pane scrolls it, and clicks no token;
 //   a tap on the text box focuses the DOM text element; typed text, an IME's composition, a
 //   Backspace, Enter and a paste reach the text box, the token count follows, and closing the
@@ -355,6 +356,35 @@ async function heatmapOnPhone(page, finger, size, tag) {
   const after = await findWidget(page, "attention.heatmap"), kept = (await state(page)).query;
   check(after.y - map.y > travel * 0.5 && kept === got, `${tag}: a swipe that starts on the heatmap scrolls the page and selects no query`,
         `the map moved ${(after.y - map.y).toFixed(0)} px with a ${travel} px swipe; query ${got} -> ${kept}`);
+  await pinchMap(page, finger, size, tag);
+}
+
+// Two fingers spread twice apart over the map zoom it to half its side about their midpoint (the
+// position under it stays under it, block_map.h's zoomed), and leave the UI scale alone; closing
+// back shows the whole map again.
+async function pinchMap(page, finger, size, tag) {
+  const map = await findWidget(page, "attention.heatmap"), m = visiblePart(map, size);  // the page may cut its bottom off
+  const st = await status(page), w0 = st.attention.map.window, L = st.attention.L, scale = st.ui_scale;
+  const side0 = w0[1] - w0[0], cell = map.h / side0;
+  const at = [m.cx, m.y + Math.min(m.h * 0.5, 120)];
+  const atQ = w0[0] + (at[1] - map.y) / cell, atK = w0[2] + (at[0] - map.x) / cell;
+  await finger.pinch(page, at, 80, 160);
+  const done = (w) => { const m = window.attnlab.status().attention.map; return m.pinch === 0 && m.window.join() !== w.join() && m.current; };
+  const zoomed = await waitFor(page, done, w0, 5000);
+  const w1 = (await status(page)).attention.map.window, side1 = w1[1] - w1[0];
+  // Where the anchor lies in each window, as a fraction of its side (an edge may hold it back).
+  const frac = (w, at, lo) => (at - w[lo]) / (w[lo + 1] - w[lo]);
+  const edge = w1[0] === 0 || w1[1] === L || w1[2] === 0 || w1[3] === L;
+  const kept = Math.abs(frac(w1, atQ, 0) - frac(w0, atQ, 0)) * side1 <= 1.5 && Math.abs(frac(w1, atK, 2) - frac(w0, atK, 2)) * side1 <= 1.5;
+  const sameScale = (await status(page)).ui_scale === scale;
+  check(zoomed && Math.abs(side1 - Math.max(Math.min(8, L), side0 / 2)) <= 1 && w1[3] - w1[2] === side1 && (kept || edge) && sameScale,
+        `${tag}: two fingers spread twice apart over the map zoom it to half its side about them, and the UI scale stays`,
+        `window [${w0}] -> [${w1}] of ${L}; fingers at query ${atQ.toFixed(1)}, key ${atK.toFixed(1)}; ui_scale ${scale} -> ${(await status(page)).ui_scale}`);
+  await finger.pinch(page, at, 160, 80);
+  const back = await waitFor(page, (w) => { const m = window.attnlab.status().attention.map; return m.pinch === 0 && m.window.join() !== w.join(); }, w1, 5000);
+  const w2 = (await status(page)).attention.map.window;
+  check(back && w2[1] - w2[0] >= Math.min(L, side1 * 2) - 1 && (await status(page)).ui_scale === scale,
+        `${tag}: two fingers closing back over the map zoom it out again`, `window [${w1}] -> [${w2}] of ${L}`);
 }
 
 // Issue 35: work that starts and ends moves nothing (its progress sits in the menu bar): every

@@ -146,22 +146,24 @@ TEST_CASE("touch: resting on a slider is not a long press (the press stays held)
     CHECK(r.frames.back().down);
 }
 
-TEST_CASE("touch: two fingers let go of the first one's press and report the pinch's spread", "[touch]") {
+TEST_CASE("touch: two fingers let go of the first one's press and report the pinch's spread and where it began", "[touch]") {
     Run r;
     r.touch(Phase::Down, 100, 100, 1);
     r.frame();
-    r.touch(Phase::Down, 200, 100, 2);  // spread 100
+    r.touch(Phase::Down, 200, 60, 2);  // spread 107.7, midpoint (150, 80)
     r.frame();
     CHECK(!r.frames.back().down);
-    CHECK(r.frames.back().pinch == 1.0f);
-    r.touch(Phase::Move, 250, 100, 2);  // spread 150
+    CHECK(r.frames.back().pinch.scale == 1.0f);
+    CHECK((r.frames.back().pinch.x == 150.0f && r.frames.back().pinch.y == 80.0f));
+    r.touch(Phase::Move, 250, 40, 2);  // spread 161.6: 1.5 times; the midpoint moves, the pinch's start does not
     r.frame();
-    CHECK(r.frames.back().pinch == Approx(1.5f));
-    r.touch(Phase::Up, 250, 100, 2);
+    CHECK(r.frames.back().pinch.scale == Approx(1.5f));
+    CHECK((r.frames.back().pinch.x == 150.0f && r.frames.back().pinch.y == 80.0f));
+    r.touch(Phase::Up, 250, 40, 2);
     r.touch(Phase::Move, 300, 300, 1);  // the finger left behind does nothing
     r.touch(Phase::Up, 300, 300, 1);
     r.settle();
-    CHECK(r.frames.back().pinch == 0.0f);
+    CHECK(r.frames.back().pinch.scale == 0.0f);
     CHECK(r.presses() == 1);
     CHECK(!r.frames.back().down);
 }

@@ -125,6 +125,28 @@ void handle_map_mouse(AttentionMapView& v, Session& s, ImVec2 p0, float side, bo
     if (choosing && at_q >= w.q0 && at_q < w.q1) s.view.query = static_cast<int>(at_q);
 }
 
+// Two fingers that start over the map zoom it about their midpoint (a finger's swipe scrolls the
+// page, and the wheel's zoom needs a mouse): the picture follows their spread, and the window
+// zooms by it when they lift, down to single cells.
+void follow_map_pinch(AttentionMapView& v, Pinch& pinch, ImVec2 p0, float side) {
+    if (pinch.scale > 0.0f && pinch.taker == Pinch::Taker::None && pinch.x >= p0.x && pinch.x < p0.x + side && pinch.y >= p0.y &&
+        pinch.y < p0.y + side) {
+        pinch.taker = Pinch::Taker::Map;
+        v.pinch_x = pinch.x - p0.x;
+        v.pinch_y = pinch.y - p0.y;
+    }
+    if (pinch.taker == Pinch::Taker::Map && pinch.scale > 0.0f) {
+        v.pinch_scale = pinch.scale;
+        return;
+    }
+    if (v.pinch_scale > 0.0f) {  // lifted
+        const MapWindow& w = v.window;
+        const float cell = side / std::max(w.queries(), 1);
+        v.window = zoomed(w, v.window_L, 1.0 / v.pinch_scale, w.q0 + v.pinch_y / cell, w.k0 + v.pinch_x / cell);
+        v.pinch_scale = 0.0f;
+    }
+}
+
 // The axes in token positions (cell j centred on j), or the tokens themselves where a cell has
 // room for them.
 void draw_map_axes(const AttentionMapView& v, const Session& s, ImDrawList* dl, ImVec2 p0, ImVec2 p1, float label_w) {
@@ -260,16 +282,20 @@ void draw_attention_map_view(AttentionMapView& v, PanelContext& ctx, ImVec2 size
     remember_last_item(ctx.widgets, "attention.heatmap");
     const bool hovered = ImGui::IsItemHovered(), active = ImGui::IsItemActive();
     handle_map_mouse(v, s, p0, side, narrow, hovered, active, released_here);
+    follow_map_pinch(v, ctx.pinch, p0, side);
     v.hover = {};
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text);
     dl->AddRectFilled(p0, p1, IM_COL32(242, 242, 242, 255));
     if (m) {
         // The picture of the map computed last, where its window lies in the window shown (the
-        // same while nothing moves; a pan drag in flight moves it with the pointer).
+        // same while nothing moves; a pan drag in flight moves it with the pointer, a pinch scales
+        // it about the fingers' midpoint).
         const MapWindow& mw = m->request.window;
-        const float cell = side / std::max(v.window.queries(), 1);
-        const ImVec2 a(p0.x + (mw.k0 - v.window.k0) * cell + v.pan_x, p0.y + (mw.q0 - v.window.q0) * cell + v.pan_y);
+        const float zoom = v.pinch_scale > 0.0f ? v.pinch_scale : 1.0f, cell = side / std::max(v.window.queries(), 1) * zoom;
+        const ImVec2 mid(p0.x + v.pinch_x, p0.y + v.pinch_y);
+        const ImVec2 a(mid.x + (p0.x - mid.x) * zoom + (mw.k0 - v.window.k0) * cell + v.pan_x,
+                       mid.y + (p0.y - mid.y) * zoom + (mw.q0 - v.window.q0) * cell + v.pan_y);
         const ImVec2 b(a.x + mw.keys() * cell, a.y + mw.queries() * cell);
         dl->PushClipRect(p0, p1, true);
         // The keys a causal query cannot see: hatched where the window holds the diagonal's corner
@@ -281,7 +307,7 @@ void draw_attention_map_view(AttentionMapView& v, PanelContext& ctx, ImVec2 size
         dl->AddRect(ImVec2(p0.x - 2, a.y + (query - mw.q0) * cell - 1), ImVec2(p1.x + 2, a.y + (query - mw.q0 + 1) * cell + 1),
                     plot::colors::vermillion, 0.0f, 0, 2.0f);
         dl->PopClipRect();
-        if ((hovered || active) && v.pan_x == 0.0f && v.pan_y == 0.0f && mw == v.window) hover_block(v, *m, s, p0, side);
+        if ((hovered || active) && v.pan_x == 0.0f && v.pan_y == 0.0f && zoom == 1.0f && mw == v.window) hover_block(v, *m, s, p0, side);
     }
     dl->AddRect(p0, p1, ink);
     draw_map_axes(v, s, dl, p0, p1, label_w);
@@ -298,6 +324,7 @@ void draw_attention_map_view(AttentionMapView& v, PanelContext& ctx, ImVec2 size
     ImGui::PushTextWrapPos(0.0f);
     if (m) draw_map_caption(v, *m);
     if (!narrow) ImGui::TextDisabled("Wheel: zoom. Right-drag or Shift+drag: pan.");
+    else ImGui::TextDisabled("Two fingers on the map: zoom.");
     // Past kExactCaptureTokens the pass keeps Q, K and V at 16 bits (display_storage): say so.
     if (s.forward->capture.storage() == CaptureStorage::f16)
         ImGui::TextDisabled(
@@ -313,7 +340,7 @@ std::string attention_map_status_json(const AttentionMapView& v) {
     o.add("aggregation", aggregation_name(v.how));
     const MapWindow& w = v.window;
     o.add_raw("window", json::ArrayBuilder().add(w.q0).add(w.q1).add(w.k0).add(w.k1).str());
-    o.add("computing", v.work.computing()).add("progress", v.work.progress());
+    o.add("computing", v.work.computing()).add("progress", v.work.progress()).add("pinch", static_cast<double>(v.pinch_scale));
     const std::shared_ptr<const HeadMap> m = v.work.done;
     // What the map on screen shows: its own request (the window shown until a new one is done).
     // Current only when it is for the window and aggregation the view asks for now: a click on

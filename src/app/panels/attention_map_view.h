@@ -5,8 +5,9 @@
 // normalizer, T, the window or the aggregation change, never per frame.
 //
 // Mouse: the wheel zooms at the pointer; a right or middle drag (or Shift and a left drag) pans; a
-// click or a left drag chooses the query row. Buttons zoom in and out around the chosen query and
-// reset the view, for touch screens (a finger's swipe scrolls the page).
+// click or a left drag chooses the query row. Touch: two fingers that start over the map zoom it
+// about their midpoint (elsewhere they set the UI scale), a tap chooses the row, and a swipe
+// scrolls the page; buttons zoom in and out around the chosen query and reset the view.
 #include <string>
 
 #include "analysis/block_map.h"
@@ -31,6 +32,10 @@ struct AttentionMapView {
     } hover;
     float pan_x = 0.0f, pan_y = 0.0f;  // a pan drag in flight, in pixels
     int pan_button = -1;               // the mouse button dragging it, or -1
+    // A pinch the map took, in flight: the picture scales about the fingers' midpoint (pixels from
+    // the map's corner), and the window zooms when they lift.
+    float pinch_scale = 0.0f;  // 0: none
+    float pinch_x = 0.0f, pinch_y = 0.0f;
 };
 
 // The window for a pass of L tokens (a new length shows the whole map), then the map for the open
@@ -47,7 +52,7 @@ std::string short_token_label(const Session& s, int position);
 
 // status().attention.map: {aggregation, window [q0, q1, k0, k1], block_rows, block_cols,
 // block_queries, block_keys (tokens a block holds, the largest), exact, computing, progress,
-// max, ms, error, hover {q0, q1, k0, k1, value} or null}.
+// max, ms, error, pinch (a pinch's scale in flight, 0: none), hover {q0, q1, k0, k1, value} or null}.
 std::string attention_map_status_json(const AttentionMapView& v);
 
 }  // namespace attnlab
