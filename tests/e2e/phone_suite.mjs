@@ -462,6 +462,15 @@ function coveringLegends(st) {
   return out;
 }
 
+// The mouse wheel turned (pixels, down positive), and status() once two frames have been drawn
+// since: the first takes the wheel, the second shows where it left the page.
+async function wheelAndDraw(page, pixels) {
+  const frames = (await status(page)).frames;
+  await page.mouse.wheel(0, pixels);
+  await waitFor(page, (f) => window.attnlab.status().frames >= f + 2, frames, 5000);
+  return status(page);
+}
+
 // Every panel's picture, and what it cuts off (nothing may be); no legend covers much of its plot.
 async function panels(page, size, tag, out) {
   const blank = [], cut = [], covering = [];
@@ -474,18 +483,19 @@ async function panels(page, size, tag, out) {
     if (stats.colours < 30 || stats.inked < 0.03) blank.push(`${panel} (${stats.colours} colours)`);
     const st = await status(page);
     for (const what of cutOff(st, size)) cut.push(`${panel}: ${what}`);
-    // The legends: of the plots on screen as the page scrolls down, a notch at a time, and back up.
+    // The legends: of the plots on screen as the page scrolls down, a notch at a time until a notch
+    // moves nothing (the panel's end, or a panel that does not scroll), and back up.
     const seen = new Set();
     await page.mouse.move(size.width - 12, size.height * 0.7);
-    for (let notch = 0; notch <= 10; notch++) {
-      const now = notch === 0 ? st : await status(page);
+    for (let notch = 0, now = st, last = ""; notch <= 10; notch++) {
+      const places = JSON.stringify(Object.entries(now.widgets).filter(([, r]) => r.drawn).map(([k, r]) => [k, r.y]));
+      if (places === last) break;
+      last = places;
       for (const what of coveringLegends(now)) if (!seen.has(what)) seen.add(what), covering.push(`${panel}: ${what}`);
       legends += Object.entries(now.widgets).filter(([k, r]) => r.drawn && /\.legend$/.test(k)).length;
-      await page.mouse.wheel(0, 100 * size.dpr);
-      await pause(page, 250);
+      now = await wheelAndDraw(page, 100 * size.dpr);
     }
-    await page.mouse.wheel(0, -30 * 100 * size.dpr);
-    await pause(page, 300);
+    await wheelAndDraw(page, -30 * 100 * size.dpr);
   }
   check(legends > 0 && covering.length === 0, `${tag}: no plot's legend covers more than a quarter of its data`,
         `${legends} legends drawn; ${covering.join("; ")}`);
