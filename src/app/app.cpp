@@ -389,15 +389,24 @@ void draw_app(AppState& app) {
     // Long work first, so that this frame shows its latest results.
     constexpr double kWorkBudgetMs = 30.0;  // without threads: at most this much per frame
     const bool step_work = !reader_pressing();
-    if (step_work) s.model_work.pump(s, kWorkBudgetMs);
+    // The text's perplexity (logits over the whole vocabulary at every position: most of the
+    // model's work on a long text) comes after the head grid's thumbnails (Fading's data too) and
+    // the all-heads summaries: without threads its steps wait while they run; with threads
+    // those are handed over while it runs. Anything else the model does comes first.
+    HeadThumbnails& thumbnails = app.attention.grid.thumbnails;
+    const auto views_may_run = [&s] { return !s.model_work.busy() || computing_perplexity(s); };
+    const bool views_computing = s.background.busy() || thumbnails.work.busy();
+    if (step_work && !(computing_perplexity(s) && views_computing)) s.model_work.pump(s, kWorkBudgetMs);
     keep_model_loading(app.model_loading, s, app.model_source);
     keep_forward_current(s);
     keep_twin_current(app.model_loading, s, app.model_source, {app.builtin_model, app.twin_model});
     if (step_work) s.twin_work.pump(s, kWorkBudgetMs);
     clamp_view(s);
-    if (step_work && !s.model_work.busy()) s.background.pump(s, kWorkBudgetMs);
+    if (step_work && views_may_run()) s.background.pump(s, kWorkBudgetMs);
     keep_summaries_current(s);
-    keep_head_thumbnails(app.attention.grid.thumbnails, s);
+    keep_head_thumbnails(thumbnails, s);
+    constexpr double kThumbnailBudgetMs = 20.0;
+    if (views_may_run()) thumbnails.work.pump(s, kThumbnailBudgetMs);
     if (step_work) pump_head_map(app.attention.map.work, s);
     show_learned_head(app);
     keep_ui_scale(app);

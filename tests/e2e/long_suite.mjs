@@ -1,7 +1,8 @@
 // The long views of issue 38, on random Llama checkpoints served in Hugging Face's layout from
 // loopback (hub_server.mjs) with Llama 3's real tokenizer.json: the Genesis sample opens whole
 // (about 8,000 tokens) on a model with 8,192 positions, the text panel draws only the chips in
-// view and scrolls to a query near the end; on the built-in model, the Fading panel's largest
+// view and scrolls to a query near the end, and Fading draws every query's largest weight, which
+// comes before the text's perplexity; on the built-in model, the Fading panel's largest
 // weight for a query is the attention row's largest and the needle's repeats are found; the head
 // grid shows every head of a 30 x 9 model.
 import { mkdtemp, mkdir, copyFile, rm } from "node:fs/promises";
@@ -81,9 +82,18 @@ export async function longViews({ browser, server, cli }) {
           `${st.text.chips.drawn} drawn, ${st.text.chips.ms.toFixed(2)} ms`);
     console.log(`    chips at ${n} tokens: ${st.text.chips.drawn} drawn in ${st.text.chips.ms.toFixed(2)} ms`);
 
-    // Fading and the needle on the built-in model (256 positions): the single-threaded page computes
-    // the 8,000-token model's perplexity (128,256 logits a position) before the heads' rows, which
-    // takes minutes here; the numbers are checked at 8,192 tokens natively (tests/app/long_views_test.cpp).
+    // Fading over all of them: its rows come from the head grid's streaming pass, which goes before
+    // the text's perplexity (128,256 logits a position; app.cpp's draw_app).
+    const t0 = Date.now();
+    await page.evaluate(() => window.attnlab.setState({ panel: "fading" }));
+    const fadedLong = await waitFor(page, () => { const f = window.attnlab.status().fading; return f.ready && f.drawn; }, undefined, 120000);
+    st = await status(page);
+    check(fadedLong && st.fading.L === n && st.fading.bins.L.length > 20, `Fading draws every query of the ${n} tokens`,
+          `L ${st.fading.L}, ${st.fading.bins?.L?.length} bins`);
+    console.log(`    Fading at ${n} tokens: drawn ${((Date.now() - t0) / 1000).toFixed(1)} s after the chips`);
+
+    // Fading's numbers and the needle on the built-in model (256 positions), where the needle has
+    // learned heads to find it; at 8,192 tokens they are checked natively (tests/app/long_views_test.cpp).
     await page.goto(`${server.origin}/`);
     await waitFor(page, () => { const s = window.attnlab?.status(); return s && s.ready && s.model.loaded && s.model.builtin; }, undefined, 60000);
     await page.evaluate(() => window.attnlab.setState({ panel: "text" }));

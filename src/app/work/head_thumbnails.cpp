@@ -118,9 +118,6 @@ void keep_head_thumbnails(HeadThumbnails& t, Session& s) {
         t.pass = s.forward;
         t.work.start(thumbnail_task(s.forward, &t.done, session_needle_probes(s, s.forward->tokens)), "Attention thumbnails");
     }
-    // Without threads the UI thread runs the steps: leave the frame to the model's work first.
-    constexpr double kBudgetMs = 20.0;
-    if (!s.model_work.busy()) t.work.pump(s, kBudgetMs);
 }
 
 std::unique_ptr<Task> thumbnail_task(std::shared_ptr<const ForwardResult> forward, std::shared_ptr<const AttentionThumbnails>* slot,

@@ -66,8 +66,9 @@ std::unique_ptr<Task> thumbnail_task(std::shared_ptr<const ForwardResult> forwar
 // The needle's queries in `tokens` under the session's tokenizer (empty without the needle).
 std::vector<NeedleProbe> session_needle_probes(const Session& s, std::span<const int> tokens);
 
-// Starts the thumbnails' background computation when the forward pass changed, and hands its
-// results over. Once a frame, with the other keep_* steps.
+// Starts the thumbnails' background computation when the forward pass changed. Once a frame, with
+// the other keep_* steps; the caller pumps t.work, which hands the results over (draw_app: after
+// the model's pass, before the text's perplexity).
 void keep_head_thumbnails(HeadThumbnails& t, Session& s);
 
 // The head with the largest score of a pattern (layer-major index), -1 when no score is a number.

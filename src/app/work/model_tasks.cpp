@@ -276,6 +276,8 @@ bool start_perplexity(Session& s, const std::shared_ptr<const ForwardResult>& pa
 
 }  // namespace
 
+bool computing_perplexity(const Session& s) { return s.model_work.busy() && s.model_work.label() == kPerplexityLabel; }
+
 void keep_forward_current(Session& s) {
     if (s.view.text != s.tokens_text) {
         std::vector<int> tokens;

@@ -18,6 +18,9 @@ namespace attnlab {
 // is reused: going back to the trained plan (Reset) runs nothing.
 void keep_forward_current(Session& s);
 
+// The model's work is the text's perplexity (and nothing the panels wait for).
+bool computing_perplexity(const Session& s);
+
 // The context the text is clipped to: the model's n_positions, or GPT-2's 1024 without a model.
 int context_limit(const Session& s);
 
