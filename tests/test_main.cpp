@@ -1,2 +1,4 @@
-#define CATCH_CONFIG_MAIN
-#include <catch2/catch.hpp>
+// The unit tests' main().
+#include "catch_session.h"
+
+int main(int argc, char** argv) { return run_catch_session(argc, argv); }

@@ -2,7 +2,6 @@
 // ATTNLAB_GPT2_DIR names a folder with Hugging Face's gpt2 model.safetensors and config.json
 // (scripts/get_gpt2.sh fetches it). Without it the binary says so and exits 77, which ctest
 // reports as "Skipped": never as a pass.
-#define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -13,6 +12,7 @@
 #include <vector>
 
 #include "base/safetensors.h"
+#include "catch_session.h"
 #include "model/gpt2.h"
 #include "model/sampling.h"
 #include "platform/whole_file.h"
@@ -92,5 +92,5 @@ int main(int argc, char** argv) {
         return 77;
     }
     g_dir = dir;
-    return Catch::Session().run(argc, argv);
+    return run_catch_session(argc, argv);
 }
