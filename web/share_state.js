@@ -137,7 +137,8 @@
   })();
   decoded.catch(() => {});  // handled in appRunning; never an unhandled rejection
   // The model the link names starts downloading now, not once the app is up (web/model_fetch.js).
-  decoded.then((json) => {
+  // index.html asks for the app's script once this has run (decoding takes a few milliseconds).
+  const linkPrefetched = decoded.then((json) => {
     if (json === null || isTour) return;
     const model = JSON.parse(json).model;
     if (typeof model === "string" && model && window.attnlabModelFetch) window.attnlabModelFetch.prefetch(model);
@@ -195,6 +196,8 @@
     applyState: applyState,
     // True when the address has a hash to apply after the first frame (the app asks at start).
     hasLink: hasLink,
+    // Settles once the model the address's link names (if any) has been handed to prefetch.
+    linkPrefetched: linkPrefetched,
     // window.attnlab.tourLink(): the #t= link of a tour's JSON.
     async tourLink(json) { return linkFor(await encode(json, TOUR_PREFIX)); },
     // C++ (the tour editor's "Copy tour link"): the link to the clipboard; the address stays.

@@ -66,7 +66,9 @@ async function visit(browser, url, dpr) {
   await page.goto(url);
   check(await page.isVisible("#loading"), "a loading indicator shows until the first frame");
   release();
-  await page.unroute("**/attnlab*.wasm");  // an intercepted page aborts more of its fetches (below)
+  // An intercepted page aborts more of its fetches (below). The wasm may be held right now (the
+  // page asks for it within a second or two): its handler lets it go first.
+  await page.unrouteAll({ behavior: "wait" });
   const ready = await waitFor(page, () => window.attnlab && window.attnlab.status().ready, undefined, 60000);
   if (!check(ready, "window.attnlab.status().ready becomes true")) {
     await page.screenshot({ path: path.join(out, `not-ready-dpr${dpr}.png`) });
