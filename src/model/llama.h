@@ -115,12 +115,15 @@ public:
 
 private:
     bool run_layers(std::span<const int> tokens, std::string& error, AttentionObserver* observer);
-    void rotate(float* rows, int n, int heads, int stride) const;  // positions t_..t_ + n - 1
+    // The rotation's cos and sin for positions t_..t_ + n - 1, once per call for every layer's q and k.
+    void rotary_angles(int n);
+    void rotate(float* rows, int n, int heads, int stride) const;  // by rotary_angles(n)'s table
 
     const LlamaModel& model_;
     int capacity_ = 0;  // cache rows allocated: grown as the sequence grows, never max_position_embeddings up front
     std::vector<std::vector<float>> k_cache_, v_cache_;  // per layer (capacity, KV d)
     std::vector<float> x_, h_, qkv_, q_, attn_out_, gate_, up_, scores_, norm_out_;
+    std::vector<float> cos_, sin_;  // (n, head_dim / 2) each: rotary_angles()
 };
 
 // As next_token_nll() for GPT-2.
