@@ -150,4 +150,8 @@ void gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb,
     eigen_gemm(m, n, k, a, lda, b, ldb, b_transposed, c, ldc, alpha, bias);
 }
 
+// Natively a decode step's 16-bit products are few (the linear maps' W is packed at load with
+// AVX-512), so every 16-bit b is widened into a buffer first (gemm_weights.cpp).
+bool gemm_16bit_in_place(int, int, int, const float*, int, WeightMatrix, int, bool, float*, int, float, const float*) { return false; }
+
 }  // namespace attnlab

@@ -29,6 +29,13 @@ void gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb,
 void gemm(int m, int n, int k, const float* a, int lda, WeightMatrix b, int ldb, bool b_transposed, float* c, int ldc, float alpha = 1.0f,
           const float* bias = nullptr);
 
+// The same for fewer rows than the kernel packs b for (a decode step), where this build reads
+// 16-bit b in place and widens it in registers (WebAssembly, bfloat16): true when it did, false
+// for gemm() above to do it. Widening a decode step's weights into a buffer first wrote them and
+// read them again, and made BF16 decoding 1.3x slower than fp32 in the page. Same bits.
+bool gemm_16bit_in_place(int m, int n, int k, const float* a, int lda, WeightMatrix b, int ldb, bool b_transposed, float* c, int ldc,
+                         float alpha, const float* bias);
+
 // How gemm() sums c(i, j) before multiplying by alpha and adding the bias.
 enum class GemmSumOrder {
     plain_loop,   // over p = 0..k-1 in order, one multiply and one add at a time

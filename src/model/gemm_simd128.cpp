@@ -17,7 +17,8 @@
 // b is copied into panels of kKc x 8 contiguous floats (zero-padded past n) once per block, so
 // the kernel reads it at unit stride and a whole panel stays in L1 while every row tile of a
 // passes over it. With fewer than 4 rows (decoding one token) packing would cost more than the
-// product, so those read b in place: (k, n) row by row, or (n, k) as dot products.
+// product, so those read b in place: (k, n) row by row, or (n, k) as dot products; bfloat16 b
+// too, widened in registers (gemm_16bit_in_place).
 //
 // Every element is summed over p in order from 0, the partial sums of a block stored in c
 // and read back for the next, then multiplied by alpha and given its bias: the plain loop's
@@ -29,9 +30,11 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
+#include "base/safetensors.h"
 #include "model/gemm.h"
 
 namespace attnlab {
@@ -189,32 +192,49 @@ void packed_product(int m, int n, int k, const float* a, size_t lda, const float
     }
 }
 
+// b as the rows-of-fewer-than-4 paths below read it, in place: fp32, or bfloat16 widened in
+// registers (a shift: exact), so that a decode step reads each 16-bit weight once instead of
+// widening it into a buffer and reading that (gemm_16bit_in_place).
+struct F32Elements {
+    const float* b;
+    v128_t four(size_t i) const { return wasm_v128_load(b + i); }
+    float one(size_t i) const { return b[i]; }
+    F32Elements row(size_t i) const { return {b + i}; }
+};
+struct Bf16Elements {
+    const std::uint16_t* b;
+    v128_t four(size_t i) const { return wasm_i32x4_shl(wasm_u32x4_load16x4(b + i), 16); }
+    float one(size_t i) const { return bf16_to_f32(b[i]); }
+    Bf16Elements row(size_t i) const { return {b + i}; }
+};
+
 // c (one row, n) = a (k) @ b with b (k, n) read in place, row after row of b: each p adds
 // a[p] b[p, :] to the whole row of c, which stays in L1, so b streams through once. Eight p at
 // a time between a load and a store of c, in order of p.
-void direct_row(int n, int k, const float* a, const float* b, size_t ldb, float* c) {
+template <typename B>
+void direct_row(int n, int k, const float* a, B b, size_t ldb, float* c) {
     constexpr int kP = 8;
     std::fill(c, c + n, 0.0f);
     int p = 0;
     for (; p + kP <= k; p += kP) {
-        const float* rows[kP];
+        B rows[kP];
         v128_t x[kP];
         for (int q = 0; q < kP; ++q) {
-            rows[q] = b + static_cast<size_t>(p + q) * ldb;
+            rows[q] = b.row(static_cast<size_t>(p + q) * ldb);
             x[q] = wasm_f32x4_splat(a[p + q]);
         }
         int j = 0;
         for (; j + 4 <= n; j += 4) {
             v128_t s = wasm_v128_load(c + j);
-            for (int q = 0; q < kP; ++q) s = multiply_add(x[q], wasm_v128_load(rows[q] + j), s);
+            for (int q = 0; q < kP; ++q) s = multiply_add(x[q], rows[q].four(static_cast<size_t>(j)), s);
             wasm_v128_store(c + j, s);
         }
         for (; j < n; ++j)
-            for (int q = 0; q < kP; ++q) c[j] = multiply_add(a[p + q], rows[q][j], c[j]);
+            for (int q = 0; q < kP; ++q) c[j] = multiply_add(a[p + q], rows[q].one(static_cast<size_t>(j)), c[j]);
     }
     for (; p < k; ++p) {
-        const float* bp = b + static_cast<size_t>(p) * ldb;
-        for (int j = 0; j < n; ++j) c[j] = multiply_add(a[p], bp[j], c[j]);
+        const B bp = b.row(static_cast<size_t>(p) * ldb);
+        for (int j = 0; j < n; ++j) c[j] = multiply_add(a[p], bp.one(static_cast<size_t>(j)), c[j]);
     }
 }
 
@@ -225,18 +245,18 @@ float lanes_total(v128_t s) {
 }
 
 // The dot products of a with rows r[0..R) of b, into c[0..R).
-template <int R>
-void dot_rows(int k, const float* a, const float* b, size_t ldb, float* c) {
+template <int R, typename B>
+void dot_rows(int k, const float* a, B b, size_t ldb, float* c) {
     const int k4 = k / 4 * 4;
     v128_t s[R];
     for (int l = 0; l < R; ++l) s[l] = wasm_f32x4_splat(0.0f);
     for (int p = 0; p < k4; p += 4) {
         const v128_t x = wasm_v128_load(a + p);
-        for (int l = 0; l < R; ++l) s[l] = wasm_f32x4_add(s[l], wasm_f32x4_mul(x, wasm_v128_load(b + l * ldb + p)));
+        for (int l = 0; l < R; ++l) s[l] = wasm_f32x4_add(s[l], wasm_f32x4_mul(x, b.four(l * ldb + static_cast<size_t>(p))));
     }
     for (int l = 0; l < R; ++l) {
         float t = lanes_total(s[l]);
-        for (int p = k4; p < k; ++p) t += a[p] * b[l * ldb + p];
+        for (int p = k4; p < k; ++p) t += a[p] * b.one(l * ldb + static_cast<size_t>(p));
         c[l] = t;
     }
 }
@@ -246,10 +266,37 @@ void dot_rows(int k, const float* a, const float* b, size_t ldb, float* c) {
 // p = l mod 4 below k rounded down to 4, the lanes are added as (l0 + l1) + (l2 + l3), then the
 // last k mod 4 terms in order (gemm.h). Reading one row of b per output is what makes a decode
 // step's 154 MB lm_head product stream at memory speed.
-void direct_transposed_row(int n, int k, const float* a, const float* b, size_t ldb, float* c) {
+template <typename B>
+void direct_transposed_row(int n, int k, const float* a, B b, size_t ldb, float* c) {
     int j = 0;
-    for (; j + 8 <= n; j += 8) dot_rows<8>(k, a, b + static_cast<size_t>(j) * ldb, ldb, c + j);
-    for (; j < n; ++j) dot_rows<1>(k, a, b + static_cast<size_t>(j) * ldb, ldb, c + j);
+    for (; j + 8 <= n; j += 8) dot_rows<8>(k, a, b.row(static_cast<size_t>(j) * ldb), ldb, c + j);
+    for (; j < n; ++j) dot_rows<1>(k, a, b.row(static_cast<size_t>(j) * ldb), ldb, c + j);
+}
+
+// Rows of fewer than kMinPackedRows, b read in place.
+template <typename B>
+void direct_rows(int m, int n, int k, const float* a, size_t lda, B b, size_t ldb, bool b_transposed, float* c, size_t ldc) {
+    for (int i = 0; i < m; ++i) {
+        if (b_transposed) direct_transposed_row(n, k, a + i * lda, b, ldb, c + i * ldc);
+        else direct_row(n, k, a + i * lda, b, ldb, c + i * ldc);
+    }
+}
+
+// c = alpha c + bias, after the sums.
+void scale_and_add_bias(int m, int n, float* c, size_t ldc, float alpha, const float* bias) {
+    if (alpha == 1.0f && !bias) return;
+    const v128_t va = wasm_f32x4_splat(alpha);
+    for (int i = 0; i < m; ++i) {
+        float* row = c + i * ldc;
+        int j = 0;
+        if (bias) {
+            for (; j + 4 <= n; j += 4) wasm_v128_store(row + j, multiply_add(wasm_v128_load(row + j), va, wasm_v128_load(bias + j)));
+            for (; j < n; ++j) row[j] = multiply_add(row[j], alpha, bias[j]);
+        } else {
+            for (; j + 4 <= n; j += 4) wasm_v128_store(row + j, wasm_f32x4_mul(wasm_v128_load(row + j), va));
+            for (; j < n; ++j) row[j] *= alpha;
+        }
+    }
 }
 
 }  // namespace
@@ -277,24 +324,19 @@ void gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb,
         for (int i = 0; i < m; ++i) std::fill(c + i * sc, c + i * sc + n, 0.0f);
     } else if (m >= kMinPackedRows) {
         packed_product(m, n, k, a, sa, b, sb, b_transposed, c, sc);
-    } else if (!b_transposed) {
-        for (int i = 0; i < m; ++i) direct_row(n, k, a + i * sa, b, sb, c + i * sc);
     } else {
-        for (int i = 0; i < m; ++i) direct_transposed_row(n, k, a + i * sa, b, sb, c + i * sc);
+        direct_rows(m, n, k, a, sa, F32Elements{b}, sb, b_transposed, c, sc);
     }
-    if (alpha == 1.0f && !bias) return;
-    const v128_t va = wasm_f32x4_splat(alpha);
-    for (int i = 0; i < m; ++i) {
-        float* row = c + i * sc;
-        int j = 0;
-        if (bias) {
-            for (; j + 4 <= n; j += 4) wasm_v128_store(row + j, multiply_add(wasm_v128_load(row + j), va, wasm_v128_load(bias + j)));
-            for (; j < n; ++j) row[j] = multiply_add(row[j], alpha, bias[j]);
-        } else {
-            for (; j + 4 <= n; j += 4) wasm_v128_store(row + j, wasm_f32x4_mul(wasm_v128_load(row + j), va));
-            for (; j < n; ++j) row[j] *= alpha;
-        }
-    }
+    scale_and_add_bias(m, n, c, sc, alpha, bias);
+}
+
+bool gemm_16bit_in_place(int m, int n, int k, const float* a, int lda, WeightMatrix b, int ldb, bool b_transposed, float* c, int ldc,
+                         float alpha, const float* bias) {
+    if (m <= 0 || m >= kMinPackedRows || n <= 0 || k <= 0 || b.type != WeightType::bf16) return false;
+    const size_t sc = static_cast<size_t>(ldc);
+    direct_rows(m, n, k, a, static_cast<size_t>(lda), Bf16Elements{b.bits16()}, static_cast<size_t>(ldb), b_transposed, c, sc);
+    scale_and_add_bias(m, n, c, sc, alpha, bias);
+    return true;
 }
 
 }  // namespace attnlab
