@@ -175,7 +175,7 @@ async function main() {
         const f = s.model_fetch;
         if (f?.phase === "downloading") mark("download started");
         if (f?.phase === "downloading" && f.total_bytes > 0 && f.done_bytes >= f.total_bytes) mark("all bytes in the heap");
-        if (s.model?.loaded) mark("model loaded");
+        if (s.model?.loaded && !s.model.builtin) mark("model loaded");
         if (f?.cache_copy === "kept") { mark("copy kept in Cache Storage"); clearInterval(poll); }
       }, 25);  // status() walks the heap (mallinfo): polled every 5 ms, it took 10% of the main thread
     });
@@ -197,12 +197,16 @@ async function main() {
     }
     const t0 = Date.now();
     await page.goto(appUrl);
+    // The checkpoint asked for, or a failure: a page that could not load it falls back to its
+    // built-in model (which once passed here for a 2.47 GB file that had failed).
     const loaded = await waitFor(page, () => {
       const s = window.attnlab?.status?.();
-      return s?.model?.loaded;
+      return (s?.model?.loaded && !s.model.builtin) || (s?.error && s?.model?.builtin);
     }, undefined, 600000);
     const seconds = (Date.now() - t0) / 1000;
     const status = await page.evaluate(() => window.attnlab.status());
+    if (status.model.builtin) throw new Error(`page_load.mjs: the page did not load the checkpoint: ${status.error}`);
+    if (status.error) console.log(`the page says: ${status.error}`);
     console.log(`the app, ?model=, navigation to model.loaded: ${loaded ? seconds.toFixed(1) + " s" : "not loaded in 600 s"} ` +
                 `(${(mb(size) / seconds).toFixed(1)} MB/s; page load included); frames drawn: ${status.frames}; ` +
                 `model_fetch: ${JSON.stringify(status.model_fetch)}`);

@@ -34,7 +34,7 @@
   }
 
   // The runtime has run main(): malloc is there, and the app's C++ side can adopt a buffer.
-  const heapReady = () => { const m = M(); return !!(m && m.calledRun && m._malloc && m._attnlab_fetch_adopt); };
+  const heapReady = () => { const m = M(); return !!(m && m.calledRun && m._attnlab_heap_block && m._attnlab_fetch_adopt); };
 
   function open() {
     gateOpen = true;
@@ -70,7 +70,7 @@
         e.stopped = true;
         e.chunks = [];
         worker.terminate();
-        if (e.landing) { M()._free(e.landing.ptr); e.landing = null; }
+        if (e.landing) { M()._attnlab_heap_block_free(e.landing.ptr); e.landing = null; }
         resolve(null);
         wake();
       };
@@ -87,7 +87,7 @@
     if (!e.landing) {
       if (!(e.size > 0)) return;
       const capacity = e.size + TEXT_ROOM;
-      const ptr = M()._malloc(capacity) >>> 0;  // an address past 2 GB comes back as a negative i32
+      const ptr = M()._attnlab_heap_block(capacity) >>> 0;  // an address past 2 GB comes back as a negative i32
       if (!ptr) return;
       e.landing = { ptr, capacity, bytes: 0 };
       mark("attnlab-early-landing");

@@ -91,8 +91,10 @@
   // [SECTION] Will it fit? ------------------------------------------------------------------------
   // web/model_memory.js judges; a tight fit is said as a notice.
   // Said before the download: in the question (probe) or as the download begins (a one-click load).
-  function warnIfTight(id, url, bytes) {
-    const v = window.attnlabModelMemory.verdict(url, bytes);
+  // `held`: bytes of this model already in the heap (what the early download landed), which count
+  // as room: without them a 2.4 GB model that had landed whole was said not to fit.
+  function warnIfTight(id, url, bytes, held = 0) {
+    const v = window.attnlabModelMemory.verdict(url, bytes, held);
     if (v && v.sentence) notice(id, v.sentence);
   }
 
@@ -344,7 +346,7 @@
       op.total = sum(weights);
       const cached = weights.every((w) => w.cached);
       // Again: a one-click load was never asked, and memory may have gone since.
-      if (!cached) warnIfTight(id, model.name, op.total);
+      if (!cached) warnIfTight(id, model.name, op.total, op.capacity);
       probed(id, op.total, cached);  // C++ keeps Downloading; this updates total and cached
       const encoded = texts.map((t) => new TextEncoder().encode(t.text));
       reserve(op, (op.total > 0 ? op.total : 64 * MB) + encoded.reduce((a, b) => a + b.length, 0));

@@ -38,10 +38,12 @@
     out.last = lastVerdict;
     return out;
   }
-  // The verdict for a file of `bytes`: {need_bytes, fits: "yes" | "maybe not" | "no", sentence}.
-  function verdict(url, bytes) {
+  // The verdict for a file of `bytes`, `held` of which the heap holds already (an early download's
+  // buffer): {need_bytes, fits: "yes" | "maybe not" | "no", sentence}.
+  function verdict(url, bytes, held = 0) {
     if (!(bytes > 0)) return null;
     const m = memory();
+    if (m.wasm_room_bytes >= 0) m.wasm_room_bytes += held;
     const need = Math.round(bytes * 1.25);
     const name = url.replace(/^.*\//, "") || url;
     let fits = "yes", sentence = "";

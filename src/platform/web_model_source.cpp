@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "base/heap_block.h"
 #include "base/json.h"
 #include "model/open_decoder.h"
 
@@ -76,7 +77,7 @@ std::string WebModelSource::init_page() {
 }
 
 void WebModelSource::free_buffer() {
-    std::free(buffer_);
+    heap_block_free(buffer_);
     buffer_ = nullptr;
     capacity_ = size_ = 0;
 }
@@ -137,7 +138,7 @@ void WebModelSource::clear_cache() {
 
 bool WebModelSource::take_result(ModelFiles& files) {
     if (status_.phase != FetchStatus::Phase::Ready) return false;
-    std::shared_ptr<std::uint8_t> owner(buffer_, [](std::uint8_t* p) { std::free(p); });
+    std::shared_ptr<std::uint8_t> owner(buffer_, [](std::uint8_t* p) { heap_block_free(p); });
     files = ModelFiles{};
     files.bytes.owner = owner;
     files.bytes.bytes = {buffer_, size_};
@@ -176,17 +177,17 @@ std::uint8_t* WebModelSource::on_reserve(int id, double bytes) {
     if (id != op_ || !(bytes >= 0) || bytes > 4.0e9) return nullptr;
     const std::size_t n = static_cast<std::size_t>(bytes);
     if (n <= capacity_) return buffer_;
-    // realloc keeps what arrived; on failure the old buffer stays ours and is freed later.
-    void* grown = std::realloc(buffer_, n == 0 ? 1 : n);
+    // The realloc keeps what arrived; on failure the old buffer stays ours and is freed later.
+    std::uint8_t* grown = heap_block_realloc(buffer_, capacity_, n);
     if (!grown) return nullptr;
-    buffer_ = static_cast<std::uint8_t*>(grown);
+    buffer_ = grown;
     capacity_ = n;
     return buffer_;
 }
 
 bool WebModelSource::on_adopt(int id, std::uint8_t* buffer, double capacity) {
     if (id != op_ || !buffer || !(capacity > 0)) return false;
-    std::free(buffer_);
+    heap_block_free(buffer_);
     buffer_ = buffer;
     capacity_ = static_cast<std::size_t>(capacity);
     return true;
@@ -341,6 +342,12 @@ EMSCRIPTEN_KEEPALIVE void attnlab_fetch_cache_copy(int id, int state, double sav
 
 // web/model_fetch.js's memory check: what the heap can still give.
 EMSCRIPTEN_KEEPALIVE double attnlab_heap_room() { return attnlab::heap_room(); }
+// The early download's buffer (web/early_download.js), which download() later adopts: a heap
+// block, since a model over 2 GB is more than one malloc can give (base/heap_block.h).
+EMSCRIPTEN_KEEPALIVE std::uint8_t* attnlab_heap_block(double bytes) {
+    return bytes > 0 && bytes <= 4.0e9 ? attnlab::heap_block_alloc(static_cast<std::size_t>(bytes)) : nullptr;
+}
+EMSCRIPTEN_KEEPALIVE void attnlab_heap_block_free(std::uint8_t* block) { attnlab::heap_block_free(block); }
 
 EMSCRIPTEN_KEEPALIVE void attnlab_fetch_cache_bytes(double bytes) {
     if (attnlab::g_source) attnlab::g_source->on_cache_bytes(bytes);

@@ -13,6 +13,8 @@
 #include <imgui.h>
 #include <imgui_internal.h>  // where the active text field's cursor is (for the on-screen keyboard)
 
+#include "base/heap_block.h"
+
 // The page (web/index.html) defines these hooks on Module.
 // clang-format off
 EM_JS(void, js_first_frame, (), { if (Module.onFirstFrame) Module.onFirstFrame(); });
@@ -274,12 +276,15 @@ EMSCRIPTEN_KEEPALIVE const char* attnlab_status_json() {
     // whether loading a model frees the one before. The bytes in use only in the single-threaded
     // build (-1 in the threaded one): mallinfo() walks the whole heap, and a threaded page once hung
     // with its main thread at 100% in a status() poll while the workers ran a pass.
+    // A model's bytes from 1 GB on come from the top of the heap, outside malloc (base/heap_block.h).
+    [[maybe_unused]] const double top_in_use = static_cast<double>(attnlab::heap_block_top_bytes(true));  // single-threaded only
+    const double top_all = static_cast<double>(attnlab::heap_block_top_bytes(false));
     attnlab::json::ObjectBuilder heap;
     heap.add("memory_bytes", static_cast<double>(emscripten_get_heap_size()));
 #ifdef __EMSCRIPTEN_PTHREADS__
     heap.add("in_use_bytes", -1.0);
 #else
-    heap.add("in_use_bytes", static_cast<double>(static_cast<unsigned>(mallinfo().uordblks)));
+    heap.add("in_use_bytes", static_cast<double>(static_cast<unsigned>(mallinfo().uordblks)) + top_in_use);
 #endif
     o.add_raw("heap", heap.str());
     // status().memory (issue 38): heap_bytes, the bytes in use now, and peak_heap_bytes, the most
@@ -290,11 +295,12 @@ EMSCRIPTEN_KEEPALIVE const char* attnlab_status_json() {
     // current extent instead, which heap_bytes_counts names.
     attnlab::json::ObjectBuilder memory;
 #ifdef __EMSCRIPTEN_PTHREADS__
-    memory.add("heap_bytes", static_cast<double>(malloc_footprint())).add("heap_bytes_counts", "footprint");
+    memory.add("heap_bytes", static_cast<double>(malloc_footprint()) + top_all).add("heap_bytes_counts", "footprint");
 #else
-    memory.add("heap_bytes", static_cast<double>(static_cast<unsigned>(mallinfo().uordblks))).add("heap_bytes_counts", "in_use");
+    memory.add("heap_bytes", static_cast<double>(static_cast<unsigned>(mallinfo().uordblks)) + top_in_use)
+        .add("heap_bytes_counts", "in_use");
 #endif
-    memory.add("peak_heap_bytes", static_cast<double>(malloc_max_footprint()));
+    memory.add("peak_heap_bytes", static_cast<double>(malloc_max_footprint()) + top_all);
     o.add_raw("memory", memory.str());
     if (g_page.host) {
         int w = 0, h = 0;
