@@ -125,7 +125,8 @@ for (const [args, fragment, what] of bad) {
   const logits = run(["logits", "--model", path.join(tmp, "model.safetensors"), "--ids", "1,2,299", "--json"]);
   check(logits.code === 0 && JSON.parse(logits.out).logits?.length === 300, "random-checkpoint: the checkpoint runs", logits.err);
   const again = run(["random-checkpoint", "--out", path.join(tmp, "again"), "--layers", "1"]);
-  check(again.code === 1 && again.err.includes("again"), "random-checkpoint: a missing folder is named", again.err);
+  check(again.code === 2 && again.err.includes(path.join(tmp, "again")) && again.err.includes("not an existing folder"),
+        "random-checkpoint: a missing folder is named, before any weights are drawn", again.err);
   const odd = run(["random-checkpoint", "--out", tmp, "--embd", "10", "--heads", "4"]);
   check(odd.code === 2 && odd.err.includes("multiple of --heads"), "random-checkpoint: n_embd must divide into heads", odd.err);
 }

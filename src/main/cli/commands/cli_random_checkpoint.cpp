@@ -3,6 +3,7 @@
 // from localhost (the real weights cannot be downloaded where the tests run).
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -94,6 +95,10 @@ int cli_random_checkpoint(int argc, char** argv, int first) {
                     {}, error))
         return fail(error, 2);
     if (!args.value("out")) return fail("--out DIR is required (an existing folder)", 2);
+    // Asked before the weights are drawn: a billion of them take most of a minute.
+    std::error_code not_there;
+    if (!std::filesystem::is_directory(*args.value("out"), not_there))
+        return fail("--out " + *args.value("out") + " is not an existing folder", 2);
     std::optional<std::int64_t> seed_option, shards_option;
     if (!args.get_int("seed", 0, INT64_MAX, seed_option, error) || !args.get_int("shards", 1, 1000, shards_option, error))
         return fail(error, 2);
