@@ -47,14 +47,22 @@ std::uint8_t* take_from_top(std::size_t n) {
         best->used = true;
         return best->at;
     }
-    // A kept block at the very top, grown to n in place.
-    for (TopBlock& b : g_blocks)
-        if (!b.used && b.at + b.size == current_top()) {
-            if (sbrk(static_cast<intptr_t>(n - b.size)) == reinterpret_cast<void*>(-1)) return nullptr;
-            b.size = n;
-            b.used = true;
+    // A kept block at the very top, grown to n in place. malloc may move the top on another
+    // thread meanwhile: then what sbrk gave is not next to the block, and is kept as a block of
+    // its own instead (never reused twice, at worst idle).
+    for (size_t i = 0; i < g_blocks.size(); ++i) {
+        TopBlock b = g_blocks[i];
+        if (b.used || b.at + b.size != current_top()) continue;
+        void* got = sbrk(static_cast<intptr_t>(n - b.size));
+        if (got == reinterpret_cast<void*>(-1)) return nullptr;
+        if (got == b.at + b.size) {
+            g_blocks[i] = {b.at, n, true};
             return b.at;
         }
+        const std::uintptr_t pad = (kAlign - reinterpret_cast<std::uintptr_t>(got) % kAlign) % kAlign;
+        if (n - b.size > pad) g_blocks.push_back({static_cast<std::uint8_t*>(got) + pad, n - b.size - pad, false});
+        break;
+    }
     std::uint8_t* at = grow_top(n);
     if (at) g_blocks.push_back({at, n, true});
     return at;
