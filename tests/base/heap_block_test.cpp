@@ -53,6 +53,12 @@ TEST_CASE("heap_block: one block past 2 GB in WebAssembly, and a freed one hande
     CHECK(again == p);
     CHECK(heap_block_top_bytes(false) == big);
     heap_block_free(again);
+
+    // A larger one grows the kept block in place, since it is still the top of the heap.
+    std::uint8_t* larger = heap_block_alloc(big + (std::size_t{100} << 20));
+    CHECK(larger == p);
+    CHECK(heap_block_top_bytes(false) == big + (std::size_t{100} << 20));
+    heap_block_free(larger);
     std::uint8_t* after = heap_block_alloc(1000);  // malloc still works beside the top blocks
     CHECK(after != nullptr);
     heap_block_free(after);
