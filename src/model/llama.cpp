@@ -3,26 +3,18 @@
 #include <algorithm>
 #include <cmath>
 
-#include <Eigen/Core>
+#include "model/normalize_rows.h"
 
 namespace attnlab {
 
 namespace {
 
-// g = silu(g) u = g / (1 + exp(-g)) u, with Eigen's vectorised exp (std::exp one element at a time
-// was an eighth of a one-thread prefill at L = 128) through an aligned copy padded to whole packets:
-// a short tail would take the scalar exp, whose last bit differs, and the bits would then depend
-// on how the thread count cut the columns into runs.
+// g = silu(g) u = g / (1 + exp(-g)) u, with the softmax rows' vectorised exp (std::exp one element
+// at a time was an eighth of a one-thread prefill at L = 128), whose bits do not depend on how the
+// thread count cut the columns into runs.
 void silu_times(float* g, const float* u, int n) {
-    constexpr int kPacket = 16;
-    thread_local Eigen::ArrayXf e;
-    const int padded = (n + kPacket - 1) / kPacket * kPacket;
-    if (e.size() < padded) e.resize(padded);
-    Eigen::Map<Eigen::ArrayXf> x(g, n);
-    e.head(n) = -x;
-    e.segment(n, padded - n).setZero();
-    e.head(padded) = e.head(padded).exp();
-    x = x / (1.0f + e.head(n)) * Eigen::Map<const Eigen::ArrayXf>(u, n);
+    const float* e = exp_scaled(g, n, -1.0, 0.0);
+    for (int j = 0; j < n; ++j) g[j] = g[j] / (1.0f + e[j]) * u[j];
 }
 
 }  // namespace

@@ -206,4 +206,6 @@ void normalize_row(const HeadPlan& head, const float* scores, int n, float* weig
     }
 }
 
+const float* exp_scaled(const float* x, int n, double beta, double anchor) { return exp_row(x, n, beta, anchor).data(); }
+
 }  // namespace attnlab
