@@ -277,15 +277,16 @@ EMSCRIPTEN_KEEPALIVE const char* attnlab_status_json() {
     // build (-1 in the threaded one): mallinfo() walks the whole heap, and a threaded page once hung
     // with its main thread at 100% in a status() poll while the workers ran a pass.
     // A model's bytes from 1 GB on come from the top of the heap, outside malloc (base/heap_block.h).
-    [[maybe_unused]] const double top_in_use = static_cast<double>(attnlab::heap_block_top_bytes(true));  // single-threaded only
     const double top_all = static_cast<double>(attnlab::heap_block_top_bytes(false));
+#ifdef __EMSCRIPTEN_PTHREADS__
+    const double in_use = -1.0;
+#else
+    const double in_use =
+        static_cast<double>(static_cast<unsigned>(mallinfo().uordblks)) + static_cast<double>(attnlab::heap_block_top_bytes(true));
+#endif
     attnlab::json::ObjectBuilder heap;
     heap.add("memory_bytes", static_cast<double>(emscripten_get_heap_size()));
-#ifdef __EMSCRIPTEN_PTHREADS__
-    heap.add("in_use_bytes", -1.0);
-#else
-    heap.add("in_use_bytes", static_cast<double>(static_cast<unsigned>(mallinfo().uordblks)) + top_in_use);
-#endif
+    heap.add("in_use_bytes", in_use);
     o.add_raw("heap", heap.str());
     // status().memory (issue 38): heap_bytes, the bytes in use now, and peak_heap_bytes, the most
     // the heap has held since the page opened: dlmalloc's high-water mark of what it took from
@@ -297,8 +298,7 @@ EMSCRIPTEN_KEEPALIVE const char* attnlab_status_json() {
 #ifdef __EMSCRIPTEN_PTHREADS__
     memory.add("heap_bytes", static_cast<double>(malloc_footprint()) + top_all).add("heap_bytes_counts", "footprint");
 #else
-    memory.add("heap_bytes", static_cast<double>(static_cast<unsigned>(mallinfo().uordblks)) + top_in_use)
-        .add("heap_bytes_counts", "in_use");
+    memory.add("heap_bytes", in_use).add("heap_bytes_counts", "in_use");
 #endif
     memory.add("peak_heap_bytes", static_cast<double>(malloc_max_footprint()) + top_all);
     o.add_raw("memory", memory.str());
