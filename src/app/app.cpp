@@ -536,7 +536,25 @@ bool app_busy(const AppState& app) {
            phase == FetchStatus::Phase::Ready;
 }
 
-bool app_only_downloading(const AppState& app) { return fetch_phase(app) == FetchStatus::Phase::Downloading && !app_computing(app); }
+long long app_progress_shown(const AppState& app) {
+    const Session& s = app.session;
+    const HeadThumbnails& thumbnails = app.attention.grid.thumbnails;
+    const std::pair<bool, double> works[] = {{s.model_work.busy(), s.model_work.progress()},
+                                             {s.background.busy(), s.background.progress()},
+                                             {s.twin_work.busy(), s.twin_work.progress()},
+                                             {thumbnails.work.busy(), thumbnails.work.progress()},
+                                             {app.attention.map.work.computing(), app.attention.map.work.progress()}};
+    long long shown = 0;
+    for (const auto& [busy, progress] : works) shown = shown * 102 + (busy ? 1 + std::lround(100.0 * progress) : 0);
+    return shown;
+}
+
+FramePace app_frame_pace(const AppState& app) {
+    constexpr double kProgressMs = 200.0;
+    if (!app_computing(app)) return {fetch_phase(app) == FetchStatus::Phase::Downloading ? kProgressMs : 0.0, false};
+    const bool in_frames = !TaskRunner::threaded() || app.settle_frames > 0 || plot::export_pending();
+    return in_frames ? FramePace{} : FramePace{kProgressMs, fetch_phase(app) != FetchStatus::Phase::Downloading};
+}
 
 namespace {
 
@@ -555,11 +573,13 @@ void app_status_members(const AppState& app, float pixel_ratio, std::string_view
     part("forward_tokens", [&] { return std::to_string(s.forward ? s.forward->tokens.size() : 0); });
     // What the model is doing now ("" when nothing) and how far it is, 0..1: a test can see frames
     // drawn while a pass is part-done.
-    part("model_work", [&] {
+    const auto work_json = [](const TaskRunner& r) {
         json::ObjectBuilder work;
-        work.add("label", s.model_work.label()).add("progress", s.model_work.progress());
+        work.add("label", r.label()).add("progress", r.progress());
         return work.str();
-    });
+    };
+    part("model_work", [&] { return work_json(s.model_work); });
+    part("background_work", [&] { return work_json(s.background); });  // the all-heads summaries
     part("error", [&] { return json::quote(s.message); });
     part("threads", [&] { return std::to_string(max_threads()); });  // the model's: 1, or the worker pool's size in the threaded page
     part("threads_note", [&] { return json::quote(app.threads_note); });

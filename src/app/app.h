@@ -135,10 +135,21 @@ void show_share_link(AppState& app, std::string link, bool copied, bool tour = f
 
 // True while work is in flight: the platform keeps drawing frames.
 bool app_busy(const AppState& app);
-// Busy only with a model download. The page then draws a few frames a second instead of every
-// animation frame: in the browser a download's chunks arrive on the main thread between frames,
-// and full-rate frames slowed a 498 MB download from 1.4 s to 51 s (bench/page_load.mjs).
-bool app_only_downloading(const AppState& app);
+// While busy, when the app wants its next frame. Every animation frame for work done in frames,
+// or a view settling. When all of the work goes on elsewhere, frames only show its progress, 5 a
+// second at most. A download's chunks arrive on the main thread between frames: full-rate frames
+// slowed a 498 MB download from 1.4 s to 51 s (bench/page_load.mjs). Tasks on worker threads share
+// the cores with the drawing: in Chromium without a GPU a frame of the 1280 x 800 page took about
+// 60 ms of the GPU process's CPU and 35 ms of the main thread's, and at full rate a pass of 1,019
+// tokens on 2 threads took 2.5x its time in node (bench/RESULTS.md); for them a frame is drawn only
+// when the progress it shows has moved (app_progress_shown), or a second has passed.
+struct FramePace {
+    double interval_ms = 0;            // 0: the next animation frame
+    bool when_progress_moves = false;  // and then only if app_progress_shown has changed
+};
+FramePace app_frame_pace(const AppState& app);
+// The progress of the work in flight as frames show it (whole percents), folded into one number.
+long long app_progress_shown(const AppState& app);
 
 // The app's part of window.attnlab.status().
 void add_app_status(const AppState& app, float pixel_ratio, json::ObjectBuilder& status);

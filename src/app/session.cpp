@@ -145,6 +145,8 @@ bool same_query(const QueryKey& a, const QueryKey& b) {
            a.N == b.N && a.T == b.T && a.eps == b.eps && a.normalizer == b.normalizer;
 }
 
+bool pass_current(const Session& s) { return s.forward && s.forward->tokens == s.tokens && s.forward->plan == s.plan; }
+
 const TextPerplexity* find_perplexity(const Session& s, const std::shared_ptr<const ForwardResult>& pass) {
     if (!pass) return nullptr;
     for (const auto& p : s.perplexities)

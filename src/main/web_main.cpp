@@ -1,4 +1,6 @@
 // Entry point of the web page (attnlab.js / attnlab.wasm, loaded by web/index.html).
+#include <emscripten.h>
+
 #include <string>
 
 #include "app/app.h"
@@ -102,8 +104,15 @@ int main() {
             attnlab::draw_app(app);
             fall_back_after_running_out(app, model_source);
             host.set_ui_scale(app.ui_scale);
-            if (attnlab::app_only_downloading(app)) attnlab::page_redraw_in(200.0);  // progress at 5 frames a second
-            else if (attnlab::app_busy(app)) host.request_redraw(1);
+            if (attnlab::app_busy(app)) {
+                const attnlab::FramePace pace = attnlab::app_frame_pace(app);
+                if (pace.interval_ms <= 0) host.request_redraw(1);
+                else if (!pace.when_progress_moves) attnlab::page_redraw_in(pace.interval_ms);
+                else
+                    attnlab::page_redraw_in(pace.interval_ms, [shown = attnlab::app_progress_shown(app), at = emscripten_get_now()] {
+                        return attnlab::app_progress_shown(app) != shown || emscripten_get_now() - at >= 1000.0;
+                    });
+            }
         },
         [](attnlab::json::ObjectBuilder& status) { attnlab::add_app_status(app, host.pixel_ratio(), status); });
 }

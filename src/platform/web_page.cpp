@@ -192,17 +192,33 @@ const char* apply_from_page(const ApplyJson& apply, const char* json, int from_l
 }  // namespace
 
 void set_page_share(PageShare share) { g_page.share = std::move(share); }
-void page_redraw_in(double ms) {
-    static bool pending = false;  // one timer at a time
-    if (pending) return;
-    pending = true;
-    emscripten_set_timeout(
-        [](void*) {
-            pending = false;
-            if (g_page.host) g_page.host->request_redraw(1);
-            wake();
-        },
-        ms, nullptr);
+namespace {
+struct TimedRedraw {
+    bool pending = false;  // one timer at a time
+    double ms = 0;
+    std::function<bool()> worth_drawing;
+};
+TimedRedraw g_timed_redraw;
+
+void timed_redraw(void*) {
+    TimedRedraw& r = g_timed_redraw;
+    if (r.worth_drawing && !r.worth_drawing()) {
+        emscripten_set_timeout(timed_redraw, r.ms, nullptr);
+        return;
+    }
+    r.pending = false;
+    if (g_page.host) g_page.host->request_redraw(1);
+    wake();
+}
+}  // namespace
+
+void page_redraw_in(double ms, std::function<bool()> worth_drawing) {
+    TimedRedraw& r = g_timed_redraw;
+    r.worth_drawing = std::move(worth_drawing);  // the latest frame's say
+    if (r.pending) return;
+    r.pending = true;
+    r.ms = ms;
+    emscripten_set_timeout(timed_redraw, ms, nullptr);
 }
 
 void page_copy_link(const std::string& state_json) { js_copy_link(state_json.c_str()); }

@@ -66,8 +66,9 @@ void page_pick_tour_file();
 void page_set_full_screen(bool on);
 bool page_is_full_screen();
 // One frame `ms` from now (and none before, unless an event asks): for work that wants its progress
-// shown at a modest rate, not at the frame rate.
-void page_redraw_in(double ms);
+// shown at a modest rate, not at the frame rate. With `worth_drawing`, the frame waits, `ms` at a
+// time, until it says that something shown has changed.
+void page_redraw_in(double ms, std::function<bool()> worth_drawing = {});
 // The UI scale that suits this screen (status().device.default_ui_scale: 1.25 on phones and
 // tablets, 1 on a desktop); 0 when the page does not say.
 float page_screen_ui_scale();

@@ -538,6 +538,28 @@ async function watchLongPass(page) {
   });
 }
 
+// A new text while the all-heads summaries of the last one run: they stop at once, rather than
+// share the cores with the new text's pass, and do not come back for a pass no longer shown.
+async function stalePassWork(page) {
+  const running = await waitFor(page, () => window.attnlab.status().background_work.label !== "", undefined, 10000);
+  await page.evaluate((text) => window.attnlab.setState({ text }), "Once more. " + LONG);  // past 1,024 tokens: new ones at the start
+  const seen = await page.evaluate(async () => {
+    const t0 = performance.now(), seen = { passPolls: 0, withSummaries: 0 };
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 10));
+      const s = window.attnlab.status();
+      if (s.model_work.label === "Forward pass") {
+        seen.passPolls += 1;
+        if (s.background_work.label !== "") seen.withSummaries += 1;
+      } else if (seen.passPolls > 0 || performance.now() - t0 > 30000) {
+        return { ...seen, done: s.forward_tokens === s.tokens };
+      }
+    }
+  });
+  check(running && seen.done && seen.passPolls > 0 && seen.withSummaries === 0,
+        "isolated: a new text stops the last text's all-heads summaries while its pass runs", JSON.stringify({ running, ...seen }));
+}
+
 export async function threadedAndSliced({ browser, server, isolatedServer, siteHasThreads }) {
   console.log("the threaded page (COOP/COEP) and the single-threaded one:");
   const modelRoute = "/models/long/model.safetensors";
@@ -583,6 +605,12 @@ export async function threadedAndSliced({ browser, server, isolatedServer, siteH
                    `was part-done), longest gap ${run.maxGap.toFixed(0)} ms`;
       check(run.framesMidPass >= 1, `${label}: the page draws frames while the pass is part-done`, said);
       console.log(`        ${label}: ${said}`);
+      if (label === "isolated") {
+        // Frames take the cores the workers compute on (app_frame_pace): while only they work, the
+        // page draws a frame when the progress shown moves, at most 5 a second.
+        check(run.framesMidPass <= run.ms / 200 + 1, "isolated: while a worker runs the pass, at most 5 frames a second", said);
+        await stalePassWork(page);
+      }
       check(realErrors(errors).length === 0, `${label}: no errors`, realErrors(errors).join(" | "));
     } finally {
       await context.close();

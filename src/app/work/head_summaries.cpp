@@ -303,6 +303,15 @@ void keep_summaries_current(Session& s) {
         }
         return;
     }
+    if (!pass_current(s)) {
+        // Unfinished summaries of a pass being replaced: dropped, and begun again should the text
+        // come back to it before the new pass ends.
+        if (s.summaries && !s.summaries->complete && s.background.busy()) {
+            s.background.cancel();
+            s.summaries.reset();
+        }
+        return;
+    }
     if (s.summaries && s.summaries->pass.lock() == s.forward) return;  // done, running or cancelled
     auto placeholder = std::make_shared<HeadSummaries>();
     placeholder->source = s.forward.get();

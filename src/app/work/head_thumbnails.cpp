@@ -113,6 +113,15 @@ void keep_head_thumbnails(HeadThumbnails& t, Session& s) {
         t.pass.reset();
         return;
     }
+    if (!pass_current(s)) {
+        // As the summaries (keep_summaries_current): unfinished thumbnails of a pass being
+        // replaced wait for the new one.
+        if (t.work.busy()) {
+            t.work.cancel();
+            t.pass.reset();
+        }
+        return;
+    }
     if (t.pass.lock() != s.forward) {
         t.done.reset();
         t.pass = s.forward;

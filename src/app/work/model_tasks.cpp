@@ -298,10 +298,10 @@ void keep_forward_current(Session& s) {
     const AttentionPlan& trained = s.model->model->trained_plan();
     // A pass already made serves whichever plan it ran: back to the trained plan is instant.
     if (!fits(s.baseline, s.tokens, trained) && fits(s.forward, s.tokens, trained)) s.baseline = s.forward;
-    if (!fits(s.forward, s.tokens, s.plan) && fits(s.baseline, s.tokens, s.plan)) s.forward = s.baseline;
+    if (!pass_current(s) && fits(s.baseline, s.tokens, s.plan)) s.forward = s.baseline;
     // Generation finishes by changing the text; a pass started now would only cancel it.
     if (s.model_work.busy() && s.model_work.label().starts_with(kGenerateLabel)) return;
-    const AttentionPlan* need = !fits(s.forward, s.tokens, s.plan) ? &s.plan : !fits(s.baseline, s.tokens, trained) ? &trained : nullptr;
+    const AttentionPlan* need = !pass_current(s) ? &s.plan : !fits(s.baseline, s.tokens, trained) ? &trained : nullptr;
     if (!need) {
         if (!start_perplexity(s, s.forward)) start_perplexity(s, s.baseline);
         return;

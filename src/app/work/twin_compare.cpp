@@ -123,7 +123,7 @@ const char* twin_phase(const Session& s) {
     if (!twin_unavailable_reason(s).empty()) return "unavailable";
     if (!s.twin_error.empty()) return "failed";
     if (!s.twin) return "loading";
-    if (!twin_pass_current(s) || !s.forward || s.forward->tokens != s.tokens || s.forward->plan != s.plan) return "computing";
+    if (!twin_pass_current(s) || !pass_current(s)) return "computing";
     return "ready";
 }
 
