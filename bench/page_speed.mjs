@@ -18,7 +18,7 @@
 // (status().separability.summaries_ready); the page no longer busy. Then the CLI's prefill of the
 // same ids: `attnlab logits` wall time, less the same command over one token (loading and start).
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, copyFileSync } from "node:fs";
+import { existsSync, mkdirSync, copyFileSync, readdirSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -35,6 +35,7 @@ const lengths = String(args.lengths ?? "1024,4096,8192").split(",").map(Number);
 const threads = Number(args.threads ?? 2);
 const REPO = "bench/smollm2-135m-random";
 const TIMEOUT = 600000;
+const profiling = "profile" in args;
 
 function checkpoint() {
   const dir = path.join(root, "build/bench_speed/smollm2-bf16");
@@ -75,6 +76,17 @@ async function onePage(browser, server, hub, n) {
   const loaded = await waitFor(page, (id) => { const s = window.attnlab?.status?.(); return s?.model?.loaded && s.model.source === id; }, REPO, TIMEOUT);
   const loadedAt = (Date.now() - t0) / 1000;
   const text = textFor(n);
+  let cdp = null;
+  if (profiling) {
+    cdp = await context.newCDPSession(page);
+    await cdp.send("Performance.enable");
+    await cdp.send("Profiler.enable");
+    await cdp.send("Profiler.setSamplingInterval", { interval: 1000 });
+    await cdp.send("Profiler.start");
+  }
+  const metrics = async () => Object.fromEntries((await cdp.send("Performance.getMetrics")).metrics.map((m) => [m.name, m.value]));
+  const before = cdp ? await metrics() : null;
+  const cpuBefore = profiling ? chromeCpu() : null;
   const times = await page.evaluate(async ({ text, timeout }) => {
     const start = performance.now(), at = {};
     window.attnlab.setState({ text });
@@ -87,6 +99,8 @@ async function onePage(browser, server, hub, n) {
       seen("head grid thumbnails", passed && s.attention && s.attention.thumbnails_ready);
       seen("all-heads summaries", passed && s.separability && s.separability.summaries_ready);
       seen("not busy", passed && !s.busy);
+      const label = s.model_work ? s.model_work.label : "";
+      if (label !== (at.work ??= [[0, ""]]).at(-1)[1]) at.work.push([+((performance.now() - start) / 1000).toFixed(2), label]);
       at.tokens = s.tokens;
       at.threads = s.threads;
       at.peak_heap_mb = s.memory ? Math.round(s.memory.peak_heap_bytes / 2 ** 20) : null;
@@ -94,9 +108,48 @@ async function onePage(browser, server, hub, n) {
     }
   }, { text, timeout: TIMEOUT });
   const ids = await page.evaluate(() => window.attnlab.status().text.ids);
+  if (cdp) console.log(`  the model's work from the text's arrival: ${times.work.map(([t, l]) => `${t} s ${l || "(none)"}`).join("; ")}`);
+  if (cpuBefore) console.log(`  CPU seconds of Chromium's processes from the text's arrival to the page's rest: ${cpuSince(cpuBefore)}`);
+  if (cdp) summariseMainThread((await cdp.send("Profiler.stop")).profile, before, await metrics(), times);
   await context.close();
   return { loaded, loadedAt, times, ids };
 }
+
+// --profile: what the page's main thread did between the text's arrival and the page's rest:
+// its busy seconds (Chrome's TaskDuration) against the wall time, and the functions with the
+// most self time. The pass itself runs on workers, which this profile does not see.
+function summariseMainThread(p, before, after, times) {
+  const wall = times["not busy"] ?? times["first view"] ?? 0;
+  console.log(`  main thread: busy ${(after.TaskDuration - before.TaskDuration).toFixed(1)} s of ${wall.toFixed(1)} s, ` +
+              `script ${(after.ScriptDuration - before.ScriptDuration).toFixed(1)} s, layout ${(after.LayoutDuration - before.LayoutDuration).toFixed(2)} s`);
+  const byId = new Map(p.nodes.map((x) => [x.id, x]));
+  const self = new Map();
+  p.samples.forEach((id, i) => {
+    const f = byId.get(id).callFrame, k = `${f.functionName || "(anonymous)"} ${f.url.replace(/^.*\//, "")}`;
+    self.set(k, (self.get(k) ?? 0) + (p.timeDeltas[i + 1] ?? 0) / 1000);
+  });
+  const top = [...self].sort((a, b) => b[1] - a[1]).slice(0, 15).map(([k, v]) => `${k} ${v.toFixed(0)} ms`).join("; ");
+  console.log(`  main thread's self time: ${top}`);
+}
+
+// The CPU seconds every Chromium process on the machine has used so far, summed by its kind (the renderer, the
+// GPU process, ...), from /proc: Linux only, as the benchmark machines are.
+function chromeCpu() {
+  const out = {};
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    let cmd, stat;
+    try {
+      cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch { continue; }
+    if (!/chrom/.test(cmd.split("\0")[0])) continue;
+    const kind = (cmd.match(/--type=([a-z-]+)/) ?? [, "browser"])[1] + (cmd.match(/--utility-sub-type=[a-z]+\.mojom\.(\w+)/) ?? [, ""])[1];
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");  // utime and stime are fields 14 and 15
+    out[kind] = (out[kind] ?? 0) + (Number(f[11]) + Number(f[12])) / 100;
+  }
+  return out;
+}
+const cpuSince = (before) => Object.entries(chromeCpu()).map(([k, v]) => `${k} ${(v - (before[k] ?? 0)).toFixed(1)}`).join(", ");
 
 function cliPrefill(dir, ids) {
   const run = (list) => {
