@@ -539,13 +539,10 @@ bool app_busy(const AppState& app) {
 long long app_progress_shown(const AppState& app) {
     const Session& s = app.session;
     const HeadThumbnails& thumbnails = app.attention.grid.thumbnails;
-    const std::pair<bool, double> works[] = {{s.model_work.busy(), s.model_work.progress()},
-                                             {s.background.busy(), s.background.progress()},
-                                             {s.twin_work.busy(), s.twin_work.progress()},
-                                             {thumbnails.work.busy(), thumbnails.work.progress()},
-                                             {app.attention.map.work.computing(), app.attention.map.work.progress()}};
+    // A finished task counts as a change too: the frame that hands its results over shows them.
+    const TaskRunner* works[] = {&s.model_work, &s.background, &s.twin_work, &thumbnails.work, &app.attention.map.work.work};
     long long shown = 0;
-    for (const auto& [busy, progress] : works) shown = shown * 102 + (busy ? 1 + std::lround(100.0 * progress) : 0);
+    for (const TaskRunner* w : works) shown = shown * 103 + (!w->busy() ? 0 : w->finished() ? 102 : 1 + std::lround(100.0 * w->progress()));
     return shown;
 }
 

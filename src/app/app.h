@@ -148,7 +148,8 @@ struct FramePace {
     bool when_progress_moves = false;  // and then only if app_progress_shown has changed
 };
 FramePace app_frame_pace(const AppState& app);
-// The progress of the work in flight as frames show it (whole percents), folded into one number.
+// The progress of the work in flight as frames show it (whole percents, and whether a task has
+// finished), folded into one number.
 long long app_progress_shown(const AppState& app);
 
 // The app's part of window.attnlab.status().

@@ -200,12 +200,12 @@ struct ChosenQueryView {
 // chosen_query_place for such a panel: when there is no place, `view` is cleared and says why.
 bool chosen_query_place(const Session& s, QuerySlice& out, ChosenQueryView& view);
 
-// The perplexity computed for `pass`, or null (not yet, or no pass).
 // Whether s.forward is the pass of the session's text and plan: false while a newer pass is on
 // its way. Work on a pass about to be replaced only slows the new one down (they share the
 // cores), so the panels' background work waits for it.
 bool pass_current(const Session& s);
 
+// The perplexity computed for `pass`, or null (not yet, or no pass).
 const TextPerplexity* find_perplexity(const Session& s, const std::shared_ptr<const ForwardResult>& pass);
 
 // Picks a head (a click on the head grid, a learned head): the view's layer and head, and its

@@ -78,6 +78,35 @@ TEST_CASE("a task runs to the end and delivers its results once", "[task_runner]
     CHECK(t->finished);
 }
 
+// The threaded page draws a frame when a task's steps have all run (app_progress_shown), so that
+// the frame hands its results over at once.
+TEST_CASE("finished() is true once a worker has run every step, until pump() delivers", "[task_runner]") {
+    Session session;
+    auto t = std::make_shared<Trace>();
+    TaskRunner runner;
+    runner.start(std::make_unique<TracedTask>(t, 3, true), "held");
+    CHECK_FALSE(runner.finished());
+    if (!TaskRunner::threaded()) {  // the single-threaded page: steps run inside pump(), which delivers
+        t->release = true;
+        REQUIRE(pump_until_idle(runner, session));
+        CHECK_FALSE(runner.finished());
+        CHECK(t->finished);
+        return;
+    }
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!t->in_step && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    CHECK_FALSE(runner.finished());  // held inside its first step
+    t->release = true;
+    while (!runner.finished() && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    REQUIRE(runner.finished());
+    CHECK(t->steps == 3);
+    CHECK(runner.busy());
+    CHECK_FALSE(t->finished);  // not handed over yet
+    CHECK_FALSE(runner.pump(session, 5.0));
+    CHECK(t->finished);
+    CHECK_FALSE(runner.finished());
+}
+
 TEST_CASE("a cancelled task never delivers, and the next one does", "[task_runner]") {
     Session session;
     auto a = std::make_shared<Trace>(), b = std::make_shared<Trace>();

@@ -63,6 +63,8 @@ public:
     bool pump(Session& session, double budget_ms);
 
     bool busy() const { return run_ != nullptr; }
+    // With threads: every step has run, and the next pump() hands the results over.
+    bool finished() const { return run_ && run_->done.load(std::memory_order_acquire); }
     double progress() const { return run_ ? run_->task->progress() : 0.0; }
     const std::string& label() const { return label_; }
 
