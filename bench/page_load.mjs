@@ -18,6 +18,7 @@ import path from "node:path";
 import { chromium } from "../tests/e2e/node_modules/playwright-core/index.mjs";
 import { chromiumArgs, chromiumPath, parseArgs, waitFor } from "../tests/e2e/lib.mjs";
 import { serve } from "../tests/e2e/server.mjs";
+import { selfTimes, topFunctions, totalMs } from "./chrome_profile.mjs";
 
 const args = parseArgs(process.argv.slice(2));
 const site = path.resolve(args.site ?? "dist");
@@ -62,35 +63,19 @@ async function timeForward(page, n) {
 // The main thread's samples between consecutive marks, by what ran: the functions (and wasm
 // functions) with the most self time in each phase, and the idle share.
 function summariseProfile(p, marks, timeOrigin, profiledAt) {
-  const byId = new Map(p.nodes.map((n) => [n.id, n]));
-  const name = (n) => {
-    const f = n.callFrame;
-    if (!f.url && ["(idle)", "(program)", "(garbage collector)"].includes(f.functionName)) return f.functionName;
-    const file = f.url ? f.url.replace(/^.*\//, "").replace(/\?.*$/, "") : "native";
-    return `${f.functionName || "(anonymous)"} ${file}`;
-  };
-  // Profile times are microseconds on a monotonic clock of their own, starting at startTime; the
-  // profiler started (wall clock `profiledAt`) just before the navigation whose time origin is
-  // the page clock's zero.
-  const startMs = p.startTime / 1000, offset = timeOrigin - profiledAt;
+  // Profile times count from the profile's start; the profiler started (wall clock `profiledAt`)
+  // just before the navigation whose time origin is the page clock's zero.
+  const offset = timeOrigin - profiledAt;
   const cut = Object.entries(marks).sort((a, b) => a[1] - b[1]);
   const phases = [["before the first mark", -Infinity], ...cut.map(([k, v]) => [`after ${k}`, v])];
-  const self = phases.map(() => new Map());
-  let t = startMs;
-  for (let i = 0; i < p.samples.length; ++i) {
-    t += p.timeDeltas[i] / 1000;
-    const dt = (p.timeDeltas[i + 1] ?? 0) / 1000;
-    const pageMs = t - startMs - offset;
+  const self = selfTimes(p, (ms) => {
     let ph = 0;
-    while (ph + 1 < phases.length && phases[ph + 1][1] <= pageMs) ph++;
-    const label = name(byId.get(p.samples[i]));
-    self[ph].set(label, (self[ph].get(label) ?? 0) + dt);
-  }
+    while (ph + 1 < phases.length && phases[ph + 1][1] <= ms - offset) ph++;
+    return ph;
+  });
   phases.forEach(([label], i) => {
-    const total = [...self[i].values()].reduce((a, b) => a + b, 0);
-    if (total < 1) return;
-    const top = [...self[i]].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([k, v]) => `${k} ${v.toFixed(0)}`).join("; ");
-    console.log(`  profile, ${label} (${total.toFixed(0)} ms sampled): ${top}`);
+    if (!self[i] || totalMs(self[i]) < 1) return;
+    console.log(`  profile, ${label} (${totalMs(self[i]).toFixed(0)} ms sampled): ${topFunctions(self[i], 12)}`);
   });
 }
 

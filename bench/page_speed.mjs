@@ -26,6 +26,7 @@ import { chromium } from "../tests/e2e/node_modules/playwright-core/index.mjs";
 import { chromiumArgs, chromiumPath, parseArgs, waitFor } from "../tests/e2e/lib.mjs";
 import { serve } from "../tests/e2e/server.mjs";
 import { serveHub } from "../tests/e2e/hub_server.mjs";
+import { selfTimes, topFunctions } from "./chrome_profile.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const args = parseArgs(process.argv.slice(2));
@@ -122,14 +123,7 @@ function summariseMainThread(p, before, after, times) {
   const wall = times["not busy"] ?? times["first view"] ?? 0;
   console.log(`  main thread: busy ${(after.TaskDuration - before.TaskDuration).toFixed(1)} s of ${wall.toFixed(1)} s, ` +
               `script ${(after.ScriptDuration - before.ScriptDuration).toFixed(1)} s, layout ${(after.LayoutDuration - before.LayoutDuration).toFixed(2)} s`);
-  const byId = new Map(p.nodes.map((x) => [x.id, x]));
-  const self = new Map();
-  p.samples.forEach((id, i) => {
-    const f = byId.get(id).callFrame, k = `${f.functionName || "(anonymous)"} ${f.url.replace(/^.*\//, "")}`;
-    self.set(k, (self.get(k) ?? 0) + (p.timeDeltas[i + 1] ?? 0) / 1000);
-  });
-  const top = [...self].sort((a, b) => b[1] - a[1]).slice(0, 15).map(([k, v]) => `${k} ${v.toFixed(0)} ms`).join("; ");
-  console.log(`  main thread's self time: ${top}`);
+  console.log(`  main thread's self time, ms: ${topFunctions(selfTimes(p)[0] ?? new Map(), 15)}`);
 }
 
 // The CPU seconds every Chromium process on the machine has used so far, summed by its kind (the renderer, the
