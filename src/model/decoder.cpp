@@ -152,14 +152,8 @@ void causal_attention(const CausalAttention& a, const AttentionPlan& plan, Atten
             const float tau = hp.temperature;
             for (int i = 0; i < rows; ++i) {
                 const int visible = t0 + r0 + i + 1;  // query at position t0 + r0 + i sees keys 0..t0 + r0 + i
-                auto sv = S.row(i).head(visible).array();
-                auto pv = P.row(i).head(visible).array();
-                if (softmax) {
-                    pv = ((sv - sv.maxCoeff()) * (1.0f / tau)).exp();  // Eigen's exp is vectorised
-                    pv *= 1.0f / pv.sum();
-                } else {
-                    normalize_row(hp, S.row(i).data(), visible, P.row(i).data());
-                }
+                if (softmax) softmax_row(S.row(i).data(), visible, 1.0f / tau, P.row(i).data());
+                else normalize_row(hp, S.row(i).data(), visible, P.row(i).data());
                 P.row(i).tail(keys - visible).setZero();
                 S.row(i).tail(keys - visible).setConstant(-std::numeric_limits<float>::infinity());
             }

@@ -3,13 +3,60 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "model/entmax_solve.h"
 
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#endif
+
 namespace attnlab {
 
 namespace {
+
+#if defined(__wasm_simd128__)
+// exp of four lanes, Cephes' expf: n = round(x log2 e), r = x - n ln 2 (ln 2 in two parts), a
+// degree-5 polynomial, times 2^n built in the exponent bits. Within 2e-7 relative of exp on
+// [-87.3, 88.3]; 0 below (and for -inf), NaN for NaN. Eigen 3.4 has no WebAssembly backend: its SSE
+// exp through Emscripten's SSE headers took 12.7 ns an element in node against 2.3 for this, and
+// was 29% of a one-thread prefill at 4,096 tokens (the softmax rows) and 2.5% more (the SiLU).
+v128_t exp_lanes(v128_t x) {
+    const v128_t nan = wasm_f32x4_ne(x, x), below = wasm_f32x4_lt(x, wasm_f32x4_splat(-87.33654f));
+    x = wasm_f32x4_pmax(wasm_f32x4_splat(-87.33654f), wasm_f32x4_pmin(wasm_f32x4_splat(88.37626f), x));
+    const v128_t n = wasm_f32x4_nearest(wasm_f32x4_mul(x, wasm_f32x4_splat(1.44269504088896341f)));
+    v128_t r = wasm_f32x4_sub(x, wasm_f32x4_mul(n, wasm_f32x4_splat(0.693359375f)));
+    r = wasm_f32x4_sub(r, wasm_f32x4_mul(n, wasm_f32x4_splat(-2.12194440e-4f)));
+    v128_t y = wasm_f32x4_splat(1.9875691500e-4f);
+    y = wasm_f32x4_add(wasm_f32x4_mul(y, r), wasm_f32x4_splat(1.3981999507e-3f));
+    y = wasm_f32x4_add(wasm_f32x4_mul(y, r), wasm_f32x4_splat(8.3334519073e-3f));
+    y = wasm_f32x4_add(wasm_f32x4_mul(y, r), wasm_f32x4_splat(4.1665795894e-2f));
+    y = wasm_f32x4_add(wasm_f32x4_mul(y, r), wasm_f32x4_splat(1.6666665459e-1f));
+    y = wasm_f32x4_add(wasm_f32x4_mul(y, r), wasm_f32x4_splat(5.0000001201e-1f));
+    y = wasm_f32x4_add(wasm_f32x4_add(wasm_f32x4_mul(y, wasm_f32x4_mul(r, r)), r), wasm_f32x4_splat(1.0f));
+    const v128_t two_n = wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n), wasm_i32x4_splat(127)), 23);
+    y = wasm_v128_andnot(wasm_f32x4_mul(y, two_n), below);
+    return wasm_v128_bitselect(wasm_f32x4_splat(std::numeric_limits<float>::quiet_NaN()), y, nan);
+}
+
+// x[i] = exp(x[i]) for i < n: whole lanes, the tail through a padded copy, so an element's bits
+// depend on its value alone.
+void exp_in_place(float* x, int n) {
+    int i = 0;
+    for (; i + 4 <= n; i += 4) wasm_v128_store(x + i, exp_lanes(wasm_v128_load(x + i)));
+    if (i == n) return;
+    float tail[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    std::copy(x + i, x + n, tail);
+    wasm_v128_store(tail, exp_lanes(wasm_v128_load(tail)));
+    std::copy(tail, tail + (n - i), x + i);
+}
+#else
+void exp_in_place(float* x, int n) {
+    Eigen::Map<Eigen::ArrayXf> e(x, n);
+    e = e.exp();
+}
+#endif
 
 // Per-thread scratch: the candidates of a row's support, in double; a row of exponents.
 thread_local std::vector<double> t_candidates;
@@ -42,7 +89,7 @@ Eigen::ArrayXf& exp_row(const float* x, int n, double beta, double anchor) {
     if (e.size() < padded) e.resize(padded);
     for (int i = 0; i < n; ++i) e[i] = static_cast<float>(beta * (static_cast<double>(x[i]) - anchor));
     for (int i = n; i < padded; ++i) e[i] = 0.0f;
-    e.head(padded) = e.head(padded).exp();
+    exp_in_place(e.data(), padded);
     return e;
 }
 
@@ -207,5 +254,43 @@ void normalize_row(const HeadPlan& head, const float* scores, int n, float* weig
 }
 
 const float* exp_scaled(const float* x, int n, double beta, double anchor) { return exp_row(x, n, beta, anchor).data(); }
+
+#if defined(__wasm_simd128__)
+void softmax_row(const float* scores, int n, float inv_tau, float* weights) {
+    // Lanes by index mod 4 from the row's start, a padded copy for the tail (-inf: weight 0), so
+    // the bits depend on the row alone, not on where it lies in memory.
+    const int whole = n / 4 * 4;
+    float tail[4];
+    std::fill(tail, tail + 4, -std::numeric_limits<float>::infinity());
+    std::copy(scores + whole, scores + n, tail);
+    v128_t top4 = wasm_v128_load(tail);
+    for (int i = 0; i < whole; i += 4) top4 = wasm_f32x4_pmax(top4, wasm_v128_load(scores + i));
+    const float top = std::max(std::max(wasm_f32x4_extract_lane(top4, 0), wasm_f32x4_extract_lane(top4, 1)),
+                               std::max(wasm_f32x4_extract_lane(top4, 2), wasm_f32x4_extract_lane(top4, 3)));
+    const v128_t shift = wasm_f32x4_splat(top), scale = wasm_f32x4_splat(inv_tau);
+    v128_t sum4 = wasm_f32x4_splat(0.0f);
+    for (int i = 0; i < whole; i += 4) {
+        const v128_t e = exp_lanes(wasm_f32x4_mul(wasm_f32x4_sub(wasm_v128_load(scores + i), shift), scale));
+        wasm_v128_store(weights + i, e);
+        sum4 = wasm_f32x4_add(sum4, e);
+    }
+    const v128_t e = exp_lanes(wasm_f32x4_mul(wasm_f32x4_sub(wasm_v128_load(tail), shift), scale));
+    wasm_v128_store(tail, e);
+    std::copy(tail, tail + (n - whole), weights + whole);
+    sum4 = wasm_f32x4_add(sum4, e);
+    const float sum = (wasm_f32x4_extract_lane(sum4, 0) + wasm_f32x4_extract_lane(sum4, 1)) +
+                      (wasm_f32x4_extract_lane(sum4, 2) + wasm_f32x4_extract_lane(sum4, 3));
+    const v128_t inv = wasm_f32x4_splat(1.0f / sum);
+    for (int i = 0; i < whole; i += 4) wasm_v128_store(weights + i, wasm_f32x4_mul(wasm_v128_load(weights + i), inv));
+    for (int i = whole; i < n; ++i) weights[i] *= 1.0f / sum;
+}
+#else
+void softmax_row(const float* scores, int n, float inv_tau, float* weights) {
+    const auto s = Eigen::Map<const Eigen::ArrayXf>(scores, n);
+    auto p = Eigen::Map<Eigen::ArrayXf>(weights, n);
+    p = ((s - s.maxCoeff()) * inv_tau).exp();  // Eigen's exp is vectorised
+    p *= 1.0f / p.sum();
+}
+#endif
 
 }  // namespace attnlab

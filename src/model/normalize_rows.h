@@ -4,8 +4,8 @@
 // (tested against them to fp32 rounding); each row is computed alone and in a fixed order, so the
 // weights do not depend on the thread count or on how a pass is cut into calls.
 //
-// Softmax rows do not come here in the forward pass: it keeps its own vectorised softmax, so that
-// the default plan gives the same bits as before plans existed.
+// Softmax rows at temperature tau do not come here in the forward pass: they take softmax_row,
+// which natively gives the same bits as before plans existed.
 #include "model/attention_plan.h"
 
 namespace attnlab {
@@ -24,5 +24,10 @@ void normalize_row(const HeadPlan& head, const float* scores, int n, float* weig
 // lies, so the bits depend on the value alone (the softmax rows here, Llama's SiLU). The result is
 // the calling thread's scratch: valid until its next call on that thread.
 const float* exp_scaled(const float* x, int n, double beta, double anchor);
+
+// weights[0..n) = softmax(scores[0..n) * inv_tau), in fp32 (the forward pass's default heads; n >= 1).
+// Natively Eigen's vectorised expression as it always was; in WebAssembly an exp of its own
+// (Eigen has no WebAssembly backend), whose bits depend on the row alone.
+void softmax_row(const float* scores, int n, float inv_tau, float* weights);
 
 }  // namespace attnlab

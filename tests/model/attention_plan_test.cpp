@@ -342,3 +342,64 @@ TEST_CASE("normalize_row: entmax at a large alpha gives weights on the simplex, 
         for (double x : ref) CHECK(x == Approx(1.0 / n).epsilon(1e-12));
     }
 }
+
+TEST_CASE("exp_scaled is exp to 3 float epsilons over float's range, whatever the row's length", "[plan][normalizers]") {
+    // Natively Eigen's exp; in WebAssembly the project's own (normalize_rows.cpp), whose polynomial
+    // and range reduction this pins down: every length 1..37 takes the lanes and the padded tail.
+    SplitMix64 rng(7);
+    double worst = 0.0;
+    for (int n = 1; n <= 37; ++n) {
+        std::vector<float> x(static_cast<size_t>(n));
+        for (float& v : x) v = static_cast<float>(-87.0 + 175.0 * rng.uniform());
+        x[0] = n % 2 ? 88.3f : -87.3f;  // the ends of the range
+        const float* e = exp_scaled(x.data(), n, 1.0, 0.0);
+        for (int i = 0; i < n; ++i) {
+            const double ref = std::exp(static_cast<double>(x[static_cast<size_t>(i)]));
+            INFO("exp(" << x[static_cast<size_t>(i)] << ") = " << e[i] << ", row of " << n);
+            const double rel = std::abs(e[i] - ref) / ref;
+            CHECK(rel <= 3 * FLT_EPSILON);  // Eigen's exp: 2.4 natively
+            worst = std::max(worst, rel);
+        }
+    }
+    INFO("largest relative error " << worst);
+    CHECK(worst > 0.0);
+    // Below the range: at most float's least normal value (Eigen), or 0.
+    const float low[3] = {-100.0f, -1e30f, -std::numeric_limits<float>::infinity()};
+    const float* e = exp_scaled(low, 3, 1.0, 0.0);
+    for (int i = 0; i < 3; ++i) CHECK(e[i] <= FLT_MIN);
+}
+
+TEST_CASE("softmax_row is softmax(scores / tau) to fp32 rounding, the same bits wherever the row lies", "[plan][normalizers]") {
+    SplitMix64 rng(11);
+    for (int n : {1, 2, 3, 4, 5, 7, 8, 9, 63, 64, 65, 1000}) {
+        for (float tau : {1.0f, 0.05f, 20.0f}) {
+            std::vector<float> s(static_cast<size_t>(n) + 3);
+            for (float& v : s) v = static_cast<float>(-30.0 + 40.0 * rng.uniform());
+            std::vector<double> ref(static_cast<size_t>(n));
+            const double top = *std::max_element(s.begin(), s.begin() + n);
+            double sum = 0.0;
+            for (int i = 0; i < n; ++i) sum += (ref[static_cast<size_t>(i)] = std::exp((s[static_cast<size_t>(i)] - top) / tau));
+            std::vector<float> w(static_cast<size_t>(n) + 3, -1.0f);
+            softmax_row(s.data(), n, 1.0f / tau, w.data());
+            INFO("row of " << n << " at tau " << tau);
+            double err = 0.0, total = 0.0;
+            for (int i = 0; i < n; ++i) {
+                err = std::max(err, std::abs(w[static_cast<size_t>(i)] - ref[static_cast<size_t>(i)] / sum));
+                total += w[static_cast<size_t>(i)];
+            }
+            CHECK(err <= 4 * FLT_EPSILON);
+            CHECK(std::abs(total - 1.0) <= (n + 4) * FLT_EPSILON);
+            CHECK(w[static_cast<size_t>(n)] == -1.0f);  // nothing written past the row
+#if defined(__wasm_simd128__)
+            // The attention blocks' rows start anywhere in a thread's scratch: the bits must not
+            // depend on it (natively Eigen peels an unaligned head, and the scratch is aligned).
+            for (int shift = 1; shift <= 3; ++shift) {
+                std::vector<float> moved(s.size() + 3), out(w.size() + 3);
+                std::copy(s.begin(), s.end(), moved.begin() + shift);
+                softmax_row(moved.data() + shift, n, 1.0f / tau, out.data() + shift);
+                CHECK(std::equal(w.begin(), w.begin() + n, out.begin() + shift));
+            }
+#endif
+        }
+    }
+}
