@@ -397,6 +397,9 @@
     keeping = null;
   }
 
+  // Whether the download `id` handed to C++ is to be kept (C++ then says when: keepFromHeap).
+  const willKeep = (id) => hasCacheApi && pendingKeep !== null && pendingKeep.id === id;
+
   // C++ calls this with the loaded model's bytes, which it keeps alive until the write reports its
   // end. Returns 1 when a write starts, 0 when this download is not to be kept. Each weights file
   // goes to the cache 4 MB at a time, each slice copied out of the heap when the cache asks for it
@@ -537,7 +540,7 @@
 
   // [SECTION] What the page calls (window.attnlabModelFetch) -------------------------------------
   window.attnlabModelFetch = {
-    probe, download, cancel, pickFile, clearCache, loadFiles, keepFromHeap, stopKeeping, prefetch, startEarly: Early.open,
+    probe, download, cancel, pickFile, clearCache, loadFiles, willKeep, keepFromHeap, stopKeeping, prefetch, startEarly: Early.open,
     memory: () => window.attnlabModelMemory.memory(),
     hasCacheApi: () => hasCacheApi,
     // At start-up: the drop zone, the cache's size, and the ?model= address ("" when none).

@@ -27,7 +27,8 @@ struct FetchStatus {
     // The browser's copy of `url` for the next visit: None (not kept: a local file, the built-in
     // model, no Cache Storage, or the write failed, which `notice` explains), Saving (being written;
     // a reload now would download it again), Kept (complete: the next visit reads it from there).
-    enum class CacheCopy { None, Saving, Kept };
+    // Waiting: to be written once the app calls start_cache_copy().
+    enum class CacheCopy { None, Waiting, Saving, Kept };
     CacheCopy cache_copy = CacheCopy::None;
     double cache_saved_bytes = 0;  // written so far, while Saving
     std::string error;
@@ -52,6 +53,10 @@ public:
     // After Ready: the files (the weights, config.json, tokenizer.json ...) and a name for the
     // source. Returns false when nothing is ready. Resets the status to Idle.
     virtual bool take_result(ModelFiles& files) = 0;
+    // Writes the browser's copy of the model last taken (cache_copy Waiting), if it waits. The app
+    // calls it once the first pass on that model is done: writing 270 MB into Cache Storage took
+    // 3.7 s of the browser's CPU, on the two cores the pass needed (bench/RESULTS.md).
+    virtual void start_cache_copy() {}
 };
 
 }  // namespace attnlab

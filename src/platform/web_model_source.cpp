@@ -24,6 +24,7 @@ EM_JS(int, js_fetch_keep, (int id, const std::uint8_t* bytes, double size), {
     return window.attnlabModelFetch.keepFromHeap(id, bytes, size);
 });
 EM_JS(void, js_fetch_stop_keeping, (), { window.attnlabModelFetch.stopKeeping(); });
+EM_JS(int, js_fetch_will_keep, (int id), { return window.attnlabModelFetch.willKeep(id) ? 1 : 0; });
 EM_JS(void, js_fetch_pick_file, (), { window.attnlabModelFetch.pickFile(); });
 EM_JS(void, js_fetch_clear_cache, (int id), { window.attnlabModelFetch.clearCache(id); });
 EM_JS(char*, js_fetch_init, (), {
@@ -90,6 +91,7 @@ int WebModelSource::start(FetchStatus::Phase phase, const std::string& url) {
         js_fetch_stop_keeping();
         keeping_.reset();
     }
+    if (phase == FetchStatus::Phase::Downloading) waiting_.reset();
     status_ = FetchStatus{};
     status_.phase = phase;
     status_.url = url;
@@ -142,11 +144,13 @@ bool WebModelSource::take_result(ModelFiles& files) {
     files = ModelFiles{};
     files.bytes.owner = owner;
     files.bytes.bytes = {buffer_, size_};
-    // The page writes these bytes into Cache Storage now, reading them from the heap: they stay
-    // alive (and unchanged: the model only reads them) until it reports the write's end.
-    if (js_fetch_keep(op_, buffer_, static_cast<double>(size_))) {
-        keeping_ = owner;
-        keeping_id_ = op_;
+    // The page writes these bytes into Cache Storage when start_cache_copy() says, reading them
+    // from the heap: they stay alive (and unchanged: the model only reads them) until it reports
+    // the write's end.
+    waiting_.reset();
+    if (js_fetch_will_keep(op_)) {
+        waiting_ = WaitingCopy{owner, buffer_, size_, op_};
+        status_.cache_copy = FetchStatus::CacheCopy::Waiting;
     }
     buffer_ = nullptr;
     capacity_ = size_ = 0;
@@ -163,6 +167,18 @@ bool WebModelSource::take_result(ModelFiles& files) {
     index_json_.clear();
     status_.phase = FetchStatus::Phase::Idle;  // url, sizes and `cached` stay, for the status line
     return true;
+}
+
+void WebModelSource::start_cache_copy() {
+    if (!waiting_) return;
+    const WaitingCopy w = *waiting_;
+    waiting_.reset();
+    if (js_fetch_keep(w.id, w.bytes, static_cast<double>(w.size))) {
+        keeping_ = w.owner;
+        keeping_id_ = w.id;
+    } else if (w.id == op_) {
+        status_.cache_copy = FetchStatus::CacheCopy::None;
+    }
 }
 
 void WebModelSource::on_probed(int id, double total, bool cached) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,6 +30,7 @@ public:
     bool has_cache() const override { return cache_bytes_ > 0; }
     FetchStatus status() const override { return status_; }
     bool take_result(ModelFiles& files) override;
+    void start_cache_copy() override;
 
     // Installs the drop zone and returns the page's ?model= address ("" when there is none).
     std::string init_page();
@@ -69,6 +71,13 @@ private:
     std::vector<std::string> uncached_urls_;
     std::shared_ptr<const void> keeping_;  // the loaded bytes the page is writing into Cache Storage
     int keeping_id_ = 0;
+    struct WaitingCopy {  // the loaded bytes to write there at start_cache_copy()
+        std::shared_ptr<const void> owner;
+        const std::uint8_t* bytes;
+        std::size_t size;
+        int id;
+    };
+    std::optional<WaitingCopy> waiting_;
 
     // The bytes arriving, in a malloc'd buffer handed over (with free) by take_result.
     std::uint8_t* buffer_ = nullptr;

@@ -212,6 +212,7 @@ void draw_loaded_model(const Session& s, const FetchStatus* fetch, bool shape_sh
 const char* cache_copy_name(FetchStatus::CacheCopy c) {
     switch (c) {
         case FetchStatus::CacheCopy::None: return "none";
+        case FetchStatus::CacheCopy::Waiting: return "waiting";
         case FetchStatus::CacheCopy::Saving: return "saving";
         case FetchStatus::CacheCopy::Kept: return "kept";
     }
@@ -222,7 +223,14 @@ const char* cache_copy_name(FetchStatus::CacheCopy c) {
 // being written, a reload would download it again, so that state is shown until it ends.
 void draw_cache_copy(const Session& s, const FetchStatus& st, float right) {
     if (!s.model || s.model->source != st.url || st.phase != FetchStatus::Phase::Idle) return;
-    if (st.cache_copy == FetchStatus::CacheCopy::Saving) {
+    if (st.cache_copy == FetchStatus::CacheCopy::Waiting) {
+        constexpr const char* waiting = "· a copy is saved in this browser after the first pass";
+        if (!same_line_before(right, ImGui::CalcTextSize(waiting).x)) return;
+        ImGui::TextDisabled("%s", waiting);
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip(
+                "Writing it now would slow the first pass down. Until it is saved, reloading the page downloads the model again.");
+    } else if (st.cache_copy == FetchStatus::CacheCopy::Saving) {
         const std::string done =
             "· saving a copy in this browser (" + mb_number(st.cache_saved_bytes) + " / " + megabytes(st.total_bytes) + ")…";
         if (!same_line_before(right, ImGui::CalcTextSize(done.c_str()).x)) return;
