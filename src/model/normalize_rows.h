@@ -20,9 +20,9 @@ namespace attnlab {
 // 1000 and T from 1e-4 to 1e4.
 void normalize_row(const HeadPlan& head, const float* scores, int n, float* weights);
 
-// exp(beta (x_i - anchor)) for i < n, each through Eigen's vectorised exp whatever n and wherever x
-// lies, so the bits depend on the value alone (the softmax rows here, Llama's SiLU). The result is
-// the calling thread's scratch: valid until its next call on that thread.
+// exp(beta (x_i - anchor)) for i < n, each through the vectorised exp (Eigen's natively, normalize_rows.cpp's
+// in WebAssembly) whatever n and wherever x lies, so the bits depend on the value alone (the softmax rows
+// here, Llama's SiLU). The result is the calling thread's scratch: valid until its next call on that thread.
 const float* exp_scaled(const float* x, int n, double beta, double anchor);
 
 // weights[0..n) = softmax(scores[0..n) * inv_tau), in fp32 (the forward pass's default heads; n >= 1).
