@@ -50,41 +50,16 @@ void score_rows(std::span<const float> q, std::span<const float> k, int L, int d
 }
 
 void softmax_attention_rows(std::span<const float> q, std::span<const float> k, int L, int d, int r0, int r1, std::vector<float>& out) {
-    assert(0 <= r0 && r0 <= r1 && r1 <= L);
-    assert(q.size() == static_cast<size_t>(L) * d && k.size() == static_cast<size_t>(L) * d);
-    const int rows = r1 - r0;
-    score_rows(q, k, L, d, r0, r1, out);
-    for (int r = 0; r < rows; ++r) {
-        const int i = r0 + r;  // this row's query position: keys 0..i
-        float* row = out.data() + static_cast<size_t>(r) * L;
-        const float top = *std::max_element(row, row + i + 1);
-        float sum = 0.0f;
-        for (int j = 0; j <= i; ++j) sum += (row[j] = std::exp(row[j] - top));
-        for (int j = 0; j <= i; ++j) row[j] /= sum;
-        std::fill(row + i + 1, row + L, 0.0f);
-    }
+    plan_attention_rows(q, k, L, d, r0, r1, HeadPlan{}, out);
 }
 
 void plan_attention_rows(std::span<const float> q, std::span<const float> k, int L, int d, int r0, int r1, const HeadPlan& how,
                          std::vector<float>& out) {
-    if (how.is_default()) {
-        softmax_attention_rows(q, k, L, d, r0, r1, out);
-        return;
-    }
     assert(0 <= r0 && r0 <= r1 && r1 <= L);
-    const int rows = r1 - r0;
     score_rows(q, k, L, d, r0, r1, out);
-    for (int r = 0; r < rows; ++r) {
-        const int i = r0 + r;
-        float* row = out.data() + static_cast<size_t>(r) * L;
-        if (how.normalizer.kind == NormalizerKind::Softmax) {  // at T != 1, as AttentionCapture::weights
-            const float top = *std::max_element(row, row + i + 1);
-            float sum = 0.0f;
-            for (int j = 0; j <= i; ++j) sum += (row[j] = std::exp((row[j] - top) / how.temperature));
-            for (int j = 0; j <= i; ++j) row[j] /= sum;
-        } else {
-            normalize_row(how, row, i + 1, row);
-        }
+    for (int i = r0; i < r1; ++i) {  // query i sees keys 0..i
+        float* row = out.data() + static_cast<size_t>(i - r0) * L;
+        normalize_row(how, row, i + 1, row);
         std::fill(row + i + 1, row + L, 0.0f);
     }
 }

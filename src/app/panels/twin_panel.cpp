@@ -25,7 +25,7 @@ constexpr const char* kNotTheSameHead =
 // Null while either is missing, or made for other tokens or another plan.
 std::shared_ptr<const ForwardResult> side_pass(const Session& s, int side) {
     if (side == 1) return twin_pass_current(s) ? s.twin_forward : nullptr;
-    return s.forward && s.forward->tokens == s.tokens && s.forward->plan == s.plan ? s.forward : nullptr;
+    return pass_current(s) ? s.forward : nullptr;
 }
 
 // One side's head: its weights as the pass ran them (plan_attention_rows: the forward pass's own
