@@ -401,7 +401,7 @@ void draw_app(AppState& app) {
     keep_forward_current(s);
     // A downloaded model's copy for the next visit waits for the first pass on it (or for a text
     // that needs none): the write would take CPU from that pass.
-    if (app.model_source && (pass_current(s) || !s.model_work.busy())) app.model_source->start_cache_copy();
+    if (app.model_source && (!s.model_work.busy() || pass_current(s))) app.model_source->start_cache_copy();
     keep_twin_current(app.model_loading, s, app.model_source, {app.builtin_model, app.twin_model});
     if (step_work) s.twin_work.pump(s, kWorkBudgetMs);
     clamp_view(s);

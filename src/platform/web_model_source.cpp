@@ -149,7 +149,7 @@ bool WebModelSource::take_result(ModelFiles& files) {
     // the write's end.
     waiting_.reset();
     if (js_fetch_will_keep(op_)) {
-        waiting_ = WaitingCopy{owner, buffer_, size_, op_};
+        waiting_ = WaitingCopy{owner, size_, op_};
         status_.cache_copy = FetchStatus::CacheCopy::Waiting;
     }
     buffer_ = nullptr;
@@ -173,7 +173,7 @@ void WebModelSource::start_cache_copy() {
     if (!waiting_) return;
     const WaitingCopy w = *waiting_;
     waiting_.reset();
-    if (js_fetch_keep(w.id, w.bytes, static_cast<double>(w.size))) {
+    if (js_fetch_keep(w.id, static_cast<const std::uint8_t*>(w.owner.get()), static_cast<double>(w.size))) {
         keeping_ = w.owner;
         keeping_id_ = w.id;
     } else if (w.id == op_) {

@@ -71,9 +71,8 @@ private:
     std::vector<std::string> uncached_urls_;
     std::shared_ptr<const void> keeping_;  // the loaded bytes the page is writing into Cache Storage
     int keeping_id_ = 0;
-    struct WaitingCopy {  // the loaded bytes to write there at start_cache_copy()
-        std::shared_ptr<const void> owner;
-        const std::uint8_t* bytes;
+    struct WaitingCopy {                    // the loaded bytes to write there at start_cache_copy()
+        std::shared_ptr<const void> owner;  // owner.get() is the buffer
         std::size_t size;
         int id;
     };

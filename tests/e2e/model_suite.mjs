@@ -523,7 +523,7 @@ function watchCacheCopy() {
     if (!s?.model?.loaded || !s.model_fetch?.url) return;
     const now = `${s.model_fetch.cache_copy}, pass ${s.tokens > 0 && s.forward_tokens === s.tokens ? "done" : "running"}`;
     if (seen.at(-1) !== now) seen.push(now);
-    if (seen.length > 40) clearInterval(timer);
+    if (/^(kept|none)/.test(now) || seen.length > 40) clearInterval(timer);  // the copy's end: no more status() calls
   }, 10);
 }
 
