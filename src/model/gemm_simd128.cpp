@@ -195,13 +195,21 @@ void packed_product(int m, int n, int k, const float* a, size_t lda, const float
 // b as the rows-of-fewer-than-4 paths below read it, in place: fp32, or bfloat16 widened in
 // registers (a shift: exact), so that a decode step reads each 16-bit weight once instead of
 // widening it into a buffer and reading that (gemm_16bit_in_place).
+//
+// kRowsAtOnce: rows of b^T that direct_transposed_row reads side by side. fp32 goes one row at
+// a time, a single stream through memory: SmolLM2-135M's decode step (537 MB of fp32 weights)
+// took 28-30 ms a token under node with eight rows side by side and 21-22 ms so (eight
+// streams 2.3 KB apart read at 19 GB/s, one at 25). bfloat16 keeps eight: its widening shifts
+// then overlap the loads, and one row at a time took 21 ms against 18 (bench/RESULTS.md).
 struct F32Elements {
+    static constexpr int kRowsAtOnce = 1;
     const float* b;
     v128_t four(size_t i) const { return wasm_v128_load(b + i); }
     float one(size_t i) const { return b[i]; }
     F32Elements row(size_t i) const { return {b + i}; }
 };
 struct Bf16Elements {
+    static constexpr int kRowsAtOnce = 8;
     const std::uint16_t* b;
     v128_t four(size_t i) const { return wasm_i32x4_shl(wasm_u32x4_load16x4(b + i), 16); }
     float one(size_t i) const { return bf16_to_f32(b[i]); }
@@ -261,15 +269,15 @@ void dot_rows(int k, const float* a, B b, size_t ldb, float* c) {
     }
 }
 
-// c (one row, n) = a (k) @ b^T with b (n, k) read in place: dot products of a with eight rows
-// of b at a time. This is the one path that does not sum in order of p: each lane l sums the
+// c (one row, n) = a (k) @ b^T with b (n, k) read in place: dot products of a with
+// B::kRowsAtOnce rows of b at a time. This is the one path that does not sum in order of p: each lane l sums the
 // p = l mod 4 below k rounded down to 4, the lanes are added as (l0 + l1) + (l2 + l3), then the
 // last k mod 4 terms in order (gemm.h). Reading one row of b per output is what makes a decode
 // step's 154 MB lm_head product stream at memory speed.
 template <typename B>
 void direct_transposed_row(int n, int k, const float* a, B b, size_t ldb, float* c) {
     int j = 0;
-    for (; j + 8 <= n; j += 8) dot_rows<8>(k, a, b.row(static_cast<size_t>(j) * ldb), ldb, c + j);
+    for (; j + B::kRowsAtOnce <= n; j += B::kRowsAtOnce) dot_rows<B::kRowsAtOnce>(k, a, b.row(static_cast<size_t>(j) * ldb), ldb, c + j);
     for (; j < n; ++j) dot_rows<1>(k, a, b.row(static_cast<size_t>(j) * ldb), ldb, c + j);
 }
 
