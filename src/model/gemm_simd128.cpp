@@ -198,7 +198,7 @@ void packed_product(int m, int n, int k, const float* a, size_t lda, const float
 //
 // kRowsAtOnce: rows of b^T that direct_transposed_row reads side by side. fp32 goes one row at
 // a time, a single stream through memory: SmolLM2-135M's decode step (537 MB of fp32 weights)
-// took 28-30 ms a token under node with eight rows side by side and 21-22 ms so (eight
+// took 28-30 ms a token under node with eight rows side by side and 21-22 ms with one (eight
 // streams 2.3 KB apart read at 19 GB/s, one at 25). bfloat16 keeps eight: its widening shifts
 // then overlap the loads, and one row at a time took 21 ms against 18 (bench/RESULTS.md).
 struct F32Elements {
@@ -270,10 +270,11 @@ void dot_rows(int k, const float* a, B b, size_t ldb, float* c) {
 }
 
 // c (one row, n) = a (k) @ b^T with b (n, k) read in place: dot products of a with
-// B::kRowsAtOnce rows of b at a time. This is the one path that does not sum in order of p: each lane l sums the
-// p = l mod 4 below k rounded down to 4, the lanes are added as (l0 + l1) + (l2 + l3), then the
-// last k mod 4 terms in order (gemm.h). Reading one row of b per output is what makes a decode
-// step's 154 MB lm_head product stream at memory speed.
+// B::kRowsAtOnce rows of b at a time. This is the one path that does not sum in order of p:
+// each lane l sums the p = l mod 4 below k rounded down to 4, the lanes are added as
+// (l0 + l1) + (l2 + l3), then the last k mod 4 terms in order (gemm.h), however many rows go
+// side by side. Reading one row of b per output is what makes a decode step's 154 MB lm_head
+// product stream at memory speed.
 template <typename B>
 void direct_transposed_row(int n, int k, const float* a, B b, size_t ldb, float* c) {
     int j = 0;
