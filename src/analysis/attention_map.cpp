@@ -49,10 +49,6 @@ void score_rows(std::span<const float> q, std::span<const float> k, int L, int d
          1.0f / std::sqrt(static_cast<float>(d)));
 }
 
-void softmax_attention_rows(std::span<const float> q, std::span<const float> k, int L, int d, int r0, int r1, std::vector<float>& out) {
-    plan_attention_rows(q, k, L, d, r0, r1, HeadPlan{}, out);
-}
-
 void plan_attention_rows(std::span<const float> q, std::span<const float> k, int L, int d, int r0, int r1, const HeadPlan& how,
                          std::vector<float>& out) {
     assert(0 <= r0 && r0 <= r1 && r1 <= L);

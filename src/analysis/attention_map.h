@@ -27,14 +27,14 @@ bool normalize_causal_row_block(std::span<const float> scores, int L, int r0, in
 // reads keys 0..i of row i).
 void score_rows(std::span<const float> q, std::span<const float> k, int L, int d, int r0, int r1, std::vector<float>& out);
 
-// Rows r0..r1-1 of one head's softmax attention (T = 1, the model as trained), computed from its
-// queries and keys (both (L, d) row-major): out is (r1 - r0, L), 0 above the diagonal. The weights
-// of AttentionCapture::weights to fp32 rounding, a block of rows at a time so that a caller can keep
-// each piece of work short; each row through normalize_row (its vectorised exp: a scalar exp a key
-// made the head grid's thumbnails of 270 heads at 4,096 tokens take a minute in the page).
-void softmax_attention_rows(std::span<const float> q, std::span<const float> k, int L, int d, int r0, int r1, std::vector<float>& out);
-// The same rows under a head's plan entry (its normalizer and temperature), as the forward pass
-// runs it: softmax_attention_rows itself for the head as trained (softmax at T = 1), bit for bit.
+// Rows r0..r1-1 of one head's attention under its plan entry (normalizer and temperature; HeadPlan{}
+// for the head as trained, softmax at T = 1), computed from its queries and keys (both (L, d)
+// row-major): out is (r1 - r0, L), 0 above the diagonal. Each row goes through the forward pass's
+// normalize_row (its vectorised exp: a scalar exp a key made the head grid's thumbnails of 270
+// heads at 4,096 tokens take a minute in the page); for a default head that is
+// AttentionCapture::weights to fp32 rounding, not bit for bit (the pass's softmax_row keeps
+// Eigen's expression natively). A block of rows at a time, so that a caller can keep each piece
+// of work short.
 void plan_attention_rows(std::span<const float> q, std::span<const float> k, int L, int d, int r0, int r1, const HeadPlan& how,
                          std::vector<float>& out);
 
@@ -49,7 +49,7 @@ struct PooledMap {
 
 // An all-NaN map of min(L, max_bins) bins, ready for pool_rows_max.
 PooledMap empty_pooled_map(int L, int max_bins);
-// Folds rows r0..r1-1 of the map ((r1 - r0, L) row-major, as softmax_attention_rows writes) in.
+// Folds rows r0..r1-1 of the map ((r1 - r0, L) row-major, as plan_attention_rows writes) in.
 void pool_rows_max(PooledMap& map, std::span<const float> rows, int r0, int r1);
 
 // A previous-token head puts its weight on the token just before the query. Its score is the
