@@ -151,6 +151,14 @@
   function wasKept(url) {
     try { return localStorage.getItem(keptKey(url)) !== null; } catch (e) { return false; }
   }
+  // Whether any weights file under `base` (a repository's or folder's files) was kept.
+  function keptUnder(base) {
+    try {
+      const prefix = keptKey(base);
+      for (let i = 0; i < localStorage.length; ++i) if (localStorage.key(i)?.startsWith(prefix)) return true;
+    } catch (e) { /* no localStorage: as without the mark */ }
+    return false;
+  }
   function forgetKept() {
     try {
       for (let i = localStorage.length - 1; i >= 0; --i) {
@@ -237,17 +245,19 @@
   }
 
   // [SECTION] A link's download, started before the app is up -------------------------------------------
-  // web/early_download.js runs it; this decides which address it may start: a file's address (a
-  // repository or a folder is several files, listed first by download()), over http(s), and not
+  // web/early_download.js runs it; this decides which address it may start: a weights file's (the
+  // link's own, or a repository's or folder's model.safetensors), over http(s), and not
   // marked as kept in Cache Storage (download() reads that copy; a copy without the mark, kept by
   // an older version of the page, is found by download(), which then drops the early download).
   const Early = window.attnlabEarlyDownload;
   function absolute(url) { try { return new URL(url, location.href).href; } catch (e) { return null; } }
 
   function prefetch(url) {
-    const href = url ? absolute(url) : null;  // "" would resolve to the page itself
-    const model = url ? F.resolve(url) : null;
-    if (!href || !model || model.kind !== "file" || !/^https?:/.test(href) || wasKept(href)) return;
+    // A repository or a folder may be sharded; most small models are one model.safetensors, which
+    // starts early (a sharded one answers 404, and download() lists its shards as it would anyway).
+    const model = url ? F.resolve(url) : null;  // "" would resolve to the page itself
+    const href = model ? absolute(model.base + model.weights) : null;
+    if (!href || !/^https?:/.test(href) || (model.kind === "file" ? wasKept(href) : keptUnder(model.base))) return;
     Early.start(href);
   }
   const dropEarly = () => Early.drop();
@@ -315,11 +325,21 @@
              landed: taken ? taken.landed : null, adopt: taken ? taken.adopt : () => false, already: 0 };
   }
 
+  // What the early download landed in the heap while the app started becomes the operation's
+  // buffer: the rest streams in after it.
+  function adoptLanded(op, body) {
+    if (!body.landed) return;
+    if (!body.adopt(op.id)) throw new Error("the early download's buffer could not be taken over");
+    op.ptr = body.landed.ptr;
+    op.capacity = body.landed.capacity;
+    body.already = body.landed.bytes;
+  }
+
   async function download(id, address, useCache = true) {
     const op = begin(id);
     const model = F.resolve(address);
     const toKeep = [];
-    let first = null;  // a file address's body, opened before its texts are read
+    let first = null;  // the first weights file's body, opened before the buffer is reserved
     try {
       if (!model) throw new F.Refusal(`"${address}" is not a web address nor a Hugging Face model (ORG/NAME).`);
       downloadingFrom(id, model.base);
@@ -331,23 +351,18 @@
         if (!first.fromCache && !first.response.ok) throw new F.Refusal(F.httpError(first.response, weights[0].url));
         weights[0].size = announcedSize(first.response);
         weights[0].cached = first.fromCache;
-        // What the early download landed in the heap while the app started becomes this
-        // operation's buffer: the rest streams in after it.
-        if (first.landed && first.adopt(op.id)) {
-          op.ptr = first.landed.ptr;
-          op.capacity = first.landed.capacity;
-          first.already = first.landed.bytes;
-        }
         texts = await F.listTexts(model, (u) => getText(u, op.controller.signal, useCache), !useCache);
         refuseConfig(op, model, texts);
       } else {
         ({ texts, weights } = await listModel(op, model, useCache));
+        first = await openWeights(op, weights[0], useCache);  // a repository's single file may have begun early too
       }
       op.total = sum(weights);
       const cached = weights.every((w) => w.cached);
-      // Again: a one-click load was never asked, and memory may have gone since.
-      if (!cached) warnIfTight(id, model.name, op.total, op.capacity);
+      // Again: a one-click load was never asked, and memory may have gone since. What landed is held already.
+      if (!cached) warnIfTight(id, model.name, op.total, first.landed ? first.landed.capacity : op.capacity);
       probed(id, op.total, cached);  // C++ keeps Downloading; this updates total and cached
+      adoptLanded(op, first);
       const encoded = texts.map((t) => new TextEncoder().encode(t.text));
       reserve(op, (op.total > 0 ? op.total : 64 * MB) + encoded.reduce((a, b) => a + b.length, 0));
       const files = [];
@@ -383,6 +398,7 @@
       for (const k of toKeep) markSaving(k.url, false);
       if (first && first.reader) first.reader.cancel().catch(() => {});  // refused before its body was read
       if (e instanceof Stale || op !== current) return;
+      dropEarly();  // refused before the weights were asked for: a repository's early download is not wanted
       current = null;
       failed(id, readable(e, model ? model.base + model.weights : address, op.total));
     }

@@ -80,6 +80,32 @@ async function failedWith(page, id) {
   return [st.error, st.model_fetch.error].filter(Boolean).join(" / ");
 }
 
+// A link naming a repository starts its model.safetensors as the page loads, before the app's
+// script is asked for (most small models are that one file; a sharded one answers 404), and the
+// app takes that download over: one GET of the weights.
+async function linkStartsEarly(browser, hub, at, id) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: "block" });
+  try {
+    const page = await context.newPage();
+    const before = hub.gets(id, "model.safetensors");
+    await page.goto(`${at}&model=${id}`);
+    const st = await opened(page, id, 60000);
+    const t = await page.evaluate(() => {
+      const mark = (name) => performance.getEntriesByName(name, "mark")[0]?.startTime;
+      const app = performance.getEntriesByType("resource").filter((e) => /\/attnlab(-mt)?(-relaxed)?\.js$/.test(e.name));
+      return { early: mark("attnlab-early-download"), taken: mark("attnlab-early-download-taken"),
+               app: app.length ? Math.min(...app.map((e) => e.startTime)) : undefined };
+    });
+    const gets = hub.gets(id, "model.safetensors") - before;
+    check(st.model.loaded && st.model.source === id && t.early < t.app && t.taken > t.early && gets === 1,
+          `?model=${id} starts downloading its weights before the app's script is asked for, and the app takes that download over`,
+          `early download at ${t.early?.toFixed(0)} ms, app script at ${t.app?.toFixed(0)} ms, taken over at ${t.taken?.toFixed(0)} ms; ` +
+          `${gets} GETs; ${st.error}`);
+  } finally {
+    await context.close();
+  }
+}
+
 export async function hubSuite({ browser, server, cli }) {
   const fx = await makeRepos(cli);
   const hub = await serveHub({ repos: fx.repos, gated: ["test/gated"], slow: { "test/slow": 4 << 20 } });
@@ -179,6 +205,7 @@ export async function hubSuite({ browser, server, cli }) {
     check((await status(page)).model.source === "test/gpt2-bare", "after every failure the model loaded stays");
     check(errors.length === 0, "no page errors", errors.join(" | "));
     await context.close();
+    await linkStartsEarly(browser, hub, at, "test/qwen2");
     // status().memory, and the heap's growth in L up to 8,192 tokens (heap_checks.mjs).
     await heapChecks({ browser, server, hub });
   } finally {
