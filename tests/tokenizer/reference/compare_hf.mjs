@@ -19,7 +19,7 @@
 import { spawnSync } from 'node:child_process';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { commandLine, tokenizers } from './hf_tokenizers.mjs';
-import { makeCorpus, makeRng } from './make_corpus.mjs';
+import { makeCorpus, makeRng, sampledAway } from './make_corpus.mjs';
 
 const { opt, binary } = commandLine('node compare_hf.mjs PATH/TO/attnlab [--seed N] [--bytes N] [--only NAME,...] [--gpt2-dir DIR]');
 const seed = Number(opt('--seed', '1'));
@@ -97,15 +97,6 @@ function invalidDocuments(corpusBytes, rng, count) {
   }
   for (let d = 0; d < 8; d++) docs.push(Buffer.from(Array.from({ length: rng.int(1, 64) }, () => rng.int(0, 255))));
   return docs;
-}
-
-// Planes 4-13 hold no assigned character (Unicode 16) and planes 15-16 are private use: each is
-// one general category throughout (Cn, Co), so every 61st of them, and each plane's first and
-// last, stand for the rest. They are 70% of all scalar values and were most of this test's time.
-function sampledAway(c) {
-  const uniform = (c >= 0x40000 && c <= 0xdffff) || c >= 0xf0000;
-  const edge = (c & 0xffff) < 2 || (c & 0xffff) > 0xfffd;
-  return uniform && !edge && c % 61 !== 0;
 }
 
 function allCodePointChunks() {
