@@ -29,7 +29,8 @@ APT_PACKAGES=(
   slurm-wlm munge
 )
 
-say() { printf '\033[1m[attnlab]\033[0m %s\n' "$*"; }
+# Each line says when it came (seconds since the start): CI's log then shows where its time went.
+say() { printf '\033[1m[attnlab]\033[0m %s (at %d s)\n' "$*" "$SECONDS"; }
 die() { printf '\033[1;31m[attnlab] error:\033[0m %s\n' "$*" >&2; exit 1; }
 
 as_root() {
