@@ -10,7 +10,7 @@ import { mkdtemp, mkdir, copyFile, writeFile, readFile, rm, unlink, stat } from 
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { check, waitFor, status, widget } from "./lib.mjs";
+import { check, earlyDownloadTimes, waitFor, status, widget } from "./lib.mjs";
 import { serveHub } from "./hub_server.mjs";
 import { HEAP_REPO, heapChecks } from "./heap_checks.mjs";
 
@@ -90,12 +90,7 @@ async function linkStartsEarly(browser, hub, at, id) {
     const before = hub.gets(id, "model.safetensors");
     await page.goto(`${at}&model=${id}`);
     const st = await opened(page, id, 60000);
-    const t = await page.evaluate(() => {
-      const mark = (name) => performance.getEntriesByName(name, "mark")[0]?.startTime;
-      const app = performance.getEntriesByType("resource").filter((e) => /\/attnlab(-mt)?(-relaxed)?\.js$/.test(e.name));
-      return { early: mark("attnlab-early-download"), taken: mark("attnlab-early-download-taken"),
-               app: app.length ? Math.min(...app.map((e) => e.startTime)) : undefined };
-    });
+    const t = await earlyDownloadTimes(page);
     const gets = hub.gets(id, "model.safetensors") - before;
     check(st.model.loaded && st.model.source === id && t.early < t.app && t.taken > t.early && gets === 1,
           `?model=${id} starts downloading its weights before the app's script is asked for, and the app takes that download over`,

@@ -44,6 +44,15 @@ export async function waitFor(page, fn, arg, timeout = 10000) {
 }
 
 export const status = (page) => page.evaluate(() => window.attnlab.status());
+
+// When, on the page's clock (ms), a link's early download started (web/early_download.js), the app
+// took it over, and the app's script was first requested.
+export const earlyDownloadTimes = (page) => page.evaluate(() => {
+  const mark = (name) => performance.getEntriesByName(name, "mark")[0]?.startTime;
+  const app = performance.getEntriesByType("resource").filter((e) => /\/attnlab(-mt)?(-relaxed)?\.js$/.test(e.name));
+  return { early: mark("attnlab-early-download"), taken: mark("attnlab-early-download-taken"),
+           app: app.length ? Math.min(...app.map((e) => e.startTime)) : undefined };
+});
 export const state = (page) => page.evaluate(() => window.attnlab.state());
 
 // Waits until the app reports ready (the first frame has been drawn).

@@ -8,7 +8,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { deflateRawSync } from "node:zlib";
-import { check, waitFor, waitReady, waitForward, waitNotBusy, status, findWidget, widget, openTab, openPage, watchErrors,
+import { check, earlyDownloadTimes, waitFor, waitReady, waitForward, waitNotBusy, status, findWidget, widget, openTab, openPage, watchErrors,
          decodePng, pictureStats } from "./lib.mjs";
 import { tokenize } from "./fixtures.mjs";
 
@@ -67,12 +67,7 @@ async function loadByPasting(page, url) {
 // download (it takes it over: no second request). This is what the reader gains, whatever the order
 // of the worker's request and the app's first frame, which two busy cores do not fix.
 async function linkRequestedEarly(page, server, route, what, getsBefore) {
-  const t = await page.evaluate(() => {
-    const at = (name) => performance.getEntriesByName(name, "mark")[0]?.startTime;
-    const app = performance.getEntriesByType("resource").filter((e) => /\/attnlab(-mt)?(-relaxed)?\.js$/.test(e.name));
-    return { early: at("attnlab-early-download"), taken: at("attnlab-early-download-taken"),
-             app: app.length ? Math.min(...app.map((e) => e.startTime)) : undefined };
-  });
+  const t = await earlyDownloadTimes(page);
   const gets = server.downloads(route) - getsBefore;
   check(t.early < t.app && t.taken > t.early && gets === 1,
         `${what} starts downloading before the app's script is requested, and the app takes that download over`,
