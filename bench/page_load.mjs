@@ -1,7 +1,11 @@
 // How fast the page loads a GPT-2-small-sized checkpoint from 127.0.0.1, beside curl and beside a
 // bare fetch() loop in the same browser, in one run (issue 13, point 3). A benchmark, not a test.
 //
-//   node bench/page_load.mjs --site dist --checkpoint build/bench_onnx/ckpt [--isolated] [--forward N] [--network MBPS | --pace MBPS]
+//   node bench/page_load.mjs --site dist --checkpoint build/bench_onnx/ckpt [--isolated] [--repo] [--forward N] [--network MBPS | --pace MBPS]
+//
+// --repo: the link names the model by a repository id (?model=ORG/NAME, as the menu and share links
+// do), served in Hugging Face's URL layout by the browser tests' stand-in hub, instead of by the
+// file's address; the blank page's fetch() then reads the same file from the hub.
 //
 // The checkpoint folder (model.safetensors + config.json) is what `attnlab random-checkpoint` writes.
 // Every browser run gets a fresh profile, so Cache Storage starts empty (the app's, one on disk).
@@ -18,6 +22,7 @@ import path from "node:path";
 import { chromium } from "../tests/e2e/node_modules/playwright-core/index.mjs";
 import { chromiumArgs, chromiumPath, parseArgs, waitFor } from "../tests/e2e/lib.mjs";
 import { serve } from "../tests/e2e/server.mjs";
+import { serveHub } from "../tests/e2e/hub_server.mjs";
 import { selfTimes, topFunctions, totalMs } from "./chrome_profile.mjs";
 
 const args = parseArgs(process.argv.slice(2));
@@ -39,6 +44,8 @@ const mb = (bytes) => bytes / 1e6;
 const profiling = "profile" in args;
 // --quick: no wait for the copy in Cache Storage, and no reload from it.
 const quick = "quick" in args;
+const REPO = "bench/page-load";
+const byName = "repo" in args;
 
 // A forward pass in the page over about `n` tokens of text, once the page is quiet: the page's own
 // pass (sliced between frames in the single-threaded page, on the worker pool in the threaded one).
@@ -86,12 +93,16 @@ async function main() {
   const models = await mkdtemp(path.join(os.tmpdir(), "attnlab-load-"));
   await symlink(checkpoint, path.join(models, "big"));
   const server = await serve({ site, models, isolated, paceBytesPerSecond: pace * 1e6 });
-  const url = `${server.origin}/models/big/model.safetensors`;
+  const hub = byName ? await serveHub({ repos: { [REPO]: checkpoint } }) : null;
+  const url = byName ? `${hub.origin}/${REPO}/resolve/main/model.safetensors` : `${server.origin}/models/big/model.safetensors`;
+  const fileGets = () => (byName ? hub.gets(REPO, "model.safetensors") : server.downloads("/models/big/model.safetensors"));
   // sw=0: the page as the server sends it. Without it, a plain page whose service worker the browser
   // blocks (as here) waits 3 s for it before starting; a visitor's browser instead registers it and
   // reloads once into the threaded page (--isolated measures that one).
-  const appUrl = `${server.origin}/?sw=0&model=${encodeURIComponent(url)}`;
-  console.log(`# page load, ${new Date().toISOString()}: ${mb(size).toFixed(1)} MB from ${url}${isolated ? ", COOP/COEP (threaded page)" : ""}` +
+  const appUrl = byName ? `${server.origin}/?sw=0&hub=${encodeURIComponent(hub.origin)}&model=${REPO}`
+                       : `${server.origin}/?sw=0&model=${encodeURIComponent(url)}`;
+  console.log(`# page load, ${new Date().toISOString()}: ${mb(size).toFixed(1)} MB from ${url}${byName ? ` (the link names ${REPO})` : ""}` +
+              `${isolated ? ", COOP/COEP (threaded page)" : ""}` +
               (pace > 0 ? `, every response over one ${pace} MB/s link (the model alone: ${(mb(size) / pace).toFixed(1)} s at that rate)` : ""));
   console.log(`machine: ${os.cpus()[0].model}, ${os.cpus().length} cores; load average before: ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}`);
 
@@ -206,7 +217,7 @@ async function main() {
       for (const e of performance.getEntriesByType("mark")) if (e.name.startsWith("attnlab-") && e.name !== "attnlab-first-frame") m[e.name] = e.startTime;
       return { marks: m, timeOrigin: performance.timeOrigin };
     });
-    marks["model request at the server"] = server.lastDownloadAt("/models/big/model.safetensors") - timeOrigin;
+    if (!byName) marks["model request at the server"] = server.lastDownloadAt("/models/big/model.safetensors") - timeOrigin;
     console.log("the page's clock: " + Object.entries(marks).sort((a, b) => a[1] - b[1])
       .map(([k, v]) => `${k} ${(v / 1000).toFixed(2)} s`).join(", "));
     console.log(`ratio to curl: ${(seconds / curl).toFixed(1)}x (issue 13's target: within 1.5x); ` +
@@ -214,19 +225,20 @@ async function main() {
     if (cpu) summariseProfile((await cpu.send("Profiler.stop")).profile, marks, timeOrigin, profiledAt);
     if (quick) { await context.close(); await rm(profile, { recursive: true, force: true }); return; }
     // A reload once the copy is kept: the model comes from Cache Storage.
-    const gets = server.downloads("/models/big/model.safetensors");
+    const gets = fileGets();
     const t1 = Date.now();
     await page.goto(appUrl);
     const again = await waitFor(page, () => window.attnlab?.status?.().model?.loaded, undefined, 600000);
     const fetched = await page.evaluate(() => window.attnlab.status().model_fetch);
     console.log(`a reload once the copy is kept: ${again ? ((Date.now() - t1) / 1000).toFixed(1) + " s" : "not loaded in 600 s"}, ` +
-                `${server.downloads("/models/big/model.safetensors") - gets} new downloads, cached: ${fetched.cached}`);
+                `${fileGets() - gets} new downloads, cached: ${fetched.cached}`);
     if (forward > 0) await timeForward(page, forward);
     await context.close();
     await rm(profile, { recursive: true, force: true });
   } finally {
     await browser.close();
     server.close();
+    if (hub) hub.close();
     await rm(models, { recursive: true, force: true });
   }
   console.log(`load average after: ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}`);
