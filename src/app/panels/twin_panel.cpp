@@ -29,8 +29,8 @@ std::shared_ptr<const ForwardResult> side_pass(const Session& s, int side) {
 }
 
 // One side's head: its weights as the pass ran them (plan_attention_rows: the forward pass's
-// normalizers, to fp32 rounding) and, query by query, the fading quantities (analysis/fading.h, as `attnlab experiment
-// fading` computes them).
+// normalizers, to fp32 rounding) and, query by query, the fading quantities (analysis/fading.h,
+// as `attnlab experiment fading` computes them).
 void fill_side(TwinPanel::Side& side, const LoadedModel& model, const std::shared_ptr<const ForwardResult>& pass, int layer, int head) {
     const AttentionCapture& cap = pass->capture;
     const HeadPlan how = pass->plan.at(layer, head);
