@@ -151,21 +151,16 @@
   function wasKept(url) {
     try { return localStorage.getItem(keptKey(url)) !== null; } catch (e) { return false; }
   }
-  // Whether any weights file under `base` (a repository's or folder's files) was kept.
-  function keptUnder(base) {
+  // The marks of the weights files whose address starts with `prefix` ("" for every one).
+  function keptMarks(prefix) {
     try {
-      const prefix = keptKey(base);
-      for (let i = 0; i < localStorage.length; ++i) if (localStorage.key(i)?.startsWith(prefix)) return true;
-    } catch (e) { /* no localStorage: as without the mark */ }
-    return false;
+      return Object.keys(localStorage).filter((key) => key.startsWith(keptKey(prefix)));
+    } catch (e) { return []; }  // no localStorage: as without the marks
   }
+  // Whether any weights file under `base` (a repository's or folder's files) was kept.
+  const keptUnder = (base) => keptMarks(base).length > 0;
   function forgetKept() {
-    try {
-      for (let i = localStorage.length - 1; i >= 0; --i) {
-        const key = localStorage.key(i);
-        if (key && key.startsWith(keptKey(""))) localStorage.removeItem(key);
-      }
-    } catch (e) { /* nothing to forget */ }
+    try { for (const key of keptMarks("")) localStorage.removeItem(key); } catch (e) { /* nothing to forget */ }
   }
 
   async function reportCacheBytes() {
