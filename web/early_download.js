@@ -150,6 +150,11 @@
     return { response: head, reader: reader(e), landed, adopt };
   }
 
+  // The early download's answer (status and headers) if it is `href`'s, else null; a Promise of
+  // null when its request failed.
+  const head = (href) => (early && early.url === href ? early.head : null);
+
   // dropLater: called at the app's start.
-  window.attnlabEarlyDownload = { open, start, claim, drop, url: () => (early ? early.url : null), dropLater: () => setTimeout(drop, UNCLAIMED_MS) };
+  window.attnlabEarlyDownload = { open, start, claim, drop, head, url: () => (early ? early.url : null),
+                                  dropLater: () => setTimeout(drop, UNCLAIMED_MS) };
 })();

@@ -99,7 +99,14 @@
   }
 
   // [SECTION] The cache ---------------------------------------------------------------------------
-  async function openCache() { return hasCacheApi ? await caches.open(CACHE) : null; }
+  // Cache Storage's first answer in a fresh profile took 1.2 s here, and download() asks it before
+  // its first request: a link's model (prefetch) opens it as the page loads, for download() to reuse.
+  let opened = null;  // caches.open's promise; null again after the cache is deleted
+  function openCache() {
+    if (!hasCacheApi) return Promise.resolve(null);
+    if (!opened) opened = caches.open(CACHE).catch((e) => { opened = null; throw e; });
+    return opened;
+  }
 
   async function cachedResponse(url) {
     try {
@@ -208,22 +215,37 @@
     return file.size >= 9 && M().HEAPU8[op.ptr + file.offset + 8] === 0x7b;  // '{'
   }
 
+  // Cache Storage's copy of each of a model's files (a Promise of a Response, or of null): the
+  // usual names are all asked at once, before anything is written there. Its operations queue
+  // behind each other: asked one by one, between the texts' writes, they took 1.3-2.0 s in a
+  // fresh profile before the weights were taken over.
+  function keptCopies(model, useCache) {
+    if (!useCache) return () => Promise.resolve(null);
+    const names = ["config.json", "tokenizer.json", "tokenizer_config.json"];
+    if (model.kind !== "file") names.push("model.safetensors.index.json", model.weights);  // a file's was opened first
+    const asked = new Map(names.map((n) => [model.base + n, cachedResponse(model.base + n)]));
+    return (url) => asked.get(url) ?? cachedResponse(url);
+  }
+
   // A GET of a small file of the model, from Cache Storage when it is there (and kept there once
   // fetched); the site's own built-in files skip it (fetchFresh).
-  async function getText(url, signal, useCache) {
-    const cached = useCache ? await cachedResponse(url) : null;
+  async function getText(url, signal, useCache, kept) {
+    const cached = await kept(url);
     if (cached) return cached;
     const response = useCache ? await fetch(url, { signal }) : await fetchFresh(url, signal);
     if (response.ok && useCache) {
-      try { const cache = await openCache(); if (cache) await cache.put(url, response.clone()); } catch (e) { /* not cached: fine */ }
+      const copy = response.clone();  // kept in the background: the listing goes on meanwhile
+      openCache().then((cache) => cache && cache.put(url, copy)).catch(() => { /* not cached: fine */ });
     }
     return response;
   }
 
-  // The size of a weights file: { ok, size, cached, response }.
-  async function weightsSize(url, signal, useCache) {
-    const cached = useCache ? await cachedResponse(url) : null;
+  // The size of a weights file: { ok, size, cached, response }. The early download's answer, when
+  // it is this file's, gives it without a request of its own.
+  async function weightsSize(url, signal, kept) {
+    const [cached, early] = await Promise.all([kept(url), Early.head(absolute(url))]);
     if (cached) return { ok: true, size: announcedSize(cached), cached: true, response: cached };
+    if (early) return { ok: early.ok, size: early.ok ? announcedSize(early) : -1, cached: false, response: early };
     const { response, size } = await F.sizeOf(url, signal);
     return { ok: response.ok, size, cached: false, response };
   }
@@ -251,6 +273,7 @@
     // A repository or a folder may be sharded; most small models are one model.safetensors, which
     // starts early (a sharded one answers 404, and download() lists its shards as it would anyway).
     const model = url ? F.resolve(url) : null;  // "" would resolve to the page itself
+    if (model) cachedResponse(model.base + "config.json");  // the first question download() asks it
     const href = model ? absolute(model.base + model.weights) : null;
     if (!href || !/^https?:/.test(href) || (model.kind === "file" ? wasKept(href) : keptUnder(model.base))) return;
     Early.start(href);
@@ -262,9 +285,9 @@
   // The model's files and their sizes (texts fetched, weights asked for their size), and the
   // engine's verdict on config.json, before any weights are downloaded.
   async function listModel(op, model, useCache) {
-    const signal = op.controller.signal;
-    const list = await F.listFiles(model, { get: (u) => getText(u, signal, useCache), size: (u) => weightsSize(u, signal, useCache),
-                                            has: async (u) => useCache && (await cachedResponse(u)) !== null, bare: !useCache, checkTexts: (texts) => refuseConfig(op, model, texts) });
+    const signal = op.controller.signal, kept = keptCopies(model, useCache);
+    const list = await F.listFiles(model, { get: (u) => getText(u, signal, useCache, kept), size: (u) => weightsSize(u, signal, kept),
+                                            has: async (u) => (await kept(u)) !== null, bare: !useCache, checkTexts: (texts) => refuseConfig(op, model, texts) });
     if (op !== current) throw new Stale();
     return list;
   }
@@ -303,7 +326,8 @@
 
   // One weights file's body: from Cache Storage, the early download, or the network.
   async function openWeights(op, file, useCache) {
-    let response = useCache ? await cachedResponse(file.url) : null;
+    // file.cached false: the listing asked Cache Storage a moment ago.
+    let response = useCache && file.cached !== false ? await cachedResponse(file.url) : null;
     const fromCache = response !== null;
     if (!fromCache && useCache) markKept(file.url, false);  // evicted, or cleared elsewhere
     if (!fromCache && useCache && wasCutOff(file.url)) {
@@ -346,7 +370,8 @@
         if (!first.fromCache && !first.response.ok) throw new F.Refusal(F.httpError(first.response, weights[0].url));
         weights[0].size = announcedSize(first.response);
         weights[0].cached = first.fromCache;
-        texts = await F.listTexts(model, (u) => getText(u, op.controller.signal, useCache), !useCache);
+        const kept = keptCopies(model, useCache);
+        texts = await F.listTexts(model, (u) => getText(u, op.controller.signal, useCache, kept), !useCache);
         refuseConfig(op, model, texts);
       } else {
         ({ texts, weights } = await listModel(op, model, useCache));
@@ -519,6 +544,7 @@
     try { before = (await navigator.storage.estimate()).usage; } catch (e) { before = -1; }
     let had = false;
     try { had = await caches.delete(CACHE); } catch (e) { had = false; }
+    opened = null;
     forgetKept();
     let after = -1;
     try { after = (await navigator.storage.estimate()).usage; } catch (e) { after = -1; }

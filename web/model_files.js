@@ -107,16 +107,26 @@
   // config.json (required but for a file's address), tokenizer.json and tokenizer_config.json. A
   // GPT-2 file's address reads GPT-2's built-in vocabulary, which its tokenizer.json would repeat:
   // not asked for, so that such a folder without one gets no 404 for it.
+  // A repository's or folder's three are asked for at once: each answer is a round trip, and in a
+  // fresh profile Cache Storage's (asked first) takes longer. Their errors come in this order.
   async function listTexts(model, get, bare = false) {
+    const ask = (name, required) => {
+      const answer = text(model, name, required, get);
+      answer.catch(() => {});  // awaited below, or not needed after an earlier file's error
+      return answer;
+    };
+    const config = ask("config.json", model.kind !== "file");
+    const atOnce = !bare && model.kind !== "file";
+    const tokenizer = atOnce ? ask("tokenizer.json", false) : null, tc = atOnce ? ask("tokenizer_config.json", false) : null;
     const texts = [];
-    const config = await text(model, "config.json", model.kind !== "file", get);
-    if (config) texts.push({ ...config, kind: "config" });
-    if (bare || (model.kind === "file" && (!config || modelType(config) === "gpt2"))) return texts;
-    const tokenizer = await text(model, "tokenizer.json", false, get);
-    if (tokenizer) {
-      texts.push({ ...tokenizer, kind: "tokenizer" });
-      const tc = await text(model, "tokenizer_config.json", false, get);
-      if (tc) texts.push({ ...tc, kind: "tokenizer_config" });
+    const c = await config;
+    if (c) texts.push({ ...c, kind: "config" });
+    if (bare || (model.kind === "file" && (!c || modelType(c) === "gpt2"))) return texts;
+    const t = await (tokenizer ?? ask("tokenizer.json", false));
+    if (t) {
+      texts.push({ ...t, kind: "tokenizer" });
+      const tcText = await (tc ?? ask("tokenizer_config.json", false));
+      if (tcText) texts.push({ ...tcText, kind: "tokenizer_config" });
     }
     return texts;
   }
@@ -128,6 +138,8 @@
   // has(url): whether Cache Storage holds it.
   // A file address with the `bare` flag (the site's own built-in models) reads config.json only.
   async function listFiles(model, { get, size, has = null, bare = false, checkTexts = () => {} }) {
+    // A sharded model kept in Cache Storage: its index is there, and model.safetensors's 404 is not.
+    const keptSharded = model.kind !== "file" && has ? has(model.base + "model.safetensors.index.json") : false;
     const texts = await listTexts(model, get, bare);
     checkTexts(texts);  // throws a Refusal for a config.json the engine refuses: no weights are asked for then
     if (model.kind === "file") {
@@ -135,9 +147,7 @@
       if (!s.ok) throw missing(model, model.weights, s.response, model.base + model.weights);
       return { texts, index: null, weights: [{ name: model.weights, url: model.base + model.weights, size: s.size, cached: s.cached }] };
     }
-    // A sharded model kept in Cache Storage: its index is there, and model.safetensors's 404 is not.
-    const single = has && (await has(model.base + "model.safetensors.index.json")) ? { ok: false, response: { status: 404 } }
-                                                                                  : await size(model.base + "model.safetensors");
+    const single = (await keptSharded) ? { ok: false, response: { status: 404 } } : await size(model.base + "model.safetensors");
     if (single.ok) {
       return { texts, index: null,
                weights: [{ name: "model.safetensors", url: model.base + "model.safetensors", size: single.size, cached: single.cached }] };
