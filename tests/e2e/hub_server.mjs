@@ -62,7 +62,9 @@ export function serveHub({ repos, gated = [], slow = {} }) {
     server.hits = hits;
     // Requests of any method to paths under ORG/NAME.
     server.requestsTo = (repo) => [...hits].filter(([k]) => k.split(" ")[1].startsWith(`/${repo}/`)).reduce((a, [, n]) => a + n, 0);
-    server.gets = (repo, file) => hits.get(`GET /${repo}/resolve/main/${file}`) ?? 0;
+    // Requests of one method for one file of a repository.
+    server.requests = (method, repo, file) => hits.get(`${method} /${repo}/resolve/main/${file}`) ?? 0;
+    server.gets = (repo, file) => server.requests("GET", repo, file);
     resolve(server);
   }));
 }

@@ -44,6 +44,7 @@ export async function waitFor(page, fn, arg, timeout = 10000) {
 }
 
 export const status = (page) => page.evaluate(() => window.attnlab.status());
+export const state = (page) => page.evaluate(() => window.attnlab.state());
 
 // When, on the page's clock (ms), a link's early download started (web/early_download.js), the app
 // took it over, and the app's script was first requested.
@@ -53,7 +54,6 @@ export const earlyDownloadTimes = (page) => page.evaluate(() => {
   return { early: mark("attnlab-early-download"), taken: mark("attnlab-early-download-taken"),
            app: app.length ? Math.min(...app.map((e) => e.startTime)) : undefined };
 });
-export const state = (page) => page.evaluate(() => window.attnlab.state());
 
 // Waits until the app reports ready (the first frame has been drawn).
 export const waitReady = (page, timeout = 60000) =>
