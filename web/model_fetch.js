@@ -273,7 +273,7 @@
     // A repository or a folder may be sharded; most small models are one model.safetensors, which
     // starts early (a sharded one answers 404, and download() lists its shards as it would anyway).
     const model = url ? F.resolve(url) : null;  // "" would resolve to the page itself
-    if (model) cachedResponse(model.base + "config.json");  // the first question download() asks it
+    if (model) openCache().catch(() => {});  // for download(), which asks it first (the cache section)
     const href = model ? absolute(model.base + model.weights) : null;
     if (!href || !/^https?:/.test(href) || (model.kind === "file" ? wasKept(href) : keptUnder(model.base))) return;
     Early.start(href);
