@@ -36,8 +36,20 @@ constexpr int kColumnUnit = 32;  // a run of columns is whole units (a packed st
 // same work. Not the prefetch alone: without it the runs kept their gain. Our reading, not
 // measured: out's rows are not 64-byte aligned, so alternating panels wrote shared cache lines
 // at every panel edge, and a run has one such edge a row.
+//
+// Natively without AVX-512 a panel is one of Eigen's products, whose order of summation follows
+// the product's shape, so there the panels lie on a grid of 64 columns from column 0 whatever
+// the thread count, and a run is whole panels (docs/kernels.md, section 3).
 template <typename Panel>
 void for_each_panel(int cols, Panel&& panel) {
+#if !defined(__AVX512F__) && !defined(__EMSCRIPTEN__)
+    constexpr int kGrid = 2 * kColumnUnit;
+    const int cells = (cols + kGrid - 1) / kGrid, runs = std::min(max_threads(), cells);
+    parallel_for(runs, [&](int run) {
+        for (int cell = cells * run / runs; cell < cells * (run + 1) / runs; ++cell)
+            panel(cell * kGrid, std::min(kGrid, cols - cell * kGrid), 0, 0);
+    });
+#else
     constexpr int kPanel = LinearWeight::kPanel;
     static_assert(kPanel % kColumnUnit == 0);
     const int units = (cols + kColumnUnit - 1) / kColumnUnit, parts = std::min(max_threads(), units);
@@ -48,6 +60,7 @@ void for_each_panel(int cols, Panel&& panel) {
             panel(c0, std::min(kPanel, end - c0), next, std::clamp(end - next, 0, kPanel));
         }
     });
+#endif
 }
 
 }  // namespace
