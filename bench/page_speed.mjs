@@ -3,6 +3,7 @@
 // prefill at the same thread count. A benchmark, not a test.
 //
 //   node bench/page_speed.mjs --site dist --cli build/native/attnlab [--lengths 1024,4096,8192] [--threads 2]
+//                             [--first-view] [--profile]
 //
 // The model: a random SmolLM2-135M-shaped BF16 checkpoint (`attnlab random-checkpoint`, made here
 // once under build/bench_speed), with Llama 2's tokenizer.json (32,000 words, inside the model's
@@ -37,6 +38,7 @@ const threads = Number(args.threads ?? 2);
 const REPO = "bench/smollm2-135m-random";
 const TIMEOUT = 600000;
 const profiling = "profile" in args;
+const firstViewOnly = "first-view" in args;  // stop each length at its first view (and skip the CLI's prefill)
 
 function checkpoint() {
   const dir = path.join(root, "build/bench_speed/smollm2-bf16");
@@ -88,7 +90,7 @@ async function onePage(browser, server, hub, n) {
   const metrics = async () => Object.fromEntries((await cdp.send("Performance.getMetrics")).metrics.map((m) => [m.name, m.value]));
   const before = cdp ? await metrics() : null;
   const cpuBefore = profiling ? chromeCpu() : null;
-  const times = await page.evaluate(async ({ text, timeout }) => {
+  const times = await page.evaluate(async ({ text, timeout, firstViewOnly }) => {
     const start = performance.now(), at = {};
     window.attnlab.setState({ text });
     const seen = (k, ok) => { if (ok && !(k in at)) at[k] = (performance.now() - start) / 1000; };
@@ -97,6 +99,8 @@ async function onePage(browser, server, hub, n) {
       const s = window.attnlab.status();
       const passed = s.tokens > 0 && s.forward_tokens === s.tokens;
       seen("first view", passed && s.attention && s.attention.row !== null);
+      if ("first view" in at && !("frames" in at)) at.frames = s.frames - at.frames0;  // drawn while the pass ran
+      at.frames0 ??= s.frames;
       seen("head grid thumbnails", passed && s.attention && s.attention.thumbnails_ready);
       seen("all-heads summaries", passed && s.separability && s.separability.summaries_ready);
       seen("not busy", passed && !s.busy);
@@ -105,9 +109,9 @@ async function onePage(browser, server, hub, n) {
       at.tokens = s.tokens;
       at.threads = s.threads;
       at.peak_heap_mb = s.memory ? Math.round(s.memory.peak_heap_bytes / 2 ** 20) : null;
-      if ("not busy" in at || performance.now() - start > timeout) return at;
+      if ("not busy" in at || (firstViewOnly && "first view" in at) || performance.now() - start > timeout) return at;
     }
-  }, { text, timeout: TIMEOUT });
+  }, { text, timeout: TIMEOUT, firstViewOnly });
   const ids = await page.evaluate(() => window.attnlab.status().text.ids);
   if (cdp) console.log(`  the model's work from the text's arrival: ${times.work.map(([t, l]) => `${t} s ${l || "(none)"}`).join("; ")}`);
   if (cpuBefore) console.log(`  CPU seconds of Chromium's processes from the text's arrival to the page's rest: ${cpuSince(cpuBefore)}`);
@@ -168,7 +172,9 @@ try {
     const t = r.times, after = (k) => (k in t ? `${(r.loadedAt + t[k]).toFixed(1)} s (pass ${t[k].toFixed(1)} s)` : "not reached");
     console.log(`L = ${t.tokens} (asked ${n}), page threads ${t.threads}: link to model loaded ${r.loaded ? r.loadedAt.toFixed(1) + " s" : "not loaded"}; ` +
                 `to the first view ${after("first view")}; head grid thumbnails ${after("head grid thumbnails")}; ` +
-                `all-heads summaries ${after("all-heads summaries")}; not busy ${after("not busy")}; peak heap ${t.peak_heap_mb} MB`);
+                `all-heads summaries ${after("all-heads summaries")}; not busy ${after("not busy")}; peak heap ${t.peak_heap_mb} MB; ` +
+                `${t.frames} frames drawn to the first view`);
+    if (firstViewOnly) continue;
     const c = cliPrefill(dir, r.ids);
     console.log(`  the CLI's prefill of the same ${r.ids.length} ids, ${threads} threads: ${(c.total - c.one).toFixed(1)} s ` +
                 `(attnlab logits ${c.total.toFixed(1)} s, of which ${c.one.toFixed(1)} s over one token)`);
