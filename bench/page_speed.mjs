@@ -92,15 +92,16 @@ async function onePage(browser, server, hub, n) {
   const cpuBefore = profiling ? chromeCpu() : null;
   const times = await page.evaluate(async ({ text, timeout, firstViewOnly }) => {
     const start = performance.now(), at = {};
+    let frames0;  // the frame count at the first look, just after the text arrived
     window.attnlab.setState({ text });
     const seen = (k, ok) => { if (ok && !(k in at)) at[k] = (performance.now() - start) / 1000; };
     for (;;) {
       await new Promise((r) => setTimeout(r, 50));
       const s = window.attnlab.status();
       const passed = s.tokens > 0 && s.forward_tokens === s.tokens;
+      frames0 ??= s.frames;
       seen("first view", passed && s.attention && s.attention.row !== null);
-      if ("first view" in at && !("frames" in at)) at.frames = s.frames - at.frames0;  // drawn while the pass ran
-      at.frames0 ??= s.frames;
+      if ("first view" in at) at.frames ??= s.frames - frames0;  // drawn while the pass ran
       seen("head grid thumbnails", passed && s.attention && s.attention.thumbnails_ready);
       seen("all-heads summaries", passed && s.separability && s.separability.summaries_ready);
       seen("not busy", passed && !s.busy);
@@ -173,7 +174,7 @@ try {
     console.log(`L = ${t.tokens} (asked ${n}), page threads ${t.threads}: link to model loaded ${r.loaded ? r.loadedAt.toFixed(1) + " s" : "not loaded"}; ` +
                 `to the first view ${after("first view")}; head grid thumbnails ${after("head grid thumbnails")}; ` +
                 `all-heads summaries ${after("all-heads summaries")}; not busy ${after("not busy")}; peak heap ${t.peak_heap_mb} MB; ` +
-                `${t.frames} frames drawn to the first view`);
+                `${t.frames ?? "no"} frames drawn to the first view`);
     if (firstViewOnly) continue;
     const c = cliPrefill(dir, r.ids);
     console.log(`  the CLI's prefill of the same ${r.ids.length} ids, ${threads} threads: ${(c.total - c.one).toFixed(1)} s ` +
