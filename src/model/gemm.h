@@ -7,9 +7,9 @@
 // All matrices are row-major with a row stride (lda, ldb, ldc >= their column counts); bias may
 // be null. c must not overlap a or b.
 //
-// Three builds of it: natively with AVX-512, from 4 rows, register tiles of our own over op(b)
-// packed per call (gemm.cpp, tile_avx512.h), of the kind a short measurement at first use found
-// fastest on this CPU (tile_choice.h); natively otherwise Eigen; in WebAssembly a
+// Three builds of it: natively with AVX-512 or AVX2 and FMA, from 4 rows, register tiles of our
+// own over op(b) packed per call (gemm.cpp, tile_x86.h), of the kind a short measurement at first use found
+// fastest on this CPU (tile_choice.h); natively otherwise (no AVX2) Eigen; in WebAssembly a
 // register-blocked SIMD128 kernel over packed panels of b (gemm_simd128.cpp), since Eigen's SSE
 // path on SIMD128 reaches about half of what SIMD128 allows.
 //
@@ -42,7 +42,7 @@ enum class GemmSumOrder {
     four_lanes,   // lane l sums p = l, l + 4, ... below k rounded down to 4, in order; then
                   // (l0 + l1) + (l2 + l3); then the last k mod 4 terms in order
     fused_chain,  // a chain of fused multiply-adds over p = 0..k-1 in order, from 0; then
-                  // fma(sum, alpha, bias) (natively with AVX-512, at least 4 rows; in the
+                  // fma(sum, alpha, bias) (natively with the x86 tiles, at least 4 rows; in the
                   // relaxed-SIMD WebAssembly build where the CPU fuses relaxed_madd)
     unspecified,  // Eigen: blocked, vectorised and fused; close to the exact sum, bits not defined
 };

@@ -1,9 +1,9 @@
-// LinearWeight: W packed once for an AVX-512 kernel where the build targets it, and otherwise
+// LinearWeight: W packed once for the x86 tiles where the build has them (tile_x86.h), and otherwise
 // W in place with a gemm() per column panel (in WebAssembly gemm_simd128.cpp packs the panel's
 // slice of W as it goes).
 //
-// With AVX-512, W is packed in strips of 32 columns (zero-padded past cols), each strip row
-// after row, for the tiles of tile_avx512.h. Every element starts at its bias and adds
+// With the tiles, W is packed in strips of kStrip columns (zero-padded past cols), each strip row
+// after row, for the tiles of tile_x86.h. Every element starts at its bias and adds
 // in(i, p) * W(p, j) for p = 0, 1, ... in order, one fused multiply-add each, so its bits depend
 // on neither the tiling, the kind of tile, the thread count, nor how many rows the product has:
 // a token alone (decoding) gets the bits it gets inside a prefill.
@@ -15,17 +15,14 @@
 
 #include "base/parallel.h"
 #include "model/gemm.h"
-
-#if defined(__AVX512F__)
-#include "model/tile_avx512.h"
 #include "model/tile_choice.h"
-#endif
+#include "model/tile_x86.h"
 
 namespace attnlab {
 
 namespace {
 
-constexpr int kColumnUnit = 32;  // a run of columns is whole units (a packed strip with AVX-512)
+constexpr int kColumnUnit = 32;  // a run of columns is whole units (whole packed strips with the x86 tiles)
 
 // Splits a product's cols columns between the threads: each takes one run of whole units and
 // goes through it panel by panel, calling panel(c0, width, next_c0, next_width), where next is
@@ -37,12 +34,12 @@ constexpr int kColumnUnit = 32;  // a run of columns is whole units (a packed st
 // measured: out's rows are not 64-byte aligned, so alternating panels wrote shared cache lines
 // at every panel edge, and a run has one such edge a row.
 //
-// Natively without AVX-512 a panel is one of Eigen's products, whose order of summation follows
-// the product's shape, so there the panels lie on a grid of 64 columns from column 0 whatever
-// the thread count, and a run is whole panels (docs/kernels.md, section 3).
+// Natively without the x86 tiles (no AVX2) a panel is one of Eigen's products, whose order of
+// summation follows the product's shape, so there the panels lie on a grid of 64 columns from
+// column 0 whatever the thread count, and a run is whole panels (docs/kernels.md, section 3).
 template <typename Panel>
 void for_each_panel(int cols, Panel&& panel) {
-#if !defined(__AVX512F__) && !defined(__EMSCRIPTEN__)
+#if !defined(ATTNLAB_X86_TILES) && !defined(__EMSCRIPTEN__)
     constexpr int kGrid = 2 * kColumnUnit;
     const int cells = (cols + kGrid - 1) / kGrid, runs = std::min(max_threads(), cells);
     parallel_for(runs, [&](int run) {
@@ -88,14 +85,14 @@ void for_each_part_piece(const std::vector<LinearWeight::Part>& parts, int c0, i
 
 }  // namespace
 
-#if defined(__AVX512F__)
+#if defined(ATTNLAB_X86_TILES)
 
 namespace {
 
-using avx512::kDepthBlock;
-using avx512::kStrip;
-using avx512::Prefetch;
-static_assert(kColumnUnit == kStrip);
+using x86::kDepthBlock;
+using x86::kStrip;
+using x86::Prefetch;
+static_assert(kColumnUnit % kStrip == 0);
 
 }  // namespace
 
@@ -108,10 +105,10 @@ LinearWeight::LinearWeight(WeightMatrix w, int rows, int cols) : w_(w), rows_(ro
     parallel_for(strips, [&](int s) {
         const int j0 = s * kStrip, width = std::min(kStrip, cols - j0);
         if (const float* f = w.f32())
-            avx512::pack_strip(f + j0, static_cast<size_t>(cols), rows, width, static_cast<float*>(raw) + s * strip_elements);
+            x86::pack_strip(f + j0, static_cast<size_t>(cols), rows, width, static_cast<float*>(raw) + s * strip_elements);
         else
-            avx512::pack_strip_16(w.bits16() + j0, static_cast<size_t>(cols), rows, width, w.type,
-                                  static_cast<std::uint16_t*>(raw) + s * strip_elements);
+            x86::pack_strip_16(w.bits16() + j0, static_cast<size_t>(cols), rows, width, w.type,
+                               static_cast<std::uint16_t*>(raw) + s * strip_elements);
     });
 }
 
@@ -132,7 +129,7 @@ LinearWeight::LinearWeight(std::vector<Part> parts, int in) : rows_(in), cols_(c
         });
         char* strip = static_cast<char*>(raw) + s * strip_elements * element;
         for (int slot = 0; slot < kStrip; ++slot) {
-            const WeightMatrix src = column[static_cast<size_t>(avx512::strip_column(slot, type))];
+            const WeightMatrix src = column[static_cast<size_t>(x86::strip_column(slot, type))];
             for (int p = 0; p < rows_; ++p) {
                 char* at = strip + (static_cast<size_t>(p) * kStrip + slot) * element;
                 if (type == WeightType::f32) *reinterpret_cast<float*>(at) = src.empty() ? 0.0f : src.f32()[p];
@@ -142,8 +139,8 @@ LinearWeight::LinearWeight(std::vector<Part> parts, int in) : rows_(in), cols_(c
     });
 }
 
-void avx512::packed_linear_columns(const TileKind& kind, const float* in, int n, int rows, const void* packed, WeightType type, int cols,
-                                   const float* bias, float* out, int c0, int width, int next_c0, int next_width) {
+void x86::packed_linear_columns(const TileKind& kind, const float* in, int n, int rows, const void* packed, WeightType type, int cols,
+                                const float* bias, float* out, int c0, int width, int next_c0, int next_width) {
     for (int i = 0; i < n; ++i) {
         float* row = out + static_cast<size_t>(i) * cols + c0;
         if (bias) std::copy(bias + c0, bias + c0 + width, row);
@@ -171,9 +168,9 @@ void avx512::packed_linear_columns(const TileKind& kind, const float* in, int n,
 
 void LinearWeight::apply(const float* in, int n, const float* bias, float* out, const ColumnsDone& done) const {
     if (n <= 0 || cols_ <= 0) return;
-    const avx512::TileKind& kind = tile_for(linear_class(n));
+    const x86::TileKind& kind = tile_for(linear_class(n));
     for_each_panel(cols_, [&](int c0, int width, int next_c0, int next_width) {
-        avx512::packed_linear_columns(kind, in, n, rows_, packed_.get(), w_.type, cols_, bias, out, c0, width, next_c0, next_width);
+        x86::packed_linear_columns(kind, in, n, rows_, packed_.get(), w_.type, cols_, bias, out, c0, width, next_c0, next_width);
         if (done) done(c0, width);
     });
 }

@@ -7,8 +7,9 @@
 // on any thread count, which the experiments promise. (Left to thread a product itself, Eigen
 // split the rows by the thread count and treated the split edges differently.)
 //
-// Where the build targets AVX-512 (natively, with -march=native on such a CPU) W is packed once,
-// at construction, for register tiles of our own (linear.cpp, tile_avx512.h): a packed copy the
+// Where the build targets AVX-512, or AVX2 with FMA (natively, with -march=native on such a CPU:
+// every x86-64 CPU since Intel Haswell and AMD Zen) W is packed once,
+// at construction, for register tiles of our own (linear.cpp, tile_x86.h): a packed copy the
 // size of W, which spares every product the packing Eigen's did again at each call. The kind of
 // tile is the one a short measurement at first use found fastest on this CPU for the product's
 // class (tile_choice.h); every kind gives the same bits.
@@ -16,7 +17,7 @@
 // WebAssembly packs its slice of W as it goes): a second copy of GPT-2 small's weights would
 // not fit the page's memory comfortably.
 //
-// W may be 16-bit (F16 or BF16, weight_matrix.h) and stays so: packed 16-bit with AVX-512 and
+// W may be 16-bit (F16 or BF16, weight_matrix.h) and stays so: packed 16-bit for the x86 tiles and
 // widened in the tiles' registers, elsewhere widened a panel at a time into a buffer of the
 // thread's (gemm.h). Widening is exact: the bits are those of W widened to fp32 beforehand.
 #include <cstddef>
@@ -47,7 +48,7 @@ public:
     int rows() const { return rows_; }
     int cols() const { return cols_; }
     WeightType type() const { return w_.type; }
-    // Bytes this holds of its own (the packed copy of W with AVX-512; 0 where W is used in place).
+    // Bytes this holds of its own (the packed copy of W with the x86 tiles; 0 where W is used in place).
     std::size_t owned_bytes() const { return owned_bytes_; }
 
     // Called with (c0, width) once columns c0..c0 + width - 1 of out are final in every row, on
@@ -66,7 +67,7 @@ private:
     WeightMatrix w_;
     std::vector<Part> parts_;  // W as (out, in) parts (then w_ is empty)
     int rows_ = 0, cols_ = 0;
-    std::shared_ptr<void> packed_;  // AVX-512: strips of 32 columns, row after row, of w_'s type (linear.cpp)
+    std::shared_ptr<void> packed_;  // x86 tiles: strips of kStrip columns, row after row, of w_'s type (linear.cpp)
     std::size_t owned_bytes_ = 0;
 };
 

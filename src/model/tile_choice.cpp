@@ -27,14 +27,14 @@ ProductClass gemm_class(int rows, bool b_transposed) {
     return rows < kFewRows ? ProductClass::gemm_few_rows : ProductClass::gemm_many_rows;
 }
 
-#if defined(__AVX512F__) && !defined(__EMSCRIPTEN__)
+#if defined(ATTNLAB_X86_TILES)
 
 namespace {
 
 const char* const kClassNames[kProductClasses] = {"linear, few rows",  "linear, many rows",  "gemm b, few rows",
                                                   "gemm b, many rows", "gemm b^T, few rows", "gemm b^T, many rows"};
 
-using avx512::kTileKinds;
+using x86::kTileKinds;
 constexpr int kKinds = static_cast<int>(kTileKinds.size());
 
 // The product each class is timed on: m rows of a (k) against k x n of b. Generic sizes inside the
@@ -79,21 +79,20 @@ std::array<double, kKinds> time_class(ProductClass c) {
     std::vector<float> c_out(static_cast<size_t>(probe.m) * probe.n);
     std::vector<float> packed(linear ? static_cast<size_t>(probe.k) * probe.n + 16 : 0);  // probe.n is whole strips
     float* const strips = packed.data() + (16 - (reinterpret_cast<std::uintptr_t>(packed.data()) / sizeof(float)) % 16) % 16;
-    for (int j = 0; linear && j < probe.n; j += avx512::kStrip)
-        avx512::pack_strip(b.data() + j, static_cast<size_t>(probe.n), probe.k, avx512::kStrip, strips + static_cast<size_t>(j) * probe.k);
+    for (int j = 0; linear && j < probe.n; j += x86::kStrip)
+        x86::pack_strip(b.data() + j, static_cast<size_t>(probe.n), probe.k, x86::kStrip, strips + static_cast<size_t>(j) * probe.k);
     std::array<double, kKinds> gflops{};
     for (int i = 0; i < kKinds; ++i) {
-        const avx512::TileKind& kind = kTileKinds[static_cast<size_t>(i)];
+        const x86::TileKind& kind = kTileKinds[static_cast<size_t>(i)];
         gflops[static_cast<size_t>(i)] = best_gflops(2.0 * probe.m * probe.n * probe.k, [&] {
             if (linear) {
                 constexpr int panel = LinearWeight::kPanel;
                 for (int c0 = 0; c0 < probe.n; c0 += panel)
-                    avx512::packed_linear_columns(kind, a.data(), probe.m, probe.k, strips, WeightType::f32, probe.n, nullptr, c_out.data(),
-                                                  c0, std::min(panel, probe.n - c0), c0 + panel,
-                                                  std::clamp(probe.n - c0 - panel, 0, panel));
+                    x86::packed_linear_columns(kind, a.data(), probe.m, probe.k, strips, WeightType::f32, probe.n, nullptr, c_out.data(),
+                                               c0, std::min(panel, probe.n - c0), c0 + panel, std::clamp(probe.n - c0 - panel, 0, panel));
             } else {
-                avx512::packed_gemm(kind, probe.m, probe.n, probe.k, a.data(), probe.k, b.data(), transposed ? probe.k : probe.n,
-                                    transposed, c_out.data(), probe.n, 1.0f, nullptr);
+                x86::packed_gemm(kind, probe.m, probe.n, probe.k, a.data(), probe.k, b.data(), transposed ? probe.k : probe.n, transposed,
+                                 c_out.data(), probe.n, 1.0f, nullptr);
             }
         });
     }
@@ -115,7 +114,7 @@ const Measurements& measurements() {
 
 }  // namespace
 
-const avx512::TileKind& tile_for(ProductClass c) {
+const x86::TileKind& tile_for(ProductClass c) {
     const int f = forced.load(std::memory_order_relaxed);
     const int kind = f >= 0 ? f : measurements().fastest[static_cast<size_t>(c)];
     return kTileKinds[static_cast<size_t>(kind)];
@@ -142,7 +141,7 @@ std::vector<TileChoice> tile_choices() {
 
 std::vector<std::string> tile_names() {
     std::vector<std::string> names;
-    for (const avx512::TileKind& kind : kTileKinds) names.emplace_back(kind.name);
+    for (const x86::TileKind& kind : kTileKinds) names.emplace_back(kind.name);
     return names;
 }
 

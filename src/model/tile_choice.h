@@ -1,20 +1,20 @@
 #pragma once
 // Which register tile each class of product uses, chosen on the CPU the process runs on.
 //
-// Natively with AVX-512 there are several kinds of tile (tile_avx512.h): a tile tuned on one
-// micro-architecture ran at under half of Eigen's speed on another (issue 28: AMD Zen 5 against
-// Intel Sapphire Rapids). The first time the process runs a product natively with AVX-512, every
+// Natively with AVX-512, or AVX2 and FMA, there are several kinds of tile (tile_x86.h): a tile
+// tuned on one micro-architecture ran at under half of Eigen's speed on another (issue 28: AMD
+// Zen 5 against Intel Sapphire Rapids). The first time the process runs a product natively, every
 // kind is timed on a small product of each class below, one thread, best of a few runs, and the
 // fastest kind of each class is kept for the process. No list of CPU names is consulted.
 //
 // The pick changes speed only, never bits: every kind of tile sums every element as the same
-// chain of fused multiply-adds over p in order (tile_avx512.h). So two processes on one machine
+// chain of fused multiply-adds over p in order (tile_x86.h). So two processes on one machine
 // give the same bits even when their timings pick differently, and so do all thread counts
 // (docs/kernels.md). Eigen is not among the kinds: its order of summation depends on its
 // blocking, which it sizes from the caches it detects, so picking it by a timing would let a
 // run's bits change from one process to the next.
 //
-// Without AVX-512 (another native build, WebAssembly) there is one kernel and nothing to choose.
+// Without them (a native build without AVX2, WebAssembly) there is one kernel and nothing to choose.
 #include <string>
 #include <vector>
 
@@ -42,10 +42,10 @@ struct TileChoice {
     std::vector<TileTiming> timings;
 };
 
-// The choice for every class, measuring now where no product has yet. Empty without AVX-512.
+// The choice for every class, measuring now where no product has yet. Empty without the x86 tiles.
 std::vector<TileChoice> tile_choices();
 
-// The kinds of tile in this build, in the choice's order (empty without AVX-512).
+// The kinds of tile in this build, in the choice's order (empty without the x86 tiles).
 std::vector<std::string> tile_names();
 
 // Every product from now on uses the named kind (tests, attnlab_bench --tile); "" returns to the
@@ -54,11 +54,11 @@ bool force_tile(const std::string& name);
 
 }  // namespace attnlab
 
-#if defined(__AVX512F__) && !defined(__EMSCRIPTEN__)
-#include "model/tile_avx512.h"
+#include "model/tile_x86.h"
+#if defined(ATTNLAB_X86_TILES)
 
 namespace attnlab {
 // The kind of tile products of this class use now.
-const avx512::TileKind& tile_for(ProductClass c);
+const x86::TileKind& tile_for(ProductClass c);
 }  // namespace attnlab
 #endif

@@ -1,10 +1,10 @@
 // gemm() against the plain triple loop, on shapes chosen to hit every edge of the kernels'
 // tiling: fewer rows than a tile (the unpacked paths), row and column remainders, k across block
 // boundaries, n across packed blocks, padded strides on every operand, alpha and bias. Where
-// gemm() defines its order of summation (the SIMD128 kernel; natively the AVX-512 tiles from 4
-// rows) it must equal a float loop in that order bit for bit (std::fma for the fused chain);
+// gemm() defines its order of summation (the SIMD128 kernel; natively the x86 tiles from 4
+// rows, AVX-512 or AVX2) it must equal a float loop in that order bit for bit (std::fma for the fused chain);
 // where Eigen reorders the sums it must be within a rounding bound of a double loop. Padding
-// between rows of c must be left alone. Natively with AVX-512, every kind of tile the run-time
+// between rows of c must be left alone. Natively with the x86 tiles, every kind of tile the run-time
 // choice may pick (model/tile_choice.h) is forced in turn and held to the same bits.
 #include <catch2/catch.hpp>
 
@@ -98,9 +98,9 @@ void check(const Case& t, SplitMix64& rng) {
 
 // Every shape of the sweep below, checked; returns how many.
 int check_every_edge(SplitMix64& rng) {
-    // Rows: below, at and around the 4-row tile (natively with AVX-512 the tiles of 4, 6 and 12
-    // rows); columns: around the 8-wide tile, the 4-wide transposed groups, the 16 x 16
-    // transposed blocks, the 32-column strips, the 256-column packed block natively and the
+    // Rows: below, at and around the 4-row tile (natively the tiles of 4, 6 and 12 rows with
+    // AVX-512, of 2, 3 and 6 with AVX2); columns: around the 8-wide tile, the 4-wide transposed
+    // groups, the 16 x 16 and 8 x 8 transposed blocks, the 32- and 16-column strips, the 256-column packed block natively and the
     // 1024-column one in WebAssembly; k: around the 16 x 16 blocks and the 256 block.
     const int ms[] = {1, 2, 3, 4, 5, 7, 9, 12, 13, 16, 25};
     const int ns[] = {1, 3, 4, 5, 8, 9, 17, 33, 64, 97, 257, 1031};
@@ -128,7 +128,7 @@ TEST_CASE("gemm equals the plain loop on every edge of the tiling", "[gemm]") {
     CHECK(check_every_edge(rng) > 450);
 }
 
-#if defined(__AVX512F__) && !defined(__EMSCRIPTEN__)
+#if defined(ATTNLAB_X86_TILES)
 TEST_CASE("gemm gives the fused chain's bits through every kind of tile the run-time choice has", "[gemm]") {
     // The choice may pick any kind by timing, so each must give the bits gemm_sum_order() names,
     // forced in turn on the same inputs, and all must give the same bits as one another.

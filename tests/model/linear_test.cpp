@@ -1,7 +1,8 @@
 // LinearWeight (model/linear.h), the linear maps' products, against loops of our own: shapes
 // around its column panels (128), its packed strips (32) and row tiles (12), and its blocks of
 // the inner dimension (256). Its bits are defined in two builds and must be met exactly: with
-// AVX-512 a chain of fused multiply-adds from the bias (std::fma), in WebAssembly gemm()'s order
+// the x86 tiles (AVX-512, or AVX2 and FMA) a chain of fused multiply-adds from the bias
+// (std::fma), in WebAssembly gemm()'s order
 // (the plain loop, or with relaxed SIMD on a CPU with FMA a fused chain), then the bias. Elsewhere
 // (Eigen) it must be within a rounding bound of a double loop. Its bits must not
 // depend on the thread count, nor, where defined, on how many rows the product has.
@@ -34,9 +35,9 @@ std::vector<float> random_values(SplitMix64& rng, size_t count) {
 // Counts the elements of out (n, cols) that are not in@w + bias; reports the first three.
 int wrong_elements(int n, int rows, int cols, const std::vector<float>& in, const std::vector<float>& w, const float* bias,
                    const std::vector<float>& out) {
-    // Natively with AVX-512 each element is a fused chain from its bias; elsewhere gemm()'s sum
+    // Natively with the x86 tiles each element is a fused chain from its bias; elsewhere gemm()'s sum
     // from 0 (a plain loop, or with relaxed SIMD on a CPU with FMA a fused chain), then the bias.
-#if defined(__AVX512F__) && !defined(__EMSCRIPTEN__)
+#if defined(ATTNLAB_X86_TILES)
     const GemmSumOrder order = GemmSumOrder::fused_chain;
     const bool from_bias = true;
 #else
@@ -125,7 +126,7 @@ TEST_CASE("LinearWeight gives the same bits on one thread and on all", "[linear]
     set_max_threads(before);
 }
 
-#if defined(__AVX512F__) && !defined(__EMSCRIPTEN__)
+#if defined(ATTNLAB_X86_TILES)
 TEST_CASE("LinearWeight gives the same bits through every kind of tile, on any thread count", "[linear]") {
     // The run-time choice (model/tile_choice.h) may pick any kind by timing: each, forced in turn,
     // must give the loop's bits, and all the same bits on 1, 2, 3 and 7 threads, for few rows
@@ -191,7 +192,7 @@ TEST_CASE("LinearWeight hands over every column once, and only when it is final"
 
 TEST_CASE("LinearWeight gives a row alone the bits it gets inside a larger product", "[linear]") {
     // Decoding multiplies one token's row alone, a prefill a block of them.
-#if defined(__AVX512F__) && !defined(__EMSCRIPTEN__)
+#if defined(ATTNLAB_X86_TILES)
     const bool same_bits = true;
 #else
     const bool same_bits = gemm_sum_order(1, false) == gemm_sum_order(37, false) && gemm_sum_order(1, false) != GemmSumOrder::unspecified;

@@ -1,9 +1,9 @@
-// multiply_block (tile_avx512.h): a block of a product through one kind of tile, row tile by
+// multiply_block (tile_x86.h): a block of a product through one kind of tile, row tile by
 // row tile, each row tile across the block's strips in groups of the kind's strip count.
-#if defined(__AVX512F__)
-#include "model/tile_avx512.h"
+#include "model/tile_x86.h"
+#if defined(ATTNLAB_X86_TILES)
 
-namespace attnlab::avx512 {
+namespace attnlab::x86 {
 
 void multiply_block(const TileKind& kind, WeightType type, int m, int width, int kc, const float* a, size_t lda, const void* b,
                     size_t strip_stride, float* c, size_t ldc, Prefetch next) {
@@ -33,5 +33,5 @@ void multiply_block(const TileKind& kind, WeightType type, int m, int width, int
     }
 }
 
-}  // namespace attnlab::avx512
+}  // namespace attnlab::x86
 #endif
