@@ -17,10 +17,10 @@
 
 namespace attnlab {
 
-void init_app(AppState& app, std::string_view encoder_json, std::string_view vocab_bpe) {
+void init_app(AppState& app, std::string encoder_json, std::string vocab_bpe) {
     Session& s = app.session;
-    if (s.gpt2_vocabulary.load(encoder_json, vocab_bpe, s.tokenizer_error)) s.tokenizer = s.gpt2_vocabulary;
-    else s.message = "The GPT-2 vocabulary did not load (" + s.tokenizer_error + "); the model panels need it.";
+    s.gpt2_encoder_json = std::move(encoder_json);
+    s.gpt2_vocab_bpe = std::move(vocab_bpe);
     // Something to analyse from the first frame: a passage the built-in model was trained on.
     if (s.view.text.empty()) s.view.text = start_text();
 }

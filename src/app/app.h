@@ -107,9 +107,10 @@ struct AppState {
     Panel shown_panel = Panel::Text;  // the tab drawn last frame, to notice setState() changes
 };
 
-// Loads the tokenizer from the GPT-2 vocabulary files' bytes (assets/gpt2), and gives an empty
-// view the start text. A failure is shown in the UI; the theory panels work without it.
-void init_app(AppState& app, std::string_view encoder_json, std::string_view vocab_bpe);
+// Keeps the GPT-2 vocabulary files' bytes (assets/gpt2) for the tokenizer of models without
+// tokenizer.json and of the text before a model is loaded (built when first needed:
+// gpt2_vocabulary in session.h), and gives an empty view the start text.
+void init_app(AppState& app, std::string encoder_json, std::string vocab_bpe);
 
 // Starts loading app.builtin_model (no question asked); nothing when there is none. first_open:
 // the page or window opened with nothing chosen, so the view may move to the model's strongest

@@ -96,8 +96,12 @@ struct TextPerplexity {
 struct HeadSummaries;  // app/work/head_summaries.h: the all-heads summaries
 
 struct Session {
-    Gpt2Tokenizer gpt2_vocabulary;  // the page's built-in vocabulary (GPT-2's)
-    std::string tokenizer_error;    // set when it could not be loaded
+    // GPT-2's vocabulary files (assets/gpt2), as bytes: the vocabulary is built from them only
+    // when something needs it (gpt2_vocabulary(Session&)): 100-130 ms of the page's start that a
+    // model with its own tokenizer.json never used (bench/RESULTS.md).
+    std::string gpt2_encoder_json, gpt2_vocab_bpe;
+    Gpt2Tokenizer built_gpt2_vocabulary;  // built from them, once
+    std::string tokenizer_error;          // set when it could not be built
     // The text's tokenizer: the loaded model's tokenizer.json when it came with one, else GPT-2's
     // vocabulary (install_model sets it; copies share the tables).
     Tokenizer tokenizer;
@@ -207,6 +211,10 @@ bool pass_current(const Session& s);
 
 // The perplexity computed for `pass`, or null (not yet, or no pass).
 const TextPerplexity* find_perplexity(const Session& s, const std::shared_ptr<const ForwardResult>& pass);
+
+// GPT-2's vocabulary, built from s.gpt2_encoder_json and s.gpt2_vocab_bpe on the first call. A
+// failure is said once in s.message and kept in s.tokenizer_error; the result is then empty.
+const Tokenizer& gpt2_vocabulary(Session& s);
 
 // Picks a head (a click on the head grid, a learned head): the view's layer and head, and its
 // normalizer and temperature as the plan runs that head, so that "Apply" starts from what is.

@@ -87,7 +87,8 @@ void draw_counter(TextPanel& p, const Session& s) {
     }
     if (!s.tokenizer.loaded()) {
         ImGui::SameLine();
-        ImGui::TextDisabled("(no vocabulary: %s)", s.tokenizer_error.c_str());
+        if (s.tokenizer_error.empty()) ImGui::TextDisabled("(the tokens show once the model's tokenizer is in)");
+        else ImGui::TextDisabled("(no vocabulary: %s)", s.tokenizer_error.c_str());
     }
 }
 
@@ -162,7 +163,10 @@ void draw_chips(TextPanel& p, PanelContext& ctx, float height) {
     const SteadyClock::time_point started = SteadyClock::now();
     Session& s = ctx.session;
     ImGui::BeginChild("##chips", ImVec2(0, height), true);
-    if (s.tokens.empty()) ImGui::TextDisabled(s.tokenizer.loaded() ? "Type or paste a text above." : "No vocabulary loaded.");
+    if (s.tokens.empty())
+        ImGui::TextDisabled(s.tokenizer.loaded()        ? "Type or paste a text above."
+                            : s.tokenizer_error.empty() ? "The tokens show once the model's tokenizer is in."
+                                                        : "No vocabulary loaded.");
     const float pad = ImGui::GetFontSize() * 0.25f, gap = ImGui::GetFontSize() * 0.2f;
     keep_chip_layout(p.layout, s, ImGui::GetContentRegionAvail().x, pad, gap);
     keep_query_row(p, s);

@@ -99,7 +99,7 @@ void install_model(Session& s, std::shared_ptr<const LoadedModel> model) {
     s.failed_pass_tokens.clear();  // the old model's failure says nothing of the new one
     s.failed_pass_plan = AttentionPlan();
     s.model = std::move(model);
-    s.tokenizer = s.model->tokenizer.loaded() ? s.model->tokenizer : s.gpt2_vocabulary;
+    s.tokenizer = s.model->tokenizer.loaded() ? s.model->tokenizer : gpt2_vocabulary(s);
     s.model_error.clear();
     if (follow) follow_trained(s.view, s.model->model->trained_plan());
 }
@@ -147,8 +147,24 @@ void start_twin_download(ModelLoading& loading, ModelSource& source, const std::
     loading.compare_which = which;
 }
 
+namespace {
+
+// The text's tokenizer before a model is in: GPT-2's vocabulary, unless a model on its way may
+// bring its own tokenizer.json. The tokens then wait for it, and a page opened on such a model
+// never builds GPT-2's (install_model builds it for a model without one).
+void keep_text_tokenizer(const ModelLoading& loading, Session& s, const FetchStatus* st) {
+    if (s.model || s.tokenizer.loaded()) return;
+    const bool on_its_way = st && (st->phase == FetchStatus::Phase::Probing || st->phase == FetchStatus::Phase::Downloading ||
+                                   st->phase == FetchStatus::Phase::Ready);
+    if (on_its_way && st->url != loading.builtin_source && st->url != loading.twin_source) return;
+    s.tokenizer = gpt2_vocabulary(s);
+    s.tokens_text.clear();  // encode the text again, now that there is a tokenizer
+}
+
+}  // namespace
+
 void keep_model_loading(ModelLoading& loading, Session& s, ModelSource* from) {
-    if (!from) return;
+    if (!from) return keep_text_tokenizer(loading, s, nullptr);
     ModelSource& source = *from;
     FetchStatus st = source.status();
     // A cached copy (or a local file) needs no download: skip the question.
@@ -184,6 +200,7 @@ void keep_model_loading(ModelLoading& loading, Session& s, ModelSource* from) {
         }
         loading.reported_failure = st.url + '\n' + st.error;
     }
+    keep_text_tokenizer(loading, s, &st);
 }
 
 }  // namespace attnlab
