@@ -10,7 +10,7 @@ export function selfTimes(p, phaseOf = () => 0) {
     const f = n.callFrame;
     if (!f.url && ["(idle)", "(program)", "(garbage collector)"].includes(f.functionName)) return f.functionName;
     const file = f.url ? f.url.replace(/^.*\//, "").replace(/\?.*$/, "") : "native";
-    return `${f.functionName || "(anonymous)"} ${file}`;
+    return f.functionName ? `${f.functionName} ${file}` : `(anonymous) ${file}:${f.columnNumber}`;  // the column finds it in minified glue
   };
   const phases = [];
   let t = 0;  // ms since the profile's start
