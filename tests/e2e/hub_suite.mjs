@@ -83,12 +83,15 @@ async function failedWith(page, id) {
 // A link naming a repository starts its model.safetensors as the page loads, before the app's
 // script is asked for (most small models are that one file; a sharded one answers 404), and the
 // app takes that download over: one GET of the weights, and no HEAD (the early answer gives the size).
+// Its texts are asked for then too, and the app's listing takes those answers: one GET of each.
 async function linkStartsEarly(browser, hub, at, id) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: "block" });
   try {
     const page = await context.newPage();
     const heads = () => hub.requests("HEAD", id, "model.safetensors");
-    const before = hub.gets(id, "model.safetensors"), headsBefore = heads();
+    const texts = ["config.json", "tokenizer.json", "tokenizer_config.json"];
+    const textGets = () => texts.map((f) => hub.gets(id, f));
+    const before = hub.gets(id, "model.safetensors"), headsBefore = heads(), textsBefore = textGets();
     await page.goto(`${at}&model=${id}`);
     const st = await opened(page, id, 60000);
     const t = await earlyDownloadTimes(page);
@@ -97,6 +100,12 @@ async function linkStartsEarly(browser, hub, at, id) {
           `?model=${id} starts downloading its weights before the app's script is asked for, and the app takes that download over`,
           `early download at ${t.early?.toFixed(0)} ms, app script at ${t.app?.toFixed(0)} ms, taken over at ${t.taken?.toFixed(0)} ms; ` +
           `${gets} GETs, ${sizeAsked} HEADs; ${st.error}`);
+    const asked = await page.evaluate((names) => names.map((n) => Math.min(...performance.getEntriesByType("resource")
+      .filter((e) => e.name.endsWith(`/resolve/main/${n}`)).map((e) => e.startTime))), texts);
+    const textCounts = textGets().map((n, i) => n - textsBefore[i]);
+    check(st.model.own_tokenizer && asked.every((ms) => ms < t.app) && textCounts.every((n) => n === 1),
+          `?model=${id} asks for config.json, tokenizer.json and tokenizer_config.json before the app's script, once each`,
+          `asked at ${asked.map((ms) => ms.toFixed(0)).join(", ")} ms, app script at ${t.app?.toFixed(0)} ms; GETs ${textCounts.join(", ")}`);
   } finally {
     await context.close();
   }
