@@ -13,7 +13,8 @@
 // buffer (Module._attnlab_fetch_adopt) and streams the rest after what landed.
 //
 // web/model_fetch.js decides which addresses to start (prefetch) and opens the gate (open) once
-// the page will not reload for its service worker.
+// the page will not reload for its service worker; its early requests of a repository's texts
+// wait for the gate too (whenOpen).
 "use strict";
 (function () {
   const MB = 1024 * 1024;
@@ -38,12 +39,18 @@
 
   function open() {
     gateOpen = true;
-    for (const href of wanted.splice(0)) start(href);
+    for (const run of wanted.splice(0)) run();
+  }
+
+  // Runs `fn` once the gate is open (at once if it is): whatever a link asks for early waits for it.
+  function whenOpen(fn) {
+    if (gateOpen) fn();
+    else wanted.push(fn);
   }
 
   // `href`: an absolute http(s) address of one weights file, not kept in Cache Storage.
   function start(href) {
-    if (!gateOpen) { wanted.push(href); return; }
+    if (!gateOpen) { wanted.push(() => start(href)); return; }
     if (early || typeof Worker !== "function") return;
     let worker;
     try { worker = new Worker("early_download_worker.js"); } catch (err) { return; }  // download() fetches
@@ -155,6 +162,6 @@
   const head = (href) => (early && early.url === href ? early.head : null);
 
   // dropLater: called at the app's start.
-  window.attnlabEarlyDownload = { open, start, claim, drop, head, url: () => (early ? early.url : null),
+  window.attnlabEarlyDownload = { open, whenOpen, start, claim, drop, head, url: () => (early ? early.url : null),
                                   dropLater: () => setTimeout(drop, UNCLAIMED_MS) };
 })();

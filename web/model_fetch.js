@@ -278,7 +278,7 @@
     const href = model ? absolute(model.base + model.weights) : null;
     if (!href || !/^https?:/.test(href) || (model.kind === "file" ? wasKept(href) : keptUnder(model.base))) return;
     Early.start(href);
-    if (model.kind !== "file") prefetchTexts(model);
+    if (model.kind !== "file") Early.whenOpen(() => prefetchTexts(model));  // not twice across the service worker's reload
   }
   const dropEarly = () => { Early.drop(); earlyTexts.clear(); };
 

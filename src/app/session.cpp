@@ -156,10 +156,8 @@ const TextPerplexity* find_perplexity(const Session& s, const std::shared_ptr<co
 
 const Tokenizer& gpt2_vocabulary(Session& s) {
     if (s.built_gpt2_vocabulary.loaded() || !s.tokenizer_error.empty()) return s.built_gpt2_vocabulary;
-    if (!s.built_gpt2_vocabulary.load(s.gpt2_encoder_json, s.gpt2_vocab_bpe, s.tokenizer_error)) {
-        if (s.tokenizer_error.empty()) s.tokenizer_error = "no reason given";  // tried: never again
+    if (!s.built_gpt2_vocabulary.load(s.gpt2_encoder_json, s.gpt2_vocab_bpe, s.tokenizer_error))  // says why: not tried again
         s.message = "The GPT-2 vocabulary did not load (" + s.tokenizer_error + "); the model panels need it.";
-    }
     return s.built_gpt2_vocabulary;
 }
 

@@ -85,10 +85,9 @@ void draw_counter(TextPanel& p, const Session& s) {
         ImGui::Text("(the text is %d tokens; only the first %d are used)", p.full_count, limit);
         ImGui::PopStyleColor();
     }
-    if (!s.tokenizer.loaded()) {
+    if (!s.tokenizer_error.empty()) {  // waiting for a model's tokenizer is said under it, in the chips' place
         ImGui::SameLine();
-        if (s.tokenizer_error.empty()) ImGui::TextDisabled("(the tokens show once the model's tokenizer is in)");
-        else ImGui::TextDisabled("(no vocabulary: %s)", s.tokenizer_error.c_str());
+        ImGui::TextDisabled("(no vocabulary: %s)", s.tokenizer_error.c_str());
     }
 }
 
