@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "base/parallel.h"
+#include "model/column_runs.h"
 #include "model/gemm.h"
 #include "model/tile_choice.h"
 #include "model/tile_x86.h"
@@ -24,15 +25,9 @@ namespace {
 
 constexpr int kColumnUnit = 32;  // a run of columns is whole units (whole packed strips with the x86 tiles)
 
-// Splits a product's cols columns between the threads: each takes one run of whole units and
-// goes through it panel by panel, calling panel(c0, width, next_c0, next_width), where next is
-// the same run's next panel (width 0: none), so that the panel a thread fetches W ahead for is
-// the one it runs next. Panels handed out one at a time alternated between the threads, and a
-// 2-thread prefill took 8-16% longer at every length natively, 1-4% in the pthreads WebAssembly
-// build (bench/RESULTS.md); natively the tiles' CPU time was a fifth above one thread's for the
-// same work. Not the prefetch alone: without it the runs kept their gain. Our reading, not
-// measured: out's rows are not 64-byte aligned, so alternating panels wrote shared cache lines
-// at every panel edge, and a run has one such edge a row.
+// Splits a product's cols columns between the threads in pieces of whole units (column_runs.h),
+// calling panel(c0, width, next_c0, next_width) for each, where next is the piece the same thread
+// will likely take next (width 0: none), so that it fetches W ahead for the panel it runs next.
 //
 // Natively without the x86 tiles (no AVX2) a panel is one of Eigen's products, whose order of
 // summation follows the product's shape, so there the panels lie on a grid of 64 columns from
@@ -47,15 +42,12 @@ void for_each_panel(int cols, Panel&& panel) {
             panel(cell * kGrid, std::min(kGrid, cols - cell * kGrid), 0, 0);
     });
 #else
-    constexpr int kPanel = LinearWeight::kPanel;
-    static_assert(kPanel % kColumnUnit == 0);
-    const int units = (cols + kColumnUnit - 1) / kColumnUnit, parts = std::min(max_threads(), units);
-    parallel_for(parts, [&](int part) {
-        const int end = std::min(cols, units * (part + 1) / parts * kColumnUnit);
-        for (int c0 = units * part / parts * kColumnUnit; c0 < end; c0 += kPanel) {
-            const int next = c0 + kPanel;
-            panel(c0, std::min(kPanel, end - c0), next, std::clamp(end - next, 0, kPanel));
-        }
+    static_assert(LinearWeight::kPanel % kColumnUnit == 0);
+    ColumnRuns runs((cols + kColumnUnit - 1) / kColumnUnit, max_threads(), LinearWeight::kPanel / kColumnUnit);
+    const auto column = [cols](int unit) { return std::min(cols, unit * kColumnUnit); };
+    parallel_for(runs.runs(), [&](int own) {
+        for (ColumnRuns::Piece p = runs.next(own); !p.empty(); p = runs.next(own))
+            panel(column(p.first), column(p.end) - column(p.first), column(p.next_first), column(p.next_end) - column(p.next_first));
     });
 #endif
 }
