@@ -6,8 +6,8 @@
 // what is left of the run, so that near a run's end two threads can still share it.
 //
 // Why not the fixed runs alone: the two halves of a product ended 0.1-1 ms apart on the 2-core
-// Zen 3 (one thread was the slower for a while, whichever), and the other waited; the waits were
-// 5-10% of a 2-thread prefill. Why not pieces handed out in order as threads come free: they
+// Zen 3 (one thread was the slower for a while, whichever), and the other waited: about a tenth
+// of the linear maps' time in a 2-thread prefill. Why not pieces handed out in order as threads come free: they
 // alternate between the threads, which was 8-16% slower on the Zen 5 (bench/RESULTS.md). Whoever
 // computes a piece, every column's bits are the same: they depend only on the column.
 //
