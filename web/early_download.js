@@ -50,7 +50,7 @@
 
   // `href`: an absolute http(s) address of one weights file, not kept in Cache Storage.
   function start(href) {
-    if (!gateOpen) { wanted.push(() => start(href)); return; }
+    if (!gateOpen) { whenOpen(() => start(href)); return; }
     if (early || typeof Worker !== "function") return;
     let worker;
     try { worker = new Worker("early_download_worker.js"); } catch (err) { return; }  // download() fetches

@@ -23,7 +23,7 @@ namespace attnlab {
 
 namespace {
 
-constexpr int kColumnUnit = 32;  // a run of columns is whole units (whole packed strips with the x86 tiles)
+constexpr int kColumnUnit = 32;  // a piece of columns is whole units (whole packed strips with the x86 tiles)
 
 // Splits a product's cols columns between the threads in pieces of whole units (column_runs.h),
 // calling panel(c0, width, next_c0, next_width) for each, where next is the piece the same thread
