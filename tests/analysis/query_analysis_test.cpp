@@ -21,13 +21,13 @@
 
 using namespace attnlab;
 using attnlab::test::gaussian_rows;
+using attnlab::test::log_uniform;
 using attnlab::test::uniform_int;
 
 namespace {
 
 using Vec = std::vector<double>;
 
-double log_uniform(SplitMix64& rng, double lo, double hi) { return lo * std::pow(hi / lo, rng.uniform()); }
 }  // namespace
 
 // ---- Properties on thousands of random queries ------------------------------------------

@@ -14,6 +14,7 @@
 
 using namespace attnlab;
 using attnlab::test::gaussian_rows;
+using attnlab::test::log_uniform;
 using attnlab::test::uniform_int;
 
 namespace {
@@ -152,7 +153,6 @@ Exact exact_expectation(const Vec& w, const RowMatrixXd& x, int N) {
 // for the cancellation any order of summation suffers when a norm of a sum is small.
 bool close(double a, double b, double scale) { return std::abs(a - b) <= 1e-10 * std::max(std::abs(a), std::abs(b)) + 1e-13 * scale; }
 
-double log_uniform(SplitMix64& rng, double lo, double hi) { return lo * std::pow(hi / lo, rng.uniform()); }
 }  // namespace
 
 // ---- Hand-worked cases ------------------------------------------------------------------

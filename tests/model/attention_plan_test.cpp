@@ -13,20 +13,13 @@
 #include "analysis/normalizers.h"
 #include "base/random.h"
 #include "model/attention_plan.h"
+#include "model/head_plans.h"
 #include "model/normalize_rows.h"
 
 using namespace attnlab;
+using attnlab::test::head;
 
 namespace {
-
-HeadPlan head(NormalizerKind kind, float T = 1.0f, double param = 0.0) {
-    HeadPlan h;
-    h.normalizer.kind = kind;
-    if (kind == NormalizerKind::Entmax) h.normalizer.alpha = param;
-    if (kind == NormalizerKind::Ssmax) h.normalizer.scale = param;
-    h.temperature = T;
-    return h;
-}
 
 AttentionPlan parsed(std::string_view spec, int L, int H) {
     AttentionPlan plan(L, H);

@@ -6,21 +6,16 @@
 #include <string>
 
 #include "model/attention_plan.h"
+#include "model/head_plans.h"
 
 using namespace attnlab;
+using attnlab::test::head;
 
 namespace {
 AttentionPlan parsed(const std::string& spec, AttentionPlan start) {
     std::string error;
     REQUIRE(parse_attention_spec(spec, start.n_layer(), start.n_head(), start, error));
     return start;
-}
-
-HeadPlan head(NormalizerKind kind, float T = 1.0f) {
-    HeadPlan h;
-    h.normalizer.kind = kind;
-    h.temperature = T;
-    return h;
 }
 }  // namespace
 

@@ -17,8 +17,10 @@
 #include "model/fused_multiply_add.h"
 #include "model/gemm.h"
 #include "model/tile_choice.h"
+#include "random_inputs.h"
 
 using namespace attnlab;
+using attnlab::test::random_values;
 
 namespace {
 
@@ -29,12 +31,6 @@ struct Case {
     float alpha;
     bool bias;
 };
-
-std::vector<float> random_values(SplitMix64& rng, size_t count) {
-    std::vector<float> v(count);
-    for (float& x : v) x = static_cast<float>(rng.uniform() * 2.0 - 1.0);
-    return v;
-}
 
 // op(b)(p, j), the element the product uses.
 float b_at(const std::vector<float>& b, int ldb, bool transposed, int p, int j) {

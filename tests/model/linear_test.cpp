@@ -21,16 +21,12 @@
 #include "model/gemm.h"
 #include "model/linear.h"
 #include "model/tile_choice.h"
+#include "random_inputs.h"
 
 using namespace attnlab;
+using attnlab::test::random_values;
 
 namespace {
-
-std::vector<float> random_values(SplitMix64& rng, size_t count) {
-    std::vector<float> v(count);
-    for (float& x : v) x = static_cast<float>(rng.uniform() * 2.0 - 1.0);
-    return v;
-}
 
 // Counts the elements of out (n, cols) that are not in@w + bias; reports the first three.
 int wrong_elements(int n, int rows, int cols, const std::vector<float>& in, const std::vector<float>& w, const float* bias,

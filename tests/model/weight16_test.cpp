@@ -26,10 +26,12 @@
 #include "model/random_checkpoint.h"
 #include "model/tile_choice.h"
 #include "model/weight_matrix.h"
+#include "random_inputs.h"
 
 using namespace attnlab;
 using attnlab::fixture::check_same_logits;
 using attnlab::fixture::NarrowAndWide;
+using attnlab::test::random_values;
 
 namespace {
 
@@ -57,12 +59,6 @@ std::vector<std::uint16_t> random_bits(SplitMix64& rng, size_t count, WeightType
         const float f = static_cast<float>(rng.uniform() * 2.0 - 1.0) * 0.5f;
         x = type == WeightType::f16 ? f32_to_f16(f) : f32_to_bf16(f);
     }
-    return v;
-}
-
-std::vector<float> random_values(SplitMix64& rng, size_t count) {
-    std::vector<float> v(count);
-    for (float& x : v) x = static_cast<float>(rng.uniform() * 2.0 - 1.0);
     return v;
 }
 
