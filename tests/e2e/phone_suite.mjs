@@ -483,9 +483,11 @@ async function panels(page, size, tag, out) {
     if (stats.colours < 30 || stats.inked < 0.03) blank.push(`${panel} (${stats.colours} colours)`);
     const st = await status(page);
     for (const what of cutOff(st, size)) cut.push(`${panel}: ${what}`);
-    // The legends: of the plots on screen as the page scrolls down, two notches at a time (less
-    // than the screen's height: every plot is drawn at some step) until a step moves nothing (the
-    // panel's end, or a panel that does not scroll), and back up. Each step waits two frames.
+    // The legends: of the plots on screen as the page scrolls down, by the most whole notches
+    // (100 CSS px) under 80% of the screen's height, and at least two (every plot is drawn at some
+    // step), until a step moves nothing (the panel's end, or a panel that does not scroll), and
+    // back up. Each step waits two frames, which software drawing at devicePixelRatio 3 makes slow.
+    const notches = Math.max(2, Math.floor(size.height * 0.8 / 100));
     const seen = new Set();
     await page.mouse.move(size.width - 12, size.height * 0.7);
     for (let step = 0, now = st, last = ""; step <= 10; step++) {
@@ -494,7 +496,7 @@ async function panels(page, size, tag, out) {
       last = places;
       for (const what of coveringLegends(now)) if (!seen.has(what)) seen.add(what), covering.push(`${panel}: ${what}`);
       legends += Object.entries(now.widgets).filter(([k, r]) => r.drawn && /\.legend$/.test(k)).length;
-      now = await wheelAndDraw(page, 2 * 100 * size.dpr);
+      now = await wheelAndDraw(page, notches * 100 * size.dpr);
     }
     await wheelAndDraw(page, -30 * 100 * size.dpr);
   }
