@@ -31,7 +31,7 @@ import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
-import { check, tally, parseArgs, decodePng, pictureStats, pictureDifference } from "./lib.mjs";
+import { check, tally, parseArgs, decodePng, pictureStats, pictureDifference, nameWasmFrames } from "./lib.mjs";
 import { serve } from "./server.mjs";
 import { makeFixtures } from "./fixtures.mjs";
 import { PANELS } from "./model_suite.mjs";
@@ -49,7 +49,11 @@ const RECORDER = `<script>
 (function () {
   var errors = window.__attnlabErrors = [], original = console.error;
   console.error = function () { errors.push("console: " + Array.prototype.map.call(arguments, String).join(" ")); return original.apply(console, arguments); };
-  addEventListener("error", function (e) { errors.push("uncaught: " + (e.message || (e.target && (e.target.src || e.target.href)) || e.type)); }, true);
+  // A wasm trap's stack names its functions (wasm-function[N]: the build's .symbols file maps N).
+  addEventListener("error", function (e) {
+    var stack = e.error && e.error.stack ? " [stack: " + String(e.error.stack).split("\\n").slice(0, 16).join(" < ") + "]" : "";
+    errors.push("uncaught: " + (e.message || (e.target && (e.target.src || e.target.href)) || e.type) + stack);
+  }, true);
   addEventListener("unhandledrejection", function (e) { errors.push("unhandled rejection: " + String(e.reason)); });
   // Each Worker the page makes, and when (for checkWorkersUpFront).
   var workers = window.__attnlabWorkers = [], Native = window.Worker;
@@ -167,10 +171,16 @@ const forwardDone = (source) => {
   return !!(st && st.ready && st.model.loaded && st.tokens > 0 && st.forward_tokens === st.tokens && (!source || st.model.source === source));
 };
 
-// Errors on the page so far (the recorder's and the driver's), emptied.
+// Errors on the page so far (the recorder's and the driver's), emptied; a trap's wasm frames named
+// from the symbol map of the build the page runs.
+let siteDir = "dist";
 async function pageErrors(d) {
   const recorded = await d.evaluate(() => (window.__attnlabErrors || []).splice(0)).catch(() => []);
-  return [...recorded, ...d.driverErrors()];
+  const errors = [...recorded, ...d.driverErrors()];
+  if (!errors.some((e) => e.includes("wasm-function["))) return errors;
+  const build = await d.evaluate(() => performance.getEntriesByType("resource").map((e) => e.name.split("/").pop())
+    .find((n) => /^attnlab(-mt)?(-relaxed)?\.js$/.test(n))).catch(() => null);
+  return build ? errors.map((e) => nameWasmFrames(e, path.join(siteDir, `${build}.symbols`))) : errors;
 }
 
 // Which build runs, and with how many threads: the threaded one wherever the page is isolated
@@ -382,6 +392,7 @@ async function main() {
   const args = parseArgs(process.argv.slice(2));
   const site = path.resolve(args.site ?? "dist"), out = path.resolve(args.out ?? "build/e2e-engines");
   const cli = path.resolve(args.cli ?? "build/native/attnlab"), only = args.only ?? "all";
+  siteDir = site;
   const t0 = Date.now();
   await mkdir(out, { recursive: true });
   await writeFile(path.join(out, "result.txt"), "0 passed, 1 failed\n");  // until the run ends

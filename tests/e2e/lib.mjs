@@ -1,6 +1,8 @@
 // What every part of the browser test shares: the pass/fail tally, Chromium's flags, waiting
 // on the page, widget positions from status().widgets, and a small PNG decoder for looking
 // at screenshots. No test logic here.
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import { inflateSync } from "node:zlib";
 
 export const chromiumPath = process.env.CHROMIUM ?? "/usr/bin/chromium";
@@ -130,6 +132,15 @@ export function watchErrors(page, { ignoreRequests = [] } = {}) {
     if (!ignoreRequests.some((re) => re.test(r.url()))) errors.push(`request failed: ${r.url()} (${r.failure()?.errorText})`);
   });
   return errors;
+}
+
+// A trap's stack numbers the wasm functions (wasm-function[N]); the build's symbol map (the
+// page's .js.symbols, CMakeLists.txt) names each, and c++filt demangles the names where it is.
+export function nameWasmFrames(text, symbolsFile) {
+  if (!/wasm-function\[\d+\]/.test(text) || !existsSync(symbolsFile)) return text;
+  const names = new Map(readFileSync(symbolsFile, "utf8").split("\n").map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 1)]));
+  const named = text.replace(/wasm-function\[(\d+)\]/g, (frame, n) => (names.has(n) ? `${frame} ${names.get(n)}` : frame));
+  try { return execFileSync("c++filt", [], { input: named }).toString().trimEnd(); } catch { return named; }
 }
 
 // --- just enough PNG decoding to look at a screenshot's pixels ----------------------------
