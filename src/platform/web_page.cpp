@@ -99,9 +99,9 @@ EM_JS(char*, js_device_json, (), {
 });
 // Why the page could not use threads: 0 it could (isolated, with SharedArrayBuffer), 1 isolated
 // but without SharedArrayBuffer, 2 not isolated.
+// Why web/index.html chose the single-threaded build (its threadsWhy()), 0 when it did not.
 EM_JS(int, js_thread_limit, (), {
-    if (window.crossOriginIsolated !== true) return 2;
-    return typeof SharedArrayBuffer === "function" ? 0 : 1;
+    return ["", "no-shared-memory", "not-isolated", "webkit"].indexOf(Module.attnlabThreadsWhy || "");
 });
 EM_JS(double, js_screen_ui_scale, (), {
     return window.attnlabTouch ? Number(window.attnlabTouch.defaultUiScale()) || 0 : 0;
@@ -240,6 +240,10 @@ std::string page_threads_note() {
         case 2:
             return "The page is not cross-origin isolated (its site sends no COOP/COEP headers, and its service worker is not "
                    "in charge), so AttnLab computes on one thread.";
+        case 3:
+            return "In WebKit (Safari, and every browser on iPhone and iPad) a page's memory, grown by one thread while others "
+                   "run, can fail with \"Out of bounds memory access\", so AttnLab computes on one thread here. Add ?threads=on "
+                   "to the address to try threads all the same.";
         default: return {};
     }
 }

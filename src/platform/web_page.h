@@ -73,7 +73,8 @@ void page_redraw_in(double ms, std::function<bool()> worth_drawing = {});
 // tablets, 1 on a desktop); 0 when the page does not say.
 float page_screen_ui_scale();
 // Why the page computes on one thread, for the reader ("" when it has threads): a browser that
-// isolates the page but gives it no SharedArrayBuffer (WebKitGTK), or a page not isolated.
+// isolates the page but gives it no SharedArrayBuffer (WebKitGTK), a page not isolated, or WebKit
+// (web/index.html, threadsWhy()).
 std::string page_threads_note();
 
 // Runs the page until it is closed. `status` adds the app's fields to window.attnlab.status().
