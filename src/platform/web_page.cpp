@@ -97,9 +97,8 @@ EM_JS(char*, js_device_json, (), {
     stringToUTF8(json, ptr, size);
     return ptr;
 });
-// Why the page could not use threads: 0 it could (isolated, with SharedArrayBuffer), 1 isolated
-// but without SharedArrayBuffer, 2 not isolated.
-// Why web/index.html chose the single-threaded build (its threadsWhy()), 0 when it did not.
+// Why web/index.html chose the single-threaded build (its threadsWhy()): 0 it did not, 1 isolated
+// but without SharedArrayBuffer, 2 not isolated, 3 WebKit.
 EM_JS(int, js_thread_limit, (), {
     return ["", "no-shared-memory", "not-isolated", "webkit"].indexOf(Module.attnlabThreadsWhy || "");
 });
