@@ -25,9 +25,7 @@ using attnlab::test::log_uniform;
 using attnlab::test::uniform_int;
 
 namespace {
-
 using Vec = std::vector<double>;
-
 }  // namespace
 
 // ---- Properties on thousands of random queries ------------------------------------------

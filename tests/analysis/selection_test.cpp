@@ -152,7 +152,6 @@ Exact exact_expectation(const Vec& w, const RowMatrixXd& x, int N) {
 // |a - b| within 1e-10 of the larger, plus 1e-13 of `scale` (the size of the vectors summed)
 // for the cancellation any order of summation suffers when a norm of a sum is small.
 bool close(double a, double b, double scale) { return std::abs(a - b) <= 1e-10 * std::max(std::abs(a), std::abs(b)) + 1e-13 * scale; }
-
 }  // namespace
 
 // ---- Hand-worked cases ------------------------------------------------------------------
